@@ -1,0 +1,60 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// checkLiveness reads the probes the harness runs after every fault healed,
+// one per key: a lock that nobody can take any more (SETNX, then a crash
+// before EXPIRE) is a deadlock, which no safety check can see. Every key's
+// probe must have acquired; a probe that failed or whose outcome is unknown
+// is a deadlock (unknown is never a pass). When a key was probed more than
+// once, its last probe decides: it had the most time to recover.
+func checkLiveness(h sim.History) CheckResult {
+	c := CheckResult{Name: nameLiveness}
+	last := map[string]*sim.Op{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Kind == sim.KindProbe && (last[op.Key] == nil || op.Call >= last[op.Key].Call) {
+			last[op.Key] = op
+		}
+	}
+	if len(last) == 0 {
+		c.Verdict = Skipped
+		c.Detail = "no liveness probe in the history"
+		return c
+	}
+	keys := make([]string, 0, len(last))
+	for k := range last {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var stuck []string
+	var slowest *sim.Op
+	for _, k := range keys {
+		p := last[k]
+		if p.Outcome != sim.OK {
+			s := fmt.Sprintf("key %q: probe called at %v ended %s after %v", k, p.Call, p.Outcome, p.Return-p.Call)
+			if p.Err != "" {
+				s += " (" + p.Err + ")"
+			}
+			stuck = append(stuck, s)
+			continue
+		}
+		if slowest == nil || p.Return-p.Call > slowest.Return-slowest.Call {
+			slowest = p
+		}
+	}
+	if len(stuck) > 0 {
+		c.Verdict = Deadlock
+		c.Detail = fmt.Sprintf("%d of %d key(s) could not be acquired after healing: %s", len(stuck), len(keys), strings.Join(stuck, "; "))
+		return c
+	}
+	c.Verdict = Safe
+	c.Detail = fmt.Sprintf("the probe acquired all %d key(s); the slowest, %q, in %v", len(keys), slowest.Key, slowest.Return-slowest.Call)
+	return c
+}

@@ -1,0 +1,158 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// resOp is one operation the resource applied, as the exclusion check sees
+// it. Operations that never reached the resource (Seq 0) are not resOps:
+// the resource has no record of them, so they had no effect there.
+type resOp struct {
+	kind     sim.Kind // enter, exit or write
+	client   int
+	key      string
+	token    string
+	fence    int64
+	read     bool // mode "read"
+	accepted bool // writes: the resource accepted the token
+	at       time.Duration
+	seq      int64
+	// call and ret place the operation on porcupine's clock: a point in
+	// the resource's order, not the client's interval.
+	call, ret int64
+}
+
+// section identifies one lease's run of writes at the resource. The fence
+// is part of it so that a history whose writes carry fences but no token
+// still separates leases.
+type section struct {
+	client int
+	token  string
+	fence  int64
+}
+
+func (op *resOp) section() section { return section{op.client, op.token, op.fence} }
+
+// resourceLog is the resource's serial log, split by lock key.
+type resourceLog struct {
+	fenced bool                // judging accepted writes, not enter/exit
+	keys   []string            // sorted, for deterministic output
+	byKey  map[string][]*resOp // each in Seq order
+	all    []*resOp            // every key, in the resource's order
+	lost   int                 // judged-kind operations that never reached it
+	note   string              // how the mode was chosen, when not obvious
+	clock  clock               // porcupine's time axis
+}
+
+// resourceOps extracts the operations the exclusion check judges. A
+// history with writes is fenced: its sections are runs of accepted writes
+// and enter/exit are ignored. Without writes, enter/exit are judged, even
+// when Config.Fencing is set: judging what was recorded beats declaring an
+// empty set of writes safe.
+func resourceOps(h sim.History, cfg Config) (resourceLog, error) {
+	var hasWrites, hasEnterExit bool
+	for i := range h.Ops {
+		switch h.Ops[i].Kind {
+		case sim.KindWrite:
+			hasWrites = true
+		case sim.KindEnter, sim.KindExit:
+			hasEnterExit = true
+		}
+	}
+	log := resourceLog{fenced: hasWrites, byKey: map[string][]*resOp{}}
+	if cfg.Fencing && !hasWrites && hasEnterExit {
+		log.note = "fencing on but no writes recorded: judging enter/exit; "
+	}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		judged := op.Kind == sim.KindWrite
+		if !log.fenced {
+			judged = op.Kind == sim.KindEnter || op.Kind == sim.KindExit
+		}
+		if !judged {
+			continue
+		}
+		if op.Seq <= 0 {
+			log.lost++
+			continue
+		}
+		r := &resOp{kind: op.Kind, client: op.Client, key: op.Key, token: op.Token,
+			fence: op.Fence, at: op.At, seq: op.Seq}
+		switch op.Mode {
+		case "", "write":
+		case "read":
+			r.read = true
+		default:
+			return resourceLog{}, fmt.Errorf("%s seq %d: unknown mode %q", op.Kind, op.Seq, op.Mode)
+		}
+		if op.Kind == sim.KindWrite {
+			switch op.Outcome {
+			case sim.OK:
+				r.accepted = true
+			case sim.Fail:
+			default:
+				// The resource decided, but the history lost the
+				// decision; guessing it could hide or invent a violation.
+				return resourceLog{}, fmt.Errorf("write seq %d reached the resource but its outcome is %q: the resource's decision must be recorded", op.Seq, op.Outcome)
+			}
+		}
+		log.all = append(log.all, r)
+		log.byKey[r.key] = append(log.byKey[r.key], r)
+	}
+	for key, ops := range log.byKey {
+		log.keys = append(log.keys, key)
+		slices.SortFunc(ops, func(a, b *resOp) int { return cmp.Compare(a.seq, b.seq) })
+		for i := 1; i < len(ops); i++ {
+			if ops[i].seq == ops[i-1].seq {
+				return resourceLog{}, fmt.Errorf("key %q: two operations with seq %d", key, ops[i].seq)
+			}
+			if ops[i].at < ops[i-1].at {
+				return resourceLog{}, fmt.Errorf("key %q: seq %d applied at %v, before seq %d at %v", key, ops[i].seq, ops[i].at, ops[i-1].seq, ops[i-1].at)
+			}
+		}
+	}
+	slices.Sort(log.keys)
+	slices.SortStableFunc(log.all, func(a, b *resOp) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq), cmp.Compare(a.key, b.key))
+	})
+	ties := 1
+	for i, run := 1, 1; i < len(log.all); i++ {
+		if log.all[i].at == log.all[i-1].at {
+			run++
+			ties = max(ties, run)
+		} else {
+			run = 1
+		}
+	}
+	log.clock = clock{scale: 2*int64(ties) + 2}
+	var k int64 // slot among the operations applied at r.at
+	for i, r := range log.all {
+		if i > 0 && r.at == log.all[i-1].at {
+			k++
+		} else {
+			k = 0
+		}
+		r.call = log.clock.before(r.at) + 2*k + 1
+		r.ret = r.call + 1
+	}
+	return log, nil
+}
+
+// clock is porcupine's time axis: true time in nanoseconds times scale,
+// so that fault and lease annotations (true time) and the resource's
+// operations share one axis. Operations applied at the same instant get
+// distinct, ordered slots inside it: porcupine sees a total order, the
+// resource's. Annotations start before and end after the operations of
+// their instants. Even for a run of years the products stay far below
+// int64's range.
+type clock struct {
+	scale int64 // 2 * (most operations applied at one instant) + 2
+}
+
+func (c clock) before(t time.Duration) int64 { return int64(t) * c.scale }
+func (c clock) after(t time.Duration) int64  { return int64(t)*c.scale + c.scale - 1 }

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/locksim/locksim/lock"
+)
+
+func algosCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "algos",
+		Short: "List every lock design with its weakness and source",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			if asJSON {
+				type row struct{ Name, Summary, Weakness, Source string }
+				var rows []row
+				for _, i := range lock.Algorithms() {
+					rows = append(rows, row{i.Name, i.Summary, i.Weakness, i.Source})
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rows)
+			}
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			for _, i := range lock.Algorithms() {
+				fmt.Fprintf(tw, "%s\t%s\n\tweakness: %s\n\tsource: %s\n", i.Name, i.Summary, i.Weakness, i.Source)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

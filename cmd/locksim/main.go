@@ -1,0 +1,51 @@
+// Command locksim runs Redis lock designs through failure scenarios and tells,
+// with evidence, whether mutual exclusion held.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes (DESIGN.md section 8).
+const (
+	exitOK       = 0 // every verdict as expected
+	exitMismatch = 1 // a verdict differs from its expectation
+	exitUsage    = 2 // bad input or usage
+	exitHarness  = 3 // locksim itself failed
+)
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(err error) error   { return &exitError{exitUsage, err} }
+func harnessErr(err error) error { return &exitError{exitHarness, err} }
+
+func main() {
+	root := &cobra.Command{
+		Use:           "locksim",
+		Short:         "Tells, with evidence, whether a Redis distributed lock is safe",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(algosCmd())
+	err := root.Execute()
+	if err == nil {
+		return
+	}
+	fmt.Fprintln(os.Stderr, "locksim:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		os.Exit(ee.code)
+	}
+	os.Exit(exitUsage) // cobra's own errors are usage errors
+}

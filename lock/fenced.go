@@ -1,0 +1,66 @@
+package lock
+
+import (
+	"context"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func init() {
+	register(Info{
+		Name:     "fenced",
+		Summary:  "setpx, then INCR <key>:fence on the same node: each lease carries a strictly growing fencing token",
+		Weakness: "safe only if the resource checks the tokens; the counter lives on one master, so a failover or restart without fsync can repeat tokens",
+		Source:   "Kleppmann 2016 (fencing tokens) over seed 000's SET NX PX lock",
+		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
+			inner := o
+			inner.Watchdog = false // started here, once the lease has its fence
+			return &fenced{setPX: setPX{base: newBase("fenced", n, inner)}, watchdog: o.Watchdog}, nil
+		},
+		Expires: true, Fencing: true, Watchdog: true, Extendable: true,
+	})
+}
+
+// fenced is setpx plus a fencing token. Release and Extend are setpx's; only
+// Acquire adds the counter.
+type fenced struct {
+	setPX
+	watchdog bool
+}
+
+var _ Extender = (*fenced)(nil)
+
+// fenceCounterKey holds the per-key counter; it has no TTL, so tokens keep
+// growing across leases.
+func fenceCounterKey(key string) string { return key + ":fence" }
+
+func (f *fenced) Acquire(ctx context.Context, key string) (*Lease, error) {
+	l, err := f.setPX.Acquire(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.at(ctx, PointBetweenSetAndIncr, key, l); err != nil {
+		return nil, err
+	}
+	cctx, cancel := f.cmdCtx(ctx)
+	fence, err := f.node().Incr(cctx, fenceCounterKey(key)).Result()
+	cancel()
+	if err != nil {
+		// A lease without a token is useless to the caller. Give the key back
+		// (best effort, even if ctx has ended); whether the INCR happened is
+		// unknown, which only costs a gap in the tokens.
+		rctx, rcancel := f.cmdCtx(context.WithoutCancel(ctx))
+		_ = compareAndDelete.run(rctx, f.node(), []string{key}, l.Token).Err()
+		rcancel()
+		return nil, f.unknown("acquire (INCR fence)", key, err)
+	}
+	l.Fence = fence
+	// The validity is measured again: it must also cover the INCR (and any
+	// pause before it).
+	start, _ := l.Window()
+	l.renewed(start, Validity(f.opts.TTL, f.now().Sub(start), f.opts.Drift))
+	if f.watchdog {
+		startWatchdog(f.opts, l, func(ctx context.Context) error { return f.Extend(ctx, l) })
+	}
+	return l, nil
+}

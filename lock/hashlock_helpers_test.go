@@ -1,0 +1,187 @@
+package lock_test
+
+// Helpers for the hash and read/write designs' tests (reentrant, rwlock,
+// rwlock-hash, rwlock-counted). Names end in "RW" because other designs'
+// test files share this package.
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/lock"
+)
+
+const ttlRW = 300 * time.Millisecond
+
+// rwDesigns are the read/write designs under the shared contract.
+var rwDesigns = []string{"rwlock", "rwlock-hash", "rwlock-counted"}
+
+// epochRW is where every manual clock starts, so stored timestamps are
+// predictable.
+var epochRW = time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+
+// clockRW is a lock.Clock that moves only when told; sleepers wait until
+// Advance carries it past their deadline.
+type clockRW struct {
+	mu       sync.Mutex
+	now      time.Time
+	sleepers map[chan struct{}]time.Time
+}
+
+func newClockRW() *clockRW {
+	return &clockRW{now: epochRW, sleepers: map[chan struct{}]time.Time{}}
+}
+
+func (c *clockRW) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clockRW) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	wake := make(chan struct{})
+	c.mu.Lock()
+	c.sleepers[wake] = c.now.Add(d)
+	c.mu.Unlock()
+	select {
+	case <-wake:
+		return nil
+	case <-ctx.Done():
+		c.mu.Lock()
+		delete(c.sleepers, wake)
+		c.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+func (c *clockRW) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	for wake, at := range c.sleepers {
+		if !at.After(c.now) {
+			close(wake)
+			delete(c.sleepers, wake)
+		}
+	}
+}
+
+// Sleeping counts the goroutines waiting on this clock.
+func (c *clockRW) Sleeping() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.sleepers)
+}
+
+// worldRW is one miniredis with a shared manual clock; each client gets its
+// own go-redis connection pool, as a locksim client would.
+type worldRW struct {
+	t   *testing.T
+	m   *miniredis.Miniredis
+	clk *clockRW
+}
+
+func newWorldRW(t *testing.T) *worldRW {
+	t.Helper()
+	return &worldRW{t: t, m: miniredis.RunT(t), clk: newClockRW()}
+}
+
+func (w *worldRW) client() redis.UniversalClient {
+	c := redis.NewClient(&redis.Options{Addr: w.m.Addr(), ContextTimeoutEnabled: true})
+	w.t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// locker builds design name for owner with the test TTL, the world's clock
+// and a generous node timeout (the race detector is slow); edit adjusts the
+// options further.
+func (w *worldRW) locker(name, owner string, edit ...func(*lock.Options)) lock.Locker {
+	w.t.Helper()
+	o := lock.Options{Owner: owner, TTL: ttlRW, NodeTimeout: 5 * time.Second, Clock: w.clk}
+	for _, e := range edit {
+		e(&o)
+	}
+	l, err := lock.New(name, []redis.UniversalClient{w.client()}, o)
+	require.NoError(w.t, err)
+	return l
+}
+
+func (w *worldRW) reader(name, owner string, edit ...func(*lock.Options)) lock.ReadLocker {
+	w.t.Helper()
+	l := w.locker(name, owner, edit...)
+	r, ok := l.(lock.ReadLocker)
+	require.Truef(w.t, ok, "%s does not implement lock.ReadLocker", name)
+	return r
+}
+
+// elapse moves both the client clock and the node's TTLs.
+func (w *worldRW) elapse(d time.Duration) {
+	w.m.FastForward(d)
+	w.clk.Advance(d)
+}
+
+func acquireRW(t *testing.T, l lock.Locker, key string) *lock.Lease {
+	t.Helper()
+	ls, err := l.Acquire(context.Background(), key)
+	require.NoError(t, err, "write acquire")
+	require.Equal(t, lock.Exclusive, ls.Mode)
+	return ls
+}
+
+func acquireReadRW(t *testing.T, l lock.ReadLocker, key string) *lock.Lease {
+	t.Helper()
+	ls, err := l.AcquireRead(context.Background(), key)
+	require.NoError(t, err, "read acquire")
+	require.Equal(t, lock.Shared, ls.Mode)
+	return ls
+}
+
+func refusedRW(t *testing.T, ls *lock.Lease, err error, msg string) {
+	t.Helper()
+	require.ErrorIs(t, err, lock.ErrNotAcquired, msg)
+	require.Nil(t, ls, msg)
+}
+
+// watchdogRW turns the watchdog on and reports each renewal on renewed.
+func watchdogRW(renewed chan<- struct{}) func(*lock.Options) {
+	return func(o *lock.Options) {
+		o.Watchdog = true
+		o.Hook = func(ctx context.Context, ev lock.Event) error {
+			if ev.Point == lock.PointWatchdogRenewed {
+				select {
+				case renewed <- struct{}{}:
+				case <-ctx.Done():
+				}
+			}
+			return nil
+		}
+	}
+}
+
+// keepRenewingRW lets n watchdog periods (TTL/3 each) pass, node and client
+// time together, and checks after each that the renewal reset key's TTL.
+// Time moves only here, so the test does not depend on the scheduler.
+func keepRenewingRW(t *testing.T, w *worldRW, renewed <-chan struct{}, key string, n int) {
+	t.Helper()
+	for i := range n {
+		require.Eventually(t, func() bool { return w.clk.Sleeping() == 1 }, 5*time.Second, time.Millisecond,
+			"period %d: the watchdog should be waiting for its next renewal", i)
+		w.m.FastForward(ttlRW / 3)
+		w.clk.Advance(ttlRW / 3)
+		select {
+		case <-renewed:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("period %d: no renewal", i)
+		}
+		require.Equal(t, ttlRW, w.m.TTL(key), "period %d: the renewal resets the TTL", i)
+	}
+}

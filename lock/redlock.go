@@ -1,0 +1,187 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func init() {
+	register(Info{
+		Name:     "redlock",
+		Summary:  "Redlock: SET key token NX PX ttl on N independent masters in parallel; held on a majority with validity TTL - elapsed - (TTL*drift + 2ms) > 0; unlock all on failure",
+		Weakness: "trusts bounded clock drift and durable keys: a node that restarts without fsync or whose clock jumps lets two clients hold majorities; no fencing, so a paused holder can still write",
+		Source:   "seed 000, seed 003, Redis docs (Distributed locks with Redis)",
+		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
+			return &redlock{base: newBase("redlock", n, o)}, nil
+		},
+		MultiNode: true, Expires: true, Watchdog: true, Extendable: true,
+	})
+}
+
+// redlock is the Redis docs' algorithm over every node as an independent
+// master. One Acquire is one attempt; the random retry delay comes from the
+// shared Blocking with the design's own random source.
+type redlock struct {
+	base
+}
+
+var _ Extender = (*redlock)(nil)
+
+// redlockTally counts one round of a command sent to every node: did (the node
+// did what was asked), refused (a definite no) and failed (no reply in time
+// or an error: the command may or may not have taken effect there).
+type redlockTally struct {
+	did, refused, failed int
+	errs                 error // the failed nodes' errors, joined
+}
+
+// onAll runs op on every node in parallel, each bounded by NodeTimeout, and
+// waits for all of them. op reports (true, nil) when the node did it,
+// (false, nil) for a definite refusal, and an error otherwise.
+func (r *redlock) onAll(ctx context.Context, op func(context.Context, redis.UniversalClient) (bool, error)) redlockTally {
+	type reply struct {
+		ok  bool
+		err error
+	}
+	replies := make([]reply, len(r.nodes))
+	var wg sync.WaitGroup
+	for i, node := range r.nodes {
+		wg.Go(func() {
+			cctx, cancel := r.cmdCtx(ctx)
+			defer cancel()
+			ok, err := op(cctx, node)
+			replies[i] = reply{ok, err}
+		})
+	}
+	wg.Wait()
+	var t redlockTally
+	for i, rep := range replies {
+		switch {
+		case rep.err != nil:
+			t.failed++
+			t.errs = errors.Join(t.errs, fmt.Errorf("node %d: %w", i, rep.err))
+		case rep.ok:
+			t.did++
+		default:
+			t.refused++
+		}
+	}
+	return t
+}
+
+func (r *redlock) quorum() int { return Quorum(len(r.nodes)) }
+
+// Acquire is one Redlock attempt. The clock is read exactly twice (before
+// the first SET is sent and after the last reply or timeout), so elapsed
+// covers the whole round.
+//
+// A failed attempt always reports ErrNotAcquired, even when some nodes did
+// not answer. A Redlock lock is held only by a client that counted a
+// majority within the validity; this client has decided it did not, will
+// not act as the holder, and sends the unlock round to every node (also to
+// those that did not answer, since a lost reply may hide a SET that took
+// effect). Whatever the unlock round fails to delete is a key no client
+// relies on, like a crashed holder's, and it expires within the TTL. So the
+// outcome is a definite "not held", and Blocking may retry after a random
+// delay, as the algorithm prescribes. The per-node errors are kept in the
+// message but not wrapped, so that the error classifies only as a refusal.
+func (r *redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
+	token := r.opts.Tokens()
+	start := r.now()
+	t := r.onAll(ctx, func(ctx context.Context, c redis.UniversalClient) (bool, error) {
+		err := c.SetArgs(ctx, key, token, redis.SetArgs{Mode: "NX", TTL: r.opts.TTL}).Err()
+		if errors.Is(err, redis.Nil) {
+			return false, nil
+		}
+		return err == nil, err
+	})
+	elapsed := r.now().Sub(start)
+	validity := RedlockValidity(r.opts.TTL, elapsed, r.opts.Drift)
+	if t.did >= r.quorum() && validity > 0 {
+		l := NewLease(key, token, Exclusive, start, validity)
+		if r.opts.Watchdog {
+			startWatchdog(r.opts, l, func(ctx context.Context) error { return r.Extend(ctx, l) })
+		}
+		return l, nil
+	}
+	// The unlock round goes out even if ctx has ended: it is what makes the
+	// failure definite, and each command is still bounded by NodeTimeout.
+	u := r.unlockAll(context.WithoutCancel(ctx), key, token)
+	return nil, fmt.Errorf("%s: acquire %q: %w: set on %d of %d nodes (need %d), %d refused, %d no reply; validity %v after %v; unlock round deleted %d, %d no reply%s",
+		r.name, key, ErrNotAcquired, t.did, len(r.nodes), r.quorum(), t.refused, t.failed,
+		validity, elapsed, u.did, u.failed, redlockErrDetail(t.errs))
+}
+
+// unlockAll sends compare-and-delete to every node in parallel.
+func (r *redlock) unlockAll(ctx context.Context, key, token string) redlockTally {
+	return r.onAll(ctx, func(ctx context.Context, c redis.UniversalClient) (bool, error) {
+		n, err := compareAndDelete.run(ctx, c, []string{key}, token).Int64()
+		return n == 1, err
+	})
+}
+
+// Release stops the watchdog and deletes the key, where it is still ours, on
+// every node in parallel. The lock is held iff a majority has our token, so:
+// deleted on a majority means released (at most a minority, the unanswered
+// nodes, can still hold our key, and nobody can count a majority with it);
+// ours on no majority even counting every unanswered node means the lease
+// had already lapsed, ErrNotHeld (the nodes that still had our token are
+// cleaned all the same); anything between is an unknown outcome, with the
+// per-node errors joined.
+func (r *redlock) Release(ctx context.Context, l *Lease) error {
+	l.stop()
+	if err := r.at(ctx, PointBeforeRelease, l.Key, l); err != nil {
+		return err
+	}
+	t := r.unlockAll(ctx, l.Key, l.Token)
+	switch {
+	case t.did >= r.quorum():
+		return nil
+	case t.did+t.failed < r.quorum():
+		return fmt.Errorf("%s: release %q: %w: ours on %d of %d nodes (need %d), %d no reply%s",
+			r.name, l.Key, ErrNotHeld, t.did, len(r.nodes), r.quorum(), t.failed, redlockErrDetail(t.errs))
+	}
+	return r.unknown("release", l.Key, fmt.Errorf("deleted on %d of %d nodes (need %d), %d not ours: %w",
+		t.did, len(r.nodes), r.quorum(), t.refused, t.errs))
+}
+
+// Extend resets the TTL on every node that still has our token. It succeeds
+// when a majority did so with validity left, measured like an acquire; the
+// lease's window then starts when the round was sent. ErrNotHeld means a
+// majority is out of reach even if every unanswered node had extended.
+// A majority that answered too late leaves the window as it was and is
+// reported as an unknown outcome (the keys were extended, the lease was not).
+func (r *redlock) Extend(ctx context.Context, l *Lease) error {
+	start := r.now()
+	ttl := r.opts.TTL.Milliseconds()
+	t := r.onAll(ctx, func(ctx context.Context, c redis.UniversalClient) (bool, error) {
+		n, err := compareAndPexpire.run(ctx, c, []string{l.Key}, l.Token, ttl).Int64()
+		return n == 1, err
+	})
+	elapsed := r.now().Sub(start)
+	validity := RedlockValidity(r.opts.TTL, elapsed, r.opts.Drift)
+	switch {
+	case t.did >= r.quorum() && validity > 0:
+		l.renewed(start, validity)
+		return nil
+	case t.did >= r.quorum():
+		return r.unknown("extend", l.Key, fmt.Errorf("extended on %d of %d nodes but validity %v after %v", t.did, len(r.nodes), validity, elapsed))
+	case t.did+t.failed < r.quorum():
+		return fmt.Errorf("%s: extend %q: %w: ours on %d of %d nodes (need %d), %d no reply%s",
+			r.name, l.Key, ErrNotHeld, t.did, len(r.nodes), r.quorum(), t.failed, redlockErrDetail(t.errs))
+	}
+	return r.unknown("extend", l.Key, fmt.Errorf("extended on %d of %d nodes (need %d): %w", t.did, len(r.nodes), r.quorum(), t.errs))
+}
+
+// redlockErrDetail renders per-node errors for a message without wrapping them.
+func redlockErrDetail(err error) string {
+	if err == nil {
+		return ""
+	}
+	return " (" + strings.ReplaceAll(err.Error(), "\n", "; ") + ")"
+}

@@ -1,0 +1,100 @@
+package lock
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Factory builds one client's Locker over the nodes (go-redis clients, one
+// per Redis master). Single-node designs use nodes[0].
+type Factory func(nodes []redis.UniversalClient, o Options) (Locker, error)
+
+// Info describes a design for the CLI, the scenario catalogue and the tests.
+type Info struct {
+	Name     string
+	Summary  string // one line: what it does
+	Weakness string // one line: its known flaw, or what it still cannot promise
+	Source   string // where the design comes from
+	New      Factory
+
+	MultiNode bool // uses every node (Redlock); others use nodes[0]
+	DelUnlock bool // release is a plain DEL: it can remove another owner's lock
+	Expires   bool // the lock has a TTL (false: a crashed holder deadlocks it)
+	Reentrant bool
+	ReadWrite bool // implements ReadLocker
+	// SharedRead: readers share one hold, so one reader's unlock releases
+	// the others' too (the flaw of seed 004's designs).
+	SharedRead  bool
+	Fencing     bool // leases carry fencing tokens
+	Watchdog    bool // honours Options.Watchdog
+	Extendable  bool // implements Extender
+	Peer        bool // someone else's library behind an adapter
+	ClientClock bool // compares client timestamps stored in Redis
+}
+
+// order is the catalogue order (SCENARIOS.md); designs register themselves.
+var order = []string{
+	"naive", "setnx-expire", "setnx-getset", "lua-setnx", "lua-setnx-del",
+	"setpx", "setpx-del", "reentrant", "rwlock", "rwlock-hash", "rwlock-counted",
+	"redlock", "fenced", "redsync", "redislock",
+}
+
+var registry = map[string]Info{}
+
+func register(i Info) {
+	if _, dup := registry[i.Name]; dup || !slices.Contains(order, i.Name) {
+		panic("lock: bad or duplicate registration " + i.Name)
+	}
+	registry[i.Name] = i
+}
+
+// Algorithms lists every registered design in catalogue order.
+func Algorithms() []Info {
+	out := make([]Info, 0, len(registry))
+	for _, n := range order {
+		if i, ok := registry[n]; ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Lookup finds a design by name.
+func Lookup(name string) (Info, error) {
+	i, ok := registry[name]
+	if !ok {
+		return Info{}, fmt.Errorf("unknown algorithm %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return i, nil
+}
+
+// Names lists the registered design names in catalogue order.
+func Names() []string {
+	var out []string
+	for _, i := range Algorithms() {
+		out = append(out, i.Name)
+	}
+	return out
+}
+
+// New builds the named design with defaults filled in and options checked.
+func New(name string, nodes []redis.UniversalClient, o Options) (Locker, error) {
+	i, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if len(nodes) == 0 {
+		return nil, fmt.Errorf("%s: no Redis nodes given", name)
+	}
+	o = o.WithDefaults()
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if o.Watchdog && !i.Watchdog {
+		return nil, fmt.Errorf("%s: watchdog: this design has no watchdog", name)
+	}
+	return i.New(nodes, o)
+}

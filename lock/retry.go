@@ -1,0 +1,41 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// Acquirer is one attempt at taking a lock: Locker.Acquire or
+// ReadLocker.AcquireRead.
+type Acquirer func(ctx context.Context, key string) (*Lease, error)
+
+// Blocking retries acquire at a fixed interval plus random jitter until it
+// succeeds, fails with something other than ErrNotAcquired, runs out of tries
+// or ctx ends. It is the articles' polling tryLock, shared by every design.
+// rnd may be nil for no jitter. The last error is wrapped on giving up.
+func Blocking(ctx context.Context, acquire Acquirer, key string, p RetryPolicy, clk Clock, rnd *rand.Rand) (*Lease, error) {
+	for try := 1; ; try++ {
+		l, err := acquire(ctx, key)
+		if err == nil || !errors.Is(err, ErrNotAcquired) {
+			return l, err
+		}
+		if p.MaxTries > 0 && try >= p.MaxTries {
+			return nil, fmt.Errorf("%w after %d tries", err, try)
+		}
+		wait := p.Interval
+		if rnd != nil && p.Jitter > 0 {
+			wait += time.Duration(rnd.Int64N(int64(p.Jitter)))
+		}
+		if err := clk.Sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("%w: gave up after %d tries: %w", ErrNotAcquired, try, err)
+		}
+	}
+}
+
+// newRand makes a design's own seeded random source.
+func newRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}

@@ -1,0 +1,20 @@
+package lock
+
+// Scripts shared by several designs. Design-specific scripts live beside the
+// design.
+var (
+	// compareAndDelete deletes KEYS[1] only if it still holds the caller's
+	// token: the unlock of the Redis docs and of seed 000/001's final version.
+	compareAndDelete = newScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+  return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+	// compareAndPexpire resets the TTL (ARGV[2] ms) only for the owner.
+	compareAndPexpire = newScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+  return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
+)

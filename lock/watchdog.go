@@ -1,0 +1,44 @@
+package lock
+
+import (
+	"context"
+	"errors"
+)
+
+// startWatchdog renews l every TTL/3 (client clock) until the lease is
+// released or renewal is refused. Each renewal first passes the hook, so a
+// paused client's watchdog pauses with it and a crashed one's stops: a
+// process pause stops the whole process, as Redisson's watchdog would be.
+// renew must update the lease's window on success and return ErrNotHeld when
+// the lock is gone.
+func startWatchdog(o Options, l *Lease, renew func(context.Context) error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			if o.Clock.Sleep(ctx, o.TTL/3) != nil {
+				return
+			}
+			if o.Hook(ctx, Event{Point: PointWatchdogRenew, Key: l.Key, Lease: l}) != nil {
+				return
+			}
+			err := renew(ctx)
+			switch {
+			case err == nil:
+				if o.Hook(ctx, Event{Point: PointWatchdogRenewed, Key: l.Key, Lease: l}) != nil {
+					return
+				}
+			case errors.Is(err, ErrNotHeld):
+				_ = o.Hook(ctx, Event{Point: PointWatchdogLost, Key: l.Key, Lease: l})
+				return
+			case ctx.Err() != nil:
+				return
+			}
+			// Any other error is an unknown outcome: try again next period.
+		}
+	}()
+	l.mu.Lock()
+	l.stopWatchdog = func() { cancel(); <-done }
+	l.mu.Unlock()
+}

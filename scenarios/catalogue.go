@@ -1,0 +1,83 @@
+package scenarios
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// The built-in catalogue (SCENARIOS.md): one file per scenario, named
+// NN-<name>.yaml after its number there.
+//
+//go:embed catalogue/*.yaml
+var catalogue embed.FS
+
+type builtin struct {
+	file string // path inside the embedded catalogue, for errors
+	data []byte
+	name string
+}
+
+// builtins reads the embedded files once, in catalogue order. A built-in
+// that does not parse is a bug in locksim, caught by the package's tests;
+// here it panics, as a broken regexp literal would.
+var builtins = sync.OnceValue(func() []builtin {
+	files, err := fs.Glob(catalogue, "catalogue/*.yaml")
+	if err != nil {
+		panic(err)
+	}
+	// "07-x" sorts before "07-x-variant" once the extension is off.
+	sort.Slice(files, func(i, j int) bool {
+		return strings.TrimSuffix(files[i], ".yaml") < strings.TrimSuffix(files[j], ".yaml")
+	})
+	var list []builtin
+	for _, f := range files {
+		data, err := catalogue.ReadFile(f)
+		if err != nil {
+			panic(err)
+		}
+		b := builtin{file: f, data: data}
+		b.name = b.parse().Name
+		list = append(list, b)
+	}
+	return list
+})
+
+func (b builtin) parse() *Scenario {
+	s, err := Parse(b.file, b.data)
+	if err != nil {
+		panic(fmt.Sprintf("scenarios: built-in scenario is broken: %v", err))
+	}
+	return s
+}
+
+// Builtin returns the built-in scenarios in catalogue order. Each call
+// returns fresh values, which the caller may change.
+func Builtin() []*Scenario {
+	var out []*Scenario
+	for _, b := range builtins() {
+		out = append(out, b.parse())
+	}
+	return out
+}
+
+// Lookup finds a built-in scenario by name, else loads nameOrPath as a file.
+// When it is neither, the one-line error lists the built-in names.
+func Lookup(nameOrPath string) (*Scenario, error) {
+	var names []string
+	for _, b := range builtins() {
+		if b.name == nameOrPath {
+			return b.parse(), nil
+		}
+		names = append(names, b.name)
+	}
+	s, err := LoadFile(nameOrPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("scenario %q: neither a built-in (%s) nor a file", nameOrPath, strings.Join(names, ", "))
+	}
+	return s, err
+}

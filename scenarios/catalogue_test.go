@@ -1,0 +1,214 @@
+package scenarios
+
+import (
+	"go/ast"
+	goparser "go/parser"
+	"go/token"
+	"io/fs"
+	"path"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim"
+)
+
+// TestBuiltinsParse: every embedded file parses, is named NN-<name>.yaml,
+// documents itself, has a unique name, expects something of every
+// registered design and resolves for every design it runs.
+func TestBuiltinsParse(t *testing.T) {
+	files, err := fs.Glob(catalogue, "catalogue/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	fileName := regexp.MustCompile(`^(\d\d)-(.+)\.yaml$`)
+	seen := map[string]string{}
+	for _, f := range files {
+		t.Run(path.Base(f), func(t *testing.T) {
+			data, err := catalogue.ReadFile(f)
+			require.NoError(t, err)
+			s, err := Parse(f, data)
+			require.NoError(t, err)
+
+			m := fileName.FindStringSubmatch(path.Base(f))
+			require.NotNil(t, m, "file name NN-<name>.yaml")
+			assert.Equal(t, m[2], s.Name, "file name and name")
+			assert.Empty(t, seen[s.Name], "name %s also in %s", s.Name, seen[s.Name])
+			seen[s.Name] = f
+
+			assert.GreaterOrEqual(t, strings.Count(strings.TrimSpace(s.Doc), ". ")+1, 2, "doc: two or three sentences at least")
+			assert.NotEmpty(t, s.Source, "source")
+			for _, algo := range lock.Names() {
+				e, ok := s.Expect(algo)
+				if assert.True(t, ok, "no expectation for %s", algo) && e.Verdict == Skip {
+					assert.NotEmpty(t, e.Reason, "skip of %s needs a reason", algo)
+				}
+				if e.Verdict == Any {
+					assert.NotEmpty(t, e.Reason, "%s: say why %s is not asserted", s.Name, algo)
+				}
+			}
+			require.NotEmpty(t, s.Algorithms())
+			for _, algo := range s.Algorithms() {
+				_, err := s.Config(algo)
+				require.NoError(t, err, algo)
+				roundTrip(t, s, algo)
+			}
+		})
+	}
+	names := make([]string, 0, len(Builtin()))
+	for _, s := range Builtin() {
+		names = append(names, s.Name)
+	}
+	assert.Len(t, names, len(files), "Builtin returns every file")
+	for _, want := range []string{"control-contention", "control-short-pauses", "crash-between-setnx-expire", "crash-holder",
+		"gc-pause-after-check", "gc-pause-before-check", "gc-pause-before-check-no-validity-check"} {
+		assert.Contains(t, names, want)
+	}
+	assert.Equal(t, "gc-pause-before-check", names[slices.Index(names, "gc-pause-before-check-no-validity-check")-1], "catalogue order")
+}
+
+// TestBuiltinFresh: callers may change what Builtin and Lookup return.
+func TestBuiltinFresh(t *testing.T) {
+	a, err := Lookup("crash-holder")
+	require.NoError(t, err)
+	a.Name = "changed"
+	a.Faults = nil
+	b, err := Lookup("crash-holder")
+	require.NoError(t, err)
+	assert.Equal(t, "crash-holder", b.Name)
+	assert.NotEmpty(t, b.Faults)
+}
+
+// TestResolvedRoundTrip: Resolved writes every default, and parses back to
+// the configuration the original gives once sim's defaults are applied.
+func TestResolvedRoundTrip(t *testing.T) {
+	s, err := Parse("good.yaml", []byte(good))
+	require.NoError(t, err)
+	for _, algo := range s.Algorithms() {
+		roundTrip(t, s, algo)
+	}
+	min, err := Parse("min.yaml", []byte("name: tiny\nfaults:\n  - {kind: crash-client, client: 1, when: {point: after-enter}}\n"))
+	require.NoError(t, err)
+	out := roundTrip(t, min, "redlock")
+	for _, want := range []string{
+		"algorithm: redlock\n", "ttl: 500ms\n", "drift: 0.01\n", "retry_delay: 50ms\n", "validity_check: true\n",
+		"watchdog: false\n", "node_timeout: 50ms\n", "tolerance: 1s\n", "backend: miniredis\n", "nodes: 1\n",
+		"replicas: 0\n", "persistence: none\n", "clients: 2\n", "keys: 1\n", "duration: 3s\n", "hold: 20ms\n",
+		"think: 5ms\n", "seed: 0\n", "when: {client: 1, point: after-enter, nth: 1}\n",
+	} {
+		assert.Contains(t, out, want)
+	}
+	assert.NotContains(t, out, "retries", "unbounded retries have no number")
+	assert.NotContains(t, out, "expect", "nothing was expected")
+}
+
+// roundTrip checks Resolved(algo) for s and returns it.
+func roundTrip(t *testing.T, s *Scenario, algo string) string {
+	t.Helper()
+	out, err := s.Resolved(algo)
+	require.NoError(t, err)
+	back, err := Parse("scenario.yaml", out)
+	require.NoError(t, err, "Resolved output must parse:\n%s", out)
+	assert.Equal(t, []string{algo}, []string(back.Algorithm))
+
+	want, err := s.Config(algo)
+	require.NoError(t, err)
+	got, err := back.Config(algo)
+	require.NoError(t, err)
+	assert.Equal(t, plain(want), plain(got), "%s for %s", s.Name, algo)
+
+	e1, ok1 := s.Expect(algo)
+	e2, ok2 := back.Expect(algo)
+	assert.Equal(t, ok1, ok2)
+	assert.Equal(t, e1, e2)
+
+	again, err := back.Resolved(algo)
+	require.NoError(t, err)
+	assert.Equal(t, string(out), string(again), "Resolved is a fixed point")
+	return string(out)
+}
+
+// plain is c as a run sees it (sim's defaults applied), less what differs
+// between runs of one configuration (functions, a random owner), with the
+// cluster's persistence default applied too.
+func plain(c sim.Config) sim.Config {
+	c = c.WithDefaults()
+	c.Options.Tokens, c.Options.Clock, c.Options.Hook, c.Options.Owner = nil, nil, nil, ""
+	if c.Cluster.Persistence == "" {
+		c.Cluster.Persistence = sim.PersistenceNone
+	}
+	return c
+}
+
+// TestPointsCoverLockPackage reads lock's source: every lock.Point constant
+// must be a point a trigger may name.
+func TestPointsCoverLockPackage(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := goparser.ParseDir(fset, "../lock", func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	require.NoError(t, err)
+	var found []string
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			for _, d := range f.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.CONST {
+					continue
+				}
+				for _, spec := range g.Specs {
+					vs := spec.(*ast.ValueSpec)
+					if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "Point" {
+						continue
+					}
+					for _, v := range vs.Values {
+						if lit, ok := v.(*ast.BasicLit); ok {
+							s, err := strconv.Unquote(lit.Value)
+							require.NoError(t, err)
+							found = append(found, s)
+						}
+					}
+				}
+			}
+		}
+	}
+	require.NotEmpty(t, found, "no lock.Point constants found")
+	for _, p := range found {
+		assert.Contains(t, Points(), p, "lock.Point %q is missing from designPoints", p)
+	}
+	for _, p := range sim.LoopPoints {
+		assert.Contains(t, Points(), p)
+	}
+}
+
+// TestFaultKinds: every supported kind is one DESIGN.md names; every
+// DESIGN.md kind is either supported or refused by name.
+func TestFaultKinds(t *testing.T) {
+	for k := range faultKinds {
+		assert.Contains(t, designKinds, k)
+	}
+	for _, k := range designKinds {
+		_, err := Parse("k.yaml", []byte("name: k\nfaults:\n  - kind: "+k+"\n    client: 0\n    at: 1s\n"))
+		if _, ok := faultKinds[k]; ok {
+			assert.NoError(t, err, k)
+			continue
+		}
+		assert.EqualError(t, err, `k.yaml:3: faults[0].kind: fault kind "`+k+`" is not supported yet (supported: crash-client, pause-client)`)
+	}
+	// faultFields covers every field of FaultSpec but the kind and trigger.
+	var fields []string
+	for _, n := range yamlNames(reflect.TypeFor[FaultSpec]()) {
+		if n != "kind" && n != "at" && n != "when" {
+			fields = append(fields, n)
+		}
+	}
+	assert.ElementsMatch(t, fields, faultFields)
+	present := FaultSpec{}.present()
+	assert.Len(t, present, len(faultFields))
+}

@@ -1,0 +1,379 @@
+package scenarios
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim"
+)
+
+// errf builds an Error at the line of path (or of its nearest parent that
+// the file has). The message should end with the offending value in
+// parentheses.
+func (s *Scenario) errf(path, format string, args ...any) *Error {
+	return &Error{File: s.file, Line: s.lineOf(path), Field: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (s *Scenario) lineOf(path string) int {
+	for {
+		if l, ok := s.lines[path]; ok {
+			return l
+		}
+		if path == "" {
+			return 0
+		}
+		i := max(strings.LastIndexByte(path, '.'), strings.LastIndexByte(path, '['))
+		if i < 0 {
+			path = ""
+		} else {
+			path = path[:i]
+		}
+	}
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// check validates what decoding cannot: ranges, references and
+// combinations. It runs on every Parse and again in Config, so a scenario
+// built in Go is checked too.
+func (s *Scenario) check() error {
+	if s.Name == "" {
+		return s.errf("name", "missing: every scenario has a name (it names the results directory)")
+	}
+	if !nameRE.MatchString(s.Name) {
+		return s.errf("name", "use letters, digits, '.', '_' and '-' only: it names a directory (%s)", shown(s.Name))
+	}
+	if err := s.checkAlgorithms(); err != nil {
+		return err
+	}
+	if err := s.checkOptions(); err != nil {
+		return err
+	}
+	if err := s.checkWorld(); err != nil {
+		return err
+	}
+	for i := range s.Faults {
+		if err := s.checkFault(i); err != nil {
+			return err
+		}
+	}
+	algos := s.Algorithms()
+	if len(algos) == 0 {
+		return s.errf("expect", "every design the scenario names is expected as skip: nothing would run (%s)", strings.Join(s.Algorithm, ", "))
+	}
+	for _, algo := range algos {
+		if err := s.checkDesign(algo); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) checkAlgorithms() error {
+	for i, a := range s.Algorithm {
+		path := "algorithm"
+		if _, ok := s.lines[fmt.Sprintf("algorithm[%d]", i)]; ok {
+			path = fmt.Sprintf("algorithm[%d]", i)
+		}
+		if _, err := lock.Lookup(a); err != nil {
+			return s.errf(path, "%v", err)
+		}
+		if slices.Index(s.Algorithm, a) < i {
+			return s.errf(path, "listed twice (%s)", a)
+		}
+	}
+	keys := make([]string, 0, len(s.Expectations))
+	for k := range s.Expectations {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return s.lineOf("expect."+keys[i]) < s.lineOf("expect."+keys[j]) })
+	for _, k := range keys {
+		if k == Others {
+			continue
+		}
+		if _, err := lock.Lookup(k); err != nil {
+			return s.errf("expect."+k, "%v; or \"*\" for every other design", err)
+		}
+	}
+	// Parse has checked these; a scenario built in Go has not been.
+	for _, k := range keys {
+		e := s.Expectations[k]
+		switch {
+		case !slices.Contains(overallVerdicts, e.Verdict):
+			return s.errf("expect."+k, "unknown verdict; want one of %s (%s)", join(overallVerdicts), shown(string(e.Verdict)))
+		case e.Verdict == Skip && e.Reason == "":
+			return s.errf("expect."+k, "skip needs a reason (%s)", k)
+		}
+		for c, v := range e.Checks {
+			if !slices.Contains(checkNames, c) || !slices.Contains(checkVerdicts, v) {
+				return s.errf("expect."+k, "unknown check or check verdict (%s: %s)", shown(c), shown(string(v)))
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) checkOptions() error {
+	o := s.Options
+	switch {
+	case o.TTL != nil && *o.TTL < Duration(time.Millisecond):
+		return s.errf("options.ttl", "must be at least 1ms (%v)", *o.TTL)
+	case o.Drift != nil && (*o.Drift <= 0 || *o.Drift >= 0.5):
+		return s.errf("options.drift", "must be in (0, 0.5); lock.Options reads 0 as unset (%v)", *o.Drift)
+	case o.Retries != nil && *o.Retries < 0:
+		return s.errf("options.retries", "must not be negative; leave it out to retry until the run ends (%d)", *o.Retries)
+	}
+	for _, d := range []struct {
+		path string
+		v    *Duration
+	}{
+		{"options.retry_delay", o.RetryDelay},
+		{"options.node_timeout", o.NodeTimeout},
+		{"options.tolerance", o.Tolerance},
+	} {
+		if d.v != nil && *d.v <= 0 {
+			return s.errf(d.path, "must be positive; lock.Options reads 0 as unset, so leave it out for the default (%v)", *d.v)
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) checkWorld() error {
+	switch sim.Backend(s.Backend) {
+	case "", sim.BackendMiniredis, sim.BackendRedis:
+	case "external":
+		return s.errf("backend", "not supported yet (supported: miniredis, redis) (%s)", s.Backend)
+	default:
+		return s.errf("backend", "unknown backend; want miniredis or redis (%s)", shown(s.Backend))
+	}
+	switch sim.Persistence(s.Persistence) {
+	case "", sim.PersistenceNone:
+	case sim.PersistenceEverySec, sim.PersistenceAlways:
+		if sim.Backend(s.Backend) != sim.BackendRedis {
+			return s.errf("persistence", "needs backend: redis; on miniredis a restart's keep_data decides what survives (%s)", s.Persistence)
+		}
+	default:
+		return s.errf("persistence", "unknown persistence; want none, everysec or always (%s)", shown(s.Persistence))
+	}
+	for _, c := range []struct {
+		path string
+		v    *int
+	}{{"nodes", s.Nodes}, {"clients", s.Clients}, {"keys", s.Keys}} {
+		if c.v != nil && *c.v < 1 {
+			return s.errf(c.path, "need at least 1 (%d)", *c.v)
+		}
+	}
+	if s.Replicas != nil && *s.Replicas < 0 {
+		return s.errf("replicas", "must not be negative (%d)", *s.Replicas)
+	}
+	if s.Replicas != nil && *s.Replicas > 0 {
+		return s.errf("replicas", "not supported yet: the simulator runs masters only (%d)", *s.Replicas)
+	}
+	if r := s.ReadRatio; r != nil && (*r < 0 || *r > 1) {
+		return s.errf("read_ratio", "must be in [0, 1] (%v)", *r)
+	}
+	if s.Duration != nil && *s.Duration <= 0 {
+		return s.errf("duration", "must be positive (%v)", *s.Duration)
+	}
+	def := defaults()
+	for _, d := range []struct {
+		path string
+		v    *Duration
+		def  time.Duration
+	}{{"hold", s.Hold, def.Hold}, {"think", s.Think, def.Think}} {
+		if d.v != nil && *d.v <= 0 {
+			return s.errf(d.path, "must be positive; the simulator reads 0 as unset, so leave it out for the default %v (%v)", d.def, *d.v)
+		}
+	}
+	return nil
+}
+
+// checkFault validates faults[i] against its kind's registry entry.
+func (s *Scenario) checkFault(i int) error {
+	f := s.Faults[i]
+	base := fmt.Sprintf("faults[%d]", i)
+	if f.Kind == "" {
+		return s.errf(base, "missing kind (known: %s)", strings.Join(designKinds, ", "))
+	}
+	kind, ok := faultKinds[f.Kind]
+	if !ok {
+		if slices.Contains(designKinds, f.Kind) {
+			return s.errf(base+".kind", "fault kind %q is not supported yet (supported: %s)", f.Kind, strings.Join(supportedKinds(), ", "))
+		}
+		return s.errf(base+".kind", "unknown fault kind %q (known: %s)", cut(f.Kind), strings.Join(designKinds, ", "))
+	}
+	present := f.present()
+	for _, name := range faultFields {
+		if present[name] && !slices.Contains(kind.required, name) && !slices.Contains(kind.optional, name) {
+			note := ""
+			if kind.note != "" {
+				note = ": " + kind.note
+			}
+			return s.errf(base+"."+name, "does not apply to %s%s (%s)", f.Kind, note, f.value(name))
+		}
+	}
+	for _, name := range kind.required {
+		if !present[name] {
+			return s.errf(base, "%s needs %s (%s)", f.Kind, name, f.Kind)
+		}
+	}
+	clients, nodes := s.clients(), s.nodes()
+	if f.Client != nil && (*f.Client < 0 || *f.Client >= clients) {
+		return s.errf(base+".client", "out of range: clients are 0..%d (%d)", clients-1, *f.Client)
+	}
+	if f.Node != nil && (*f.Node < 0 || *f.Node >= nodes) {
+		return s.errf(base+".node", "out of range: nodes are 0..%d (%d)", nodes-1, *f.Node)
+	}
+	switch {
+	case f.At != nil && f.When != nil:
+		return s.errf(base+".when", "give at or when, not both: a fault has one trigger (at: %v)", *f.At)
+	case f.At == nil && f.When == nil:
+		return s.errf(base, "no trigger: give at (time since the start) or when (a client's point) (%s)", f.Kind)
+	case f.At != nil && *f.At < 0:
+		return s.errf(base+".at", "must not be negative (%v)", *f.At)
+	}
+	if f.When != nil {
+		if err := s.checkPoint(f.When, base+".when", f.Client, clients); err != nil {
+			return err
+		}
+	}
+	if f.Until != nil {
+		if err := s.checkPoint(f.Until, base+".until", f.Client, clients); err != nil {
+			return err
+		}
+	}
+	for _, d := range []struct {
+		name string
+		v    *Duration
+		zero bool // zero allowed
+	}{{"for", f.For, false}, {"latency", f.Latency, true}, {"jitter", f.Jitter, true}, {"restart_after", f.RestartAfter, true}} {
+		if d.v == nil {
+			continue
+		}
+		if *d.v < 0 || (*d.v == 0 && !d.zero) {
+			want := "must be positive"
+			if d.zero {
+				want = "must not be negative"
+			}
+			return s.errf(base+"."+d.name, "%s (%v)", want, *d.v)
+		}
+	}
+	if f.Rate != nil && *f.Rate < 0 {
+		return s.errf(base+".rate", "must not be negative (%v)", *f.Rate)
+	}
+	if _, err := kind.build(f); err != nil {
+		return s.errf(base, "%v", err)
+	}
+	return nil
+}
+
+func (s *Scenario) checkPoint(ps *PointSpec, path string, faultClient *int, clients int) error {
+	if ps.Point == "" {
+		return s.errf(path, "missing point (known: %s)", strings.Join(Points(), ", "))
+	}
+	if !slices.Contains(Points(), ps.Point) {
+		return s.errf(path+".point", "unknown point %q (known: %s)", cut(ps.Point), strings.Join(Points(), ", "))
+	}
+	if ps.Client == nil && faultClient == nil {
+		return s.errf(path, "needs client: the fault has no client of its own (%s)", ps.Point)
+	}
+	if ps.Client != nil && (*ps.Client < 0 || *ps.Client >= clients) {
+		return s.errf(path+".client", "out of range: clients are 0..%d (%d)", clients-1, *ps.Client)
+	}
+	if ps.Nth != nil && *ps.Nth < 1 {
+		return s.errf(path+".nth", "must be at least 1: the first time is 1 (%d)", *ps.Nth)
+	}
+	return nil
+}
+
+// checkDesign refuses options the design cannot honour. It runs for every
+// design the scenario covers, and in Config for the one asked for.
+func (s *Scenario) checkDesign(algo string) error {
+	info, err := lock.Lookup(algo)
+	if err != nil {
+		return s.errf("algorithm", "%v", err)
+	}
+	hint := ""
+	if !slices.Contains(s.Algorithm, algo) {
+		hint = "; list the algorithms that apply or expect " + algo + " as skip"
+	}
+	switch {
+	case s.Options.Watchdog != nil && *s.Options.Watchdog && !info.Watchdog:
+		return s.errf("options.watchdog", "%s has no watchdog%s (true)", algo, hint)
+	case s.Options.Fencing != nil && *s.Options.Fencing && !info.Fencing:
+		return s.errf("options.fencing", "%s has no fencing tokens (fenced has)%s (true)", algo, hint)
+	case s.ReadRatio != nil && *s.ReadRatio > 0 && !info.ReadWrite:
+		return s.errf("read_ratio", "%s has no read lock%s (%v)", algo, hint, *s.ReadRatio)
+	}
+	return nil
+}
+
+func supportedKinds() []string {
+	var out []string
+	for k := range faultKinds {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// present reports which of faultFields the entry sets.
+func (f FaultSpec) present() map[string]bool {
+	return map[string]bool{
+		"client": f.Client != nil, "node": f.Node != nil, "for": f.For != nil,
+		"until": f.Until != nil, "by": f.By != nil, "offset": f.Offset != nil,
+		"rate": f.Rate != nil, "latency": f.Latency != nil, "jitter": f.Jitter != nil,
+		"groups": f.Groups != nil, "restart_after": f.RestartAfter != nil,
+		"keep_data": f.KeepData != nil,
+	}
+}
+
+// value renders one of faultFields for a message.
+func (f FaultSpec) value(name string) string {
+	switch name {
+	case "client":
+		return fmt.Sprint(*f.Client)
+	case "node":
+		return fmt.Sprint(*f.Node)
+	case "until":
+		return f.Until.Point
+	case "rate":
+		return fmt.Sprint(*f.Rate)
+	case "groups":
+		return shown(fmt.Sprint(f.Groups))
+	case "keep_data":
+		return fmt.Sprint(*f.KeepData)
+	}
+	for _, d := range []struct {
+		n string
+		v *Duration
+	}{{"for", f.For}, {"by", f.By}, {"offset", f.Offset}, {"latency", f.Latency}, {"jitter", f.Jitter}, {"restart_after", f.RestartAfter}} {
+		if d.n == name && d.v != nil {
+			return d.v.String()
+		}
+	}
+	return ""
+}
+
+func (s *Scenario) clients() int {
+	if s.Clients != nil {
+		return *s.Clients
+	}
+	return defaults().Clients
+}
+
+func (s *Scenario) nodes() int {
+	if s.Nodes != nil {
+		return *s.Nodes
+	}
+	return defaults().Cluster.Nodes
+}
+
+// defaults are the simulator's, so that a range check and the run agree.
+var defaults = sync.OnceValue(func() sim.Config { return sim.Config{}.WithDefaults() })

@@ -1,0 +1,194 @@
+package scenarios
+
+import (
+	"bytes"
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim"
+)
+
+// Config resolves the scenario for one algorithm into the configuration a
+// run takes. algo may be any registered design, also one the scenario does
+// not list (a CLI's --algo); whether the scenario skips it is Expect's to
+// say. Fields the file leaves out stay zero for sim.Config.WithDefaults,
+// except validity_check, whose default is on.
+func (s *Scenario) Config(algo string) (sim.Config, error) {
+	if err := s.check(); err != nil {
+		return sim.Config{}, err
+	}
+	if err := s.checkDesign(algo); err != nil {
+		return sim.Config{}, err
+	}
+	cfg := sim.Config{
+		Algorithm: algo,
+		Options:   s.Options.lock(),
+		Cluster: sim.ClusterConfig{
+			Backend:     sim.Backend(s.Backend),
+			Nodes:       deref(s.Nodes),
+			Persistence: sim.Persistence(s.Persistence),
+		},
+		Clients:   deref(s.Clients),
+		Keys:      deref(s.Keys),
+		ReadRatio: deref(s.ReadRatio),
+		Duration:  deref(s.Duration).D(),
+		Hold:      deref(s.Hold).D(),
+		Think:     deref(s.Think).D(),
+		Seed:      deref(s.Seed),
+	}
+	for i, f := range s.Faults {
+		p, err := f.plan()
+		if err != nil {
+			return sim.Config{}, s.errf(fmt.Sprintf("faults[%d]", i), "%v", err)
+		}
+		cfg.Faults = append(cfg.Faults, p)
+	}
+	// The checks above should leave nothing for the simulator to refuse; if
+	// it does, say so rather than fail at run time.
+	if err := cfg.WithDefaults().Validate(); err != nil {
+		return sim.Config{}, &Error{File: s.file, Msg: fmt.Sprintf("%s: %v", algo, err)}
+	}
+	return cfg, nil
+}
+
+// lock turns the options into lock.Options, leaving out what the simulator
+// sets per client (clock, hook, owner, tokens, seed).
+func (o Options) lock() lock.Options {
+	out := lock.Options{
+		TTL:           deref(o.TTL).D(),
+		Drift:         deref(o.Drift),
+		NodeTimeout:   deref(o.NodeTimeout).D(),
+		Watchdog:      deref(o.Watchdog),
+		ValidityCheck: o.ValidityCheck == nil || *o.ValidityCheck,
+		Fencing:       deref(o.Fencing),
+		Tolerance:     deref(o.Tolerance).D(),
+		Retry:         lock.RetryPolicy{Interval: deref(o.RetryDelay).D()},
+	}
+	if o.Retries != nil {
+		out.Retry.MaxTries = *o.Retries + 1
+	}
+	return out
+}
+
+// plan schedules a checked fault: its kind's fault, its trigger and its end.
+func (f FaultSpec) plan() (sim.Planned, error) {
+	kind, ok := faultKinds[f.Kind]
+	if !ok {
+		return sim.Planned{}, fmt.Errorf("fault kind %q is not supported", f.Kind)
+	}
+	fault, err := kind.build(f)
+	if err != nil {
+		return sim.Planned{}, err
+	}
+	p := sim.Planned{Fault: fault, For: deref(f.For).D()}
+	if f.At != nil {
+		p.Start = sim.Trigger{At: f.At.D()}
+	} else {
+		p.Start = f.When.trigger(f.Client)
+	}
+	if f.Until != nil {
+		t := f.Until.trigger(f.Client)
+		p.Until = &t
+	}
+	return p, nil
+}
+
+// trigger fills in the defaults: the fault's own client, the first time.
+func (ps *PointSpec) trigger(faultClient *int) sim.Trigger {
+	t := sim.Trigger{Point: ps.Point, Nth: 1}
+	if ps.Client != nil {
+		t.Client = *ps.Client
+	} else if faultClient != nil {
+		t.Client = *faultClient
+	}
+	if ps.Nth != nil {
+		t.Nth = *ps.Nth
+	}
+	return t
+}
+
+// Resolved writes the scenario as it runs for algo: that algorithm alone,
+// every default filled in (from sim.Config.WithDefaults and
+// lock.Options.WithDefaults), each trigger's client and nth explicit, and
+// only algo's expectation. It parses back to the same configuration; a run
+// directory's scenario.yaml is this.
+//
+// Options.Retries stays out when the file leaves it out: its default is to
+// retry until the run ends, which no number says.
+func (s *Scenario) Resolved(algo string) ([]byte, error) {
+	cfg, err := s.Config(algo)
+	if err != nil {
+		return nil, err
+	}
+	d := cfg.WithDefaults()
+	r := &Scenario{
+		Name:        s.Name,
+		Doc:         s.Doc,
+		Source:      s.Source,
+		Algorithm:   AlgorithmList{algo},
+		Backend:     string(d.Cluster.Backend),
+		Nodes:       ptr(d.Cluster.Nodes),
+		Replicas:    ptr(0),
+		Persistence: string(d.Cluster.Persistence),
+		Clients:     ptr(d.Clients),
+		Keys:        ptr(d.Keys),
+		ReadRatio:   ptr(d.ReadRatio),
+		Duration:    ptr(Duration(d.Duration)),
+		Hold:        ptr(Duration(d.Hold)),
+		Think:       ptr(Duration(d.Think)),
+		Seed:        ptr(d.Seed),
+		Options: Options{
+			TTL:           ptr(Duration(d.Options.TTL)),
+			Drift:         ptr(d.Options.Drift),
+			Retries:       s.Options.Retries,
+			RetryDelay:    ptr(Duration(d.Options.Retry.Interval)),
+			Watchdog:      ptr(d.Options.Watchdog),
+			Fencing:       ptr(d.Options.Fencing),
+			ValidityCheck: ptr(d.Options.ValidityCheck),
+			NodeTimeout:   ptr(Duration(d.Options.NodeTimeout)),
+			Tolerance:     ptr(Duration(d.Options.Tolerance)),
+		},
+	}
+	if r.Persistence == "" {
+		r.Persistence = string(sim.PersistenceNone)
+	}
+	for _, f := range s.Faults {
+		f.When = f.When.resolved(f.Client)
+		f.Until = f.Until.resolved(f.Client)
+		r.Faults = append(r.Faults, f)
+	}
+	if e, ok := s.Expect(algo); ok {
+		r.Expectations = Expectations{algo: e}
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s resolved for %s: every default filled in.\n", s.Name, algo)
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(r); err != nil {
+		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
+	}
+	return b.Bytes(), nil
+}
+
+func (ps *PointSpec) resolved(faultClient *int) *PointSpec {
+	if ps == nil {
+		return nil
+	}
+	t := ps.trigger(faultClient)
+	return &PointSpec{Client: ptr(t.Client), Point: t.Point, Nth: ptr(t.Nth)}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}

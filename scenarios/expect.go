@@ -1,0 +1,262 @@
+package scenarios
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/locksim/locksim/lock"
+)
+
+// Verdict is an expected outcome, overall or of one check.
+type Verdict string
+
+// Overall verdicts a scenario may expect.
+const (
+	Safe     Verdict = "safe"
+	Unsafe   Verdict = "unsafe"   // a safety check failed
+	Deadlock Verdict = "deadlock" // liveness failed after every fault healed
+	// Any is not asserted: the design is racy without faults, so a run may
+	// come out either way; the report still shows what happened.
+	Any Verdict = "any"
+	// Skip: the scenario does not apply to the design and is not run for it;
+	// Expectation.Reason says why.
+	Skip Verdict = "skip"
+)
+
+// Verdicts only a single check may be expected to give.
+const (
+	Unknown Verdict = "unknown" // the check could not decide (an expected limitation)
+	Skipped Verdict = "skipped" // the check does not run (fencing without tokens)
+)
+
+// The checks of DESIGN.md section 5, as named in verdict.json.
+const (
+	CheckExclusion = "exclusion"
+	CheckClaim     = "claim"
+	CheckFencing   = "fencing"
+	CheckLiveness  = "liveness"
+)
+
+var (
+	overallVerdicts = []Verdict{Safe, Unsafe, Deadlock, Any, Skip}
+	checkVerdicts   = []Verdict{Safe, Unsafe, Unknown, Skipped, Deadlock}
+	checkNames      = []string{CheckExclusion, CheckClaim, CheckFencing, CheckLiveness}
+)
+
+// Expectation is what a scenario expects of one design. In a file it is a
+// verdict ("unsafe") or a mapping that can also name check verdicts and a
+// reason: {verdict: unsafe, exclusion: unsafe, claim: safe} or
+// {verdict: skip, reason: "no replicas to fail over to"}.
+type Expectation struct {
+	Verdict Verdict // safe, unsafe, deadlock, any or skip; any when only checks are given
+	// Checks are expected verdicts of single checks (exclusion, claim,
+	// fencing, liveness), each safe, unsafe, unknown, skipped or deadlock;
+	// nil when none are asserted.
+	Checks map[string]Verdict
+	Reason string // why; required for skip
+}
+
+// Asserted reports whether a run's overall verdict is compared with this
+// expectation (any and skip are not).
+func (e Expectation) Asserted() bool { return e.Verdict != Any && e.Verdict != Skip }
+
+// UnmarshalYAML reads a verdict or a mapping.
+func (e *Expectation) UnmarshalYAML(n *yaml.Node) error {
+	out, err := parseExpectation(n)
+	if err != nil {
+		return err
+	}
+	*e = out
+	return nil
+}
+
+func parseExpectation(n *yaml.Node) (Expectation, error) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		v := Verdict(n.Value)
+		if !slices.Contains(overallVerdicts, v) {
+			return Expectation{}, problemf(n, "", "unknown verdict (%s); want one of %s", shown(n.Value), join(overallVerdicts))
+		}
+		e := Expectation{Verdict: v}
+		if v == Skip {
+			return Expectation{}, problemf(n, "", "skip needs a reason: write {verdict: skip, reason: \"...\"}")
+		}
+		return e, nil
+	case yaml.MappingNode:
+		return parseExpectationMap(n)
+	}
+	return Expectation{}, problemf(n, "", "want a verdict (%s) or a mapping {verdict: ..., <check>: ...}", join(overallVerdicts))
+}
+
+func parseExpectationMap(n *yaml.Node) (Expectation, error) {
+	e := Expectation{Verdict: Any}
+	seen := map[string]bool{}
+	var verdictNode *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return e, problemf(k, "", "want a field name")
+		}
+		if seen[k.Value] {
+			return e, problemf(k, "."+k.Value, "given twice")
+		}
+		seen[k.Value] = true
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+			return e, problemf(v, "."+k.Value, "want a single value")
+		}
+		switch {
+		case k.Value == "verdict":
+			e.Verdict, verdictNode = Verdict(v.Value), v
+			if !slices.Contains(overallVerdicts, e.Verdict) {
+				return e, problemf(v, ".verdict", "unknown verdict (%s); want one of %s", shown(v.Value), join(overallVerdicts))
+			}
+		case k.Value == "reason":
+			e.Reason = strings.TrimSpace(v.Value)
+		case slices.Contains(checkNames, k.Value):
+			cv := Verdict(v.Value)
+			if !slices.Contains(checkVerdicts, cv) {
+				return e, problemf(v, "."+k.Value, "unknown check verdict (%s); want one of %s", shown(v.Value), join(checkVerdicts))
+			}
+			if (cv == Deadlock && k.Value != CheckLiveness) || (cv == Unsafe && k.Value == CheckLiveness) {
+				return e, problemf(v, "."+k.Value, "a %s check cannot be %s (only liveness ends in deadlock, and it is never unsafe)", k.Value, cv)
+			}
+			if e.Checks == nil {
+				e.Checks = map[string]Verdict{}
+			}
+			e.Checks[k.Value] = cv
+		default:
+			return e, problemf(k, "."+k.Value, "unknown field (known: verdict, reason, %s)", strings.Join(checkNames, ", "))
+		}
+	}
+	if verdictNode == nil {
+		verdictNode = n
+	}
+	return e, e.consistent(verdictNode)
+}
+
+// consistent refuses expectations that no run could meet.
+func (e Expectation) consistent(n *yaml.Node) error {
+	switch e.Verdict {
+	case Skip:
+		if e.Reason == "" {
+			return problemf(n, "", "skip needs a reason: write {verdict: skip, reason: \"...\"}")
+		}
+		if len(e.Checks) > 0 {
+			return problemf(n, "", "a skipped design has no check verdicts")
+		}
+	case Safe:
+		for _, c := range checkNames {
+			if v, ok := e.Checks[c]; ok && v != Safe && v != Skipped {
+				return problemf(n, "", "overall safe contradicts %s: %s", c, v)
+			}
+		}
+	case Deadlock:
+		for _, c := range checkNames {
+			v, ok := e.Checks[c]
+			if ok && c != CheckLiveness && v != Safe && v != Skipped {
+				return problemf(n, "", "overall deadlock needs every safety check safe (%s: %s)", c, v)
+			}
+			if ok && c == CheckLiveness && v != Deadlock {
+				return problemf(n, "", "overall deadlock contradicts liveness: %s", v)
+			}
+		}
+	case Unsafe:
+		all := true
+		for _, c := range []string{CheckExclusion, CheckClaim, CheckFencing} {
+			v, ok := e.Checks[c]
+			if ok && v == Unsafe {
+				return nil
+			}
+			all = all && ok
+		}
+		if all {
+			return problemf(n, "", "overall unsafe needs a safety check that is unsafe")
+		}
+	}
+	return nil
+}
+
+// MarshalYAML writes a bare verdict when that says everything.
+func (e Expectation) MarshalYAML() (any, error) {
+	if len(e.Checks) == 0 && e.Reason == "" {
+		return string(e.Verdict), nil
+	}
+	m := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+	add := func(k, v string) {
+		m.Content = append(m.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Value: k},
+			&yaml.Node{Kind: yaml.ScalarNode, Value: v})
+	}
+	add("verdict", string(e.Verdict))
+	for _, c := range checkNames {
+		if v, ok := e.Checks[c]; ok {
+			add(c, string(v))
+		}
+	}
+	if e.Reason != "" {
+		add("reason", e.Reason)
+		m.Style = 0 // a long reason reads better in block style
+	}
+	return m, nil
+}
+
+// Expectations maps an algorithm name, or "*" for every other design, to
+// what the scenario expects of it.
+type Expectations map[string]Expectation
+
+// Others is the key of the expectation for designs not named.
+const Others = "*"
+
+// For returns the expectation of algo: its own, else the "*" one.
+func (x Expectations) For(algo string) (Expectation, bool) {
+	if e, ok := x[algo]; ok {
+		return e, true
+	}
+	e, ok := x[Others]
+	return e, ok
+}
+
+// MarshalYAML writes the designs in catalogue order, "*" last.
+func (x Expectations) MarshalYAML() (any, error) {
+	keys := make([]string, 0, len(x))
+	for k := range x {
+		keys = append(keys, k)
+	}
+	order := lock.Names()
+	rank := func(k string) int {
+		if k == Others {
+			return len(order) + 1
+		}
+		if i := slices.Index(order, k); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		ri, rj := rank(keys[i]), rank(keys[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return keys[i] < keys[j]
+	})
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for _, k := range keys {
+		v := &yaml.Node{}
+		if err := v.Encode(x[k]); err != nil {
+			return nil, err
+		}
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
+	}
+	return m, nil
+}
+
+func join(vs []Verdict) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,52 @@
+package scenarios
+
+import (
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
+)
+
+// A faultKind turns a checked FaultSpec into a sim.Fault. Adding a kind is
+// one entry in faultKinds and its build function: the parser checks, before
+// build runs, that the required fields are there, that no field outside
+// required, optional and the trigger is, and that client and node indexes are
+// in range.
+type faultKind struct {
+	required []string // fields the kind cannot do without
+	optional []string // further fields it reads
+	note     string   // said when a field does not apply, if useful
+	build    func(f FaultSpec) (sim.Fault, error)
+}
+
+// faultKinds are the kinds locksim can run so far.
+var faultKinds = map[string]faultKind{
+	"pause-client": {
+		required: []string{"client"},
+		optional: []string{"for", "until"},
+		build: func(f FaultSpec) (sim.Fault, error) {
+			return faults.PauseClient{Client: *f.Client}, nil
+		},
+	},
+	"crash-client": {
+		required: []string{"client"},
+		note:     "a crash is forever",
+		build: func(f FaultSpec) (sim.Fault, error) {
+			return faults.CrashClient{Client: *f.Client}, nil
+		},
+	},
+}
+
+// designKinds are the kinds DESIGN.md section 7 names. Those without an
+// entry in faultKinds are refused as not supported yet, never ignored: a
+// scenario whose fault silently did nothing would report a false safe.
+var designKinds = []string{
+	"pause-client", "crash-client", "clock-skew-client", "clock-jump-client",
+	"clock-jump-node", "clock-rate-node", "delay", "partition", "drop",
+	"pause-node", "kill-node", "failover", "random",
+}
+
+// faultFields are the fields of a fault entry other than kind and the
+// trigger (at, when), in schema order.
+var faultFields = []string{
+	"client", "node", "for", "until", "by", "offset", "rate", "latency",
+	"jitter", "groups", "restart_after", "keep_data",
+}

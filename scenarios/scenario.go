@@ -1,0 +1,121 @@
+// Package scenarios loads scenario files (DESIGN.md section 7) and holds the
+// built-in catalogue of named scenarios with their expected verdicts.
+//
+// A scenario is data: Parse checks a file strictly (an unknown field, a bad
+// duration, an index out of range are errors naming the file, line and
+// field) and Config resolves it, for one algorithm, into the sim.Config a
+// run takes. The Scenario type mirrors the file: a field the file leaves out
+// is nil, so that what was written and what was defaulted stay apart until
+// Resolved fills in the defaults for a run's scenario.yaml.
+package scenarios
+
+import "github.com/locksim/locksim/lock"
+
+// Scenario is one scenario file as written. Pointer fields are nil when the
+// file leaves them out; Config and Resolved apply the defaults of sim.Config
+// and lock.Options.
+type Scenario struct {
+	Name   string `yaml:"name"`
+	Doc    string `yaml:"doc,omitempty"`
+	Source string `yaml:"source,omitempty"`
+	// Algorithm names the designs the scenario runs by default; empty means
+	// every registered design. A CLI's --algo overrides it.
+	Algorithm AlgorithmList `yaml:"algorithm,omitempty"`
+	Options   Options       `yaml:"options,omitempty"`
+
+	Backend     string `yaml:"backend,omitempty"`     // miniredis | redis
+	Nodes       *int   `yaml:"nodes,omitempty"`       // masters [1]
+	Replicas    *int   `yaml:"replicas,omitempty"`    // per master; only 0 for now
+	Persistence string `yaml:"persistence,omitempty"` // none | everysec | always (redis backend)
+
+	Clients   *int      `yaml:"clients,omitempty"`    // [2]
+	Keys      *int      `yaml:"keys,omitempty"`       // lock keys the clients pick from [1]
+	ReadRatio *float64  `yaml:"read_ratio,omitempty"` // share of cycles taking a read lock [0]
+	Duration  *Duration `yaml:"duration,omitempty"`   // how long clients cycle [3s]
+	Hold      *Duration `yaml:"hold,omitempty"`       // inside the critical section [20ms]
+	Think     *Duration `yaml:"think,omitempty"`      // between cycles [5ms]
+	Seed      *uint64   `yaml:"seed,omitempty"`       // [0]
+
+	Faults []FaultSpec `yaml:"faults,omitempty"`
+	// Expectations are the expected verdicts, per algorithm or "*" (expect:).
+	Expectations Expectations `yaml:"expect,omitempty"`
+
+	// file and lines let errors found after parsing (Config for an
+	// algorithm the file did not list) still name a line.
+	file  string
+	lines map[string]int
+}
+
+// Options are the lock options a scenario may set (lock.Options).
+type Options struct {
+	TTL   *Duration `yaml:"ttl,omitempty"`   // [500ms]
+	Drift *float64  `yaml:"drift,omitempty"` // clock drift factor, in (0, 0.5) [0.01]
+	// Retries counts the attempts an acquire makes after its first; nil keeps
+	// trying until the run ends (lock.RetryPolicy.MaxTries = Retries + 1).
+	Retries    *int      `yaml:"retries,omitempty"`
+	RetryDelay *Duration `yaml:"retry_delay,omitempty"` // between attempts [50ms]
+	Watchdog   *bool     `yaml:"watchdog,omitempty"`    // [false]
+	Fencing    *bool     `yaml:"fencing,omitempty"`     // [false; the fenced design always fences]
+	// ValidityCheck makes a client check its lease's remaining validity
+	// before entering [true].
+	ValidityCheck *bool     `yaml:"validity_check,omitempty"`
+	NodeTimeout   *Duration `yaml:"node_timeout,omitempty"` // one command to one node [max(ttl/10, 5ms)]
+	Tolerance     *Duration `yaml:"tolerance,omitempty"`    // setnx-getset's clock allowance [1s]
+}
+
+// FaultSpec is one entry of faults: as written. Which fields a kind reads is
+// in the kind's registry entry (kinds.go); any other field is an error.
+type FaultSpec struct {
+	Kind   string `yaml:"kind"`
+	Client *int   `yaml:"client,omitempty"`
+	Node   *int   `yaml:"node,omitempty"`
+
+	// The trigger: At (true time since the run's start) or When, exactly one.
+	At   *Duration  `yaml:"at,omitempty"`
+	When *PointSpec `yaml:"when,omitempty,flow"`
+	// For bounds the fault; Until ends it when a client reaches a point.
+	// Without either it lasts until the clients stop, then heals.
+	For   *Duration  `yaml:"for,omitempty"`
+	Until *PointSpec `yaml:"until,omitempty,flow"`
+
+	By           *Duration  `yaml:"by,omitempty"`     // clock jumps
+	Offset       *Duration  `yaml:"offset,omitempty"` // clock skew
+	Rate         *float64   `yaml:"rate,omitempty"`   // clock rate
+	Latency      *Duration  `yaml:"latency,omitempty"`
+	Jitter       *Duration  `yaml:"jitter,omitempty"`
+	Groups       [][]string `yaml:"groups,omitempty"` // partition sides
+	RestartAfter *Duration  `yaml:"restart_after,omitempty"`
+	KeepData     *bool      `yaml:"keep_data,omitempty"`
+}
+
+// PointSpec names the nth time a client reaches a point. Client defaults to
+// the fault's own client and Nth to 1.
+type PointSpec struct {
+	Client *int   `yaml:"client,omitempty"`
+	Point  string `yaml:"point"`
+	Nth    *int   `yaml:"nth,omitempty"`
+}
+
+// Algorithms lists the designs a run of this scenario covers by default: the
+// ones it names (every registered design when it names none), less those it
+// expects as skip. Expect gives a skipped design's reason.
+func (s *Scenario) Algorithms() []string {
+	names := []string(s.Algorithm)
+	if len(names) == 0 {
+		names = lock.Names()
+	}
+	var out []string
+	for _, n := range names {
+		if e, ok := s.Expectations.For(n); ok && e.Verdict == Skip {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// Expect returns what the scenario expects of algo: its own entry, else the
+// "*" entry; false when it expects nothing (then a run only reports).
+func (s *Scenario) Expect(algo string) (Expectation, bool) {
+	return s.Expectations.For(algo)
+}

@@ -1,0 +1,286 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/lock"
+)
+
+// Client is one simulated process holding a Locker: its own clock, its own
+// connections and a gate that faults can pause or crash.
+type Client struct {
+	ID    int
+	Gate  *Gate
+	Clock *ClientClock
+
+	w      *World
+	sched  *schedule
+	locker lock.Locker
+	conns  []redis.UniversalClient
+	rnd    *rand.Rand
+
+	mu         sync.Mutex
+	renewCalls map[string]time.Duration // lease token -> Call of its renewal in flight
+	inside     *lock.Lease              // the lease whose critical section is open at the resource
+}
+
+func newClient(id int, w *World, sched *schedule) (*Client, error) {
+	cfg := w.cfg
+	c := &Client{
+		ID:         id,
+		Gate:       NewGate(),
+		Clock:      NewClientClock(w.rec.Origin(), time.Now()),
+		w:          w,
+		sched:      sched,
+		conns:      w.cluster.NewClients(),
+		rnd:        rand.New(rand.NewPCG(cfg.Seed, uint64(id)+1)),
+		renewCalls: map[string]time.Duration{},
+	}
+	o := cfg.Options
+	o.Clock, o.Hook = c.Clock, c.hook
+	o.Owner = fmt.Sprintf("client-%d", id)
+	o.Seed = cfg.Seed*1000 + uint64(id)
+	n := 0
+	o.Tokens = func() string { n++; return fmt.Sprintf("c%d-%d", id, n) }
+	l, err := lock.New(cfg.Algorithm, c.conns, o)
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	c.locker = l
+	return c, nil
+}
+
+func (c *Client) close() {
+	for _, r := range c.conns {
+		_ = r.Close()
+	}
+}
+
+// point reports the point to the fault schedule, then passes the gate: a
+// fault triggered here is in force before the next step.
+func (c *Client) point(ctx context.Context, p string) error {
+	c.sched.reached(c.ID, p)
+	return c.Gate.Pass(ctx)
+}
+
+// hook is the designs' window into the simulator: internal points and the
+// watchdog's renewals, which are recorded as extend operations.
+func (c *Client) hook(ctx context.Context, ev lock.Event) error {
+	switch ev.Point {
+	case lock.PointWatchdogRenew:
+		c.mu.Lock()
+		c.renewCalls[ev.Lease.Token] = c.w.rec.Now()
+		c.mu.Unlock()
+	case lock.PointWatchdogRenewed, lock.PointWatchdogLost:
+		c.mu.Lock()
+		call := c.renewCalls[ev.Lease.Token]
+		c.mu.Unlock()
+		op := Op{Kind: KindExtend, Client: c.ID, Key: ev.Key, Mode: ev.Lease.Mode.String(), Token: ev.Lease.Token,
+			Call: call, Return: c.w.rec.Now(), Outcome: OK}
+		if ev.Point == lock.PointWatchdogLost {
+			op.Outcome = Fail
+		} else {
+			op.ValidUntil = c.Clock.TrueDeadline(ev.Lease)
+		}
+		c.w.rec.Add(op)
+	}
+	return c.point(ctx, string(ev.Point))
+}
+
+// run cycles until stop closes, the client crashes or ctx ends.
+func (c *Client) run(ctx context.Context, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		if err := c.cycle(ctx, stop); err != nil {
+			return
+		}
+		if sleep(ctx, c.w.cfg.Think) != nil {
+			return
+		}
+	}
+}
+
+// cycle is acquire -> check -> enter -> hold -> exit -> release. It returns
+// an error only when the client must stop (crashed, or ctx ended); a lock
+// that could not be had just ends the cycle.
+func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
+	cfg := c.w.cfg
+	key := fmt.Sprintf("locksim:%d", c.rnd.IntN(cfg.Keys))
+	read := cfg.ReadRatio > 0 && c.rnd.Float64() < cfg.ReadRatio
+	if err := c.point(ctx, PointBeforeAcquire); err != nil {
+		return err
+	}
+	// Waiting for the lock ends when the run's duration is over.
+	actx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-actx.Done():
+		}
+	}()
+	l, err := lock.Blocking(actx, c.recordedAcquire(read), key, cfg.Options.Retry, c.Clock, c.rnd)
+	cancel()
+	if err != nil {
+		return c.stopErr(ctx)
+	}
+	if err := c.point(ctx, PointAfterAcquire); err != nil {
+		return err
+	}
+	valid := true
+	if cfg.Options.ValidityCheck {
+		valid = c.check(l)
+	}
+	if err := c.point(ctx, PointAfterCheck); err != nil {
+		return err
+	}
+	if valid {
+		if err := c.work(ctx, l); err != nil {
+			return err
+		}
+	}
+	if err := c.point(ctx, PointBeforeRelease); err != nil {
+		return err
+	}
+	c.release(ctx, l)
+	return c.stopErr(ctx)
+}
+
+// stopErr turns a crashed gate or an ended run into the loop's stop signal.
+func (c *Client) stopErr(ctx context.Context) error {
+	if c.Gate.Crashed() {
+		return ErrCrashed
+	}
+	return ctx.Err()
+}
+
+// recordedAcquire is one recorded attempt at the lock.
+func (c *Client) recordedAcquire(read bool) lock.Acquirer {
+	return func(ctx context.Context, key string) (*lock.Lease, error) {
+		op := Op{Kind: KindAcquire, Client: c.ID, Key: key, Mode: lock.Exclusive.String(), Call: c.w.rec.Now()}
+		var l *lock.Lease
+		var err error
+		if rl, ok := c.locker.(lock.ReadLocker); ok && read {
+			op.Mode = lock.Shared.String()
+			l, err = rl.AcquireRead(ctx, key)
+		} else {
+			l, err = c.locker.Acquire(ctx, key)
+		}
+		op.Return = c.w.rec.Now()
+		switch {
+		case err == nil:
+			op.Outcome, op.Token, op.Fence = OK, l.Token, l.Fence
+			if l.Expires() {
+				op.ValidUntil = c.Clock.TrueDeadline(l)
+			}
+		case errors.Is(err, lock.ErrNotAcquired):
+			op.Outcome = Fail
+		default:
+			op.Outcome, op.Err = Unknown, err.Error()
+		}
+		c.w.rec.Add(op)
+		return l, err
+	}
+}
+
+// check is the validity check antirez asks for: is the lease still valid by
+// this client's clock?
+func (c *Client) check(l *lock.Lease) bool {
+	op := Op{Kind: KindCheck, Client: c.ID, Key: l.Key, Mode: l.Mode.String(), Token: l.Token, Call: c.w.rec.Now(), Outcome: OK}
+	valid := l.Remaining(c.Clock.Now()) > 0
+	if !valid {
+		op.Outcome, op.Err = Fail, "lease already expired by the client's clock"
+	}
+	op.Return = c.w.rec.Now()
+	c.w.rec.Add(op)
+	return valid
+}
+
+// work is the critical section: enter, hold, exit at the resource.
+func (c *Client) work(ctx context.Context, l *lock.Lease) error {
+	fenced := c.w.cfg.Fencing()
+	c.resourceOp(ctx, l, KindEnter, fenced)
+	if err := c.point(ctx, PointAfterEnter); err != nil {
+		return err
+	}
+	if sleep(ctx, c.w.cfg.Hold) != nil {
+		return ctx.Err()
+	}
+	if err := c.point(ctx, PointBeforeExit); err != nil {
+		return err
+	}
+	c.resourceOp(ctx, l, KindExit, fenced)
+	return nil
+}
+
+// resourceOp sends one operation to the resource. With fencing, entering and
+// leaving are both writes carrying the lease's fencing token.
+func (c *Client) resourceOp(_ context.Context, l *lock.Lease, kind Kind, fenced bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.Gate.Crashed() {
+		return // a dead process sends nothing
+	}
+	c.applyLocked(l, kind, fenced, "")
+	if kind == KindEnter {
+		c.inside = l
+	} else {
+		c.inside = nil
+	}
+}
+
+func (c *Client) applyLocked(l *lock.Lease, kind Kind, fenced bool, note string) {
+	if fenced {
+		kind = KindWrite
+	}
+	op := Op{Kind: kind, Client: c.ID, Key: l.Key, Mode: l.Mode.String(), Token: l.Token, Fence: l.Fence, Call: c.w.rec.Now(), Err: note}
+	c.w.res.Apply(&op)
+	op.Return = c.w.rec.Now()
+	c.w.rec.Add(op)
+}
+
+// Crash kills the client for good. A process that dies inside its critical
+// section does nothing more there, so the resource sees its section end at
+// the crash (recorded as an exit, or with fencing as nothing: a fenced
+// section is its accepted writes).
+func (c *Client) Crash() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Gate.Crash()
+	if c.inside != nil && !c.w.cfg.Fencing() {
+		c.applyLocked(c.inside, KindExit, false, "client crashed inside its critical section")
+	}
+	c.inside = nil
+}
+
+func (c *Client) release(ctx context.Context, l *lock.Lease) {
+	op := Op{Kind: KindRelease, Client: c.ID, Key: l.Key, Mode: l.Mode.String(), Token: l.Token, Call: c.w.rec.Now()}
+	err := c.locker.Release(ctx, l)
+	op.Return = c.w.rec.Now()
+	switch {
+	case err == nil:
+		op.Outcome = OK
+	case errors.Is(err, lock.ErrNotHeld):
+		op.Outcome, op.Err = Fail, err.Error()
+	default:
+		op.Outcome, op.Err = Unknown, err.Error()
+	}
+	c.w.rec.Add(op)
+}
+
+// sleep waits d of true time or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	return lock.SystemClock{}.Sleep(ctx, d)
+}

@@ -1,0 +1,136 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/locksim/locksim/lock"
+)
+
+// Config is one run: a design, a cluster, clients and the faults to play.
+// It is plain data; the scenario loader builds it from YAML.
+type Config struct {
+	Algorithm string
+	Options   lock.Options // TTL, drift, retry, watchdog, validity_check, fencing
+
+	Cluster ClusterConfig
+
+	Clients  int
+	Keys     int           // lock keys the clients pick from [1]
+	Duration time.Duration // how long clients keep cycling [3s]
+	Hold     time.Duration // time inside the critical section [20ms]
+	Think    time.Duration // pause between cycles [5ms]
+	// ReadRatio is the share of cycles that take a read lock (read/write
+	// designs only).
+	ReadRatio float64
+	Seed      uint64
+
+	Faults []Planned
+
+	// NoProbe skips the liveness probe.
+	NoProbe bool
+	// ProbeSlack is added to the TTL to bound the liveness probe [max(TTL, 500ms)].
+	ProbeSlack time.Duration
+	// Grace bounds how long clients may take to finish their cycle after the
+	// run's duration [2 x TTL + Hold + 1s].
+	Grace time.Duration
+}
+
+// WithDefaults fills unset fields.
+func (c Config) WithDefaults() Config {
+	c.Options = c.Options.WithDefaults()
+	if c.Cluster.Backend == "" {
+		c.Cluster.Backend = BackendMiniredis
+	}
+	if c.Cluster.Nodes == 0 {
+		c.Cluster.Nodes = 1
+	}
+	if c.Clients == 0 {
+		c.Clients = 2
+	}
+	if c.Keys == 0 {
+		c.Keys = 1
+	}
+	if c.Duration == 0 {
+		c.Duration = 3 * time.Second
+	}
+	if c.Hold == 0 {
+		c.Hold = 20 * time.Millisecond
+	}
+	if c.Think == 0 {
+		c.Think = 5 * time.Millisecond
+	}
+	if c.ProbeSlack == 0 {
+		c.ProbeSlack = max(c.Options.TTL, 500*time.Millisecond)
+	}
+	if c.Grace == 0 {
+		c.Grace = 2*c.Options.TTL + c.Hold + time.Second
+	}
+	return c
+}
+
+// Validate names the first field that cannot work. Call it on a config with
+// defaults filled in.
+func (c Config) Validate() error {
+	info, err := lock.Lookup(c.Algorithm)
+	if err != nil {
+		return fmt.Errorf("algorithm: %w", err)
+	}
+	if err := c.Options.Validate(); err != nil {
+		return fmt.Errorf("options: %w", err)
+	}
+	switch {
+	case c.Cluster.Nodes < 1:
+		return fmt.Errorf("nodes %d: need at least 1", c.Cluster.Nodes)
+	case c.Clients < 1:
+		return fmt.Errorf("clients %d: need at least 1", c.Clients)
+	case c.Keys < 1:
+		return fmt.Errorf("keys %d: need at least 1", c.Keys)
+	case c.Duration <= 0:
+		return fmt.Errorf("duration %v: must be positive", c.Duration)
+	case c.Hold < 0:
+		return fmt.Errorf("hold %v: must not be negative", c.Hold)
+	case c.Think < 0:
+		return fmt.Errorf("think %v: must not be negative", c.Think)
+	case c.ReadRatio < 0 || c.ReadRatio > 1:
+		return fmt.Errorf("read_ratio %v: must be in [0, 1]", c.ReadRatio)
+	case c.ReadRatio > 0 && !info.ReadWrite:
+		return fmt.Errorf("read_ratio %v: %s has no read lock", c.ReadRatio, c.Algorithm)
+	case c.Options.Fencing && !info.Fencing:
+		return fmt.Errorf("fencing: %s has no fencing tokens (use fenced)", c.Algorithm)
+	case c.Options.Watchdog && !info.Watchdog:
+		return fmt.Errorf("watchdog: %s has no watchdog", c.Algorithm)
+	}
+	for i, p := range c.Faults {
+		if p.Fault == nil {
+			return fmt.Errorf("faults[%d]: no fault", i)
+		}
+		if p.Start.OnPoint() && (p.Start.Client < 0 || p.Start.Client >= c.Clients) {
+			return fmt.Errorf("faults[%d].when.client %d: out of range (clients: %d)", i, p.Start.Client, c.Clients)
+		}
+		if p.Until != nil && p.Until.OnPoint() && (p.Until.Client < 0 || p.Until.Client >= c.Clients) {
+			return fmt.Errorf("faults[%d].until.client %d: out of range (clients: %d)", i, p.Until.Client, c.Clients)
+		}
+		if p.For < 0 || p.Start.At < 0 {
+			return fmt.Errorf("faults[%d]: negative duration", i)
+		}
+		if v, ok := p.Fault.(Validator); ok {
+			if err := v.Validate(c); err != nil {
+				return fmt.Errorf("faults[%d] %s: %w", i, p.Fault, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Fencing reports whether the run's leases carry fencing tokens, so the
+// resource sees fenced writes instead of enter/exit.
+func (c Config) Fencing() bool {
+	info, err := lock.Lookup(c.Algorithm)
+	return c.Options.Fencing || (err == nil && info.Fencing)
+}
+
+// ErrHarness marks failures of locksim itself (nodes did not start...), as
+// opposed to bad input or an unsafe lock.
+var ErrHarness = errors.New("harness failure")

@@ -1,0 +1,60 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// Fault is one nemesis action: a small printable value that starts a fault
+// in the world and heals it again. Stop must undo Start and be safe to call
+// once after Start returned without error.
+type Fault interface {
+	fmt.Stringer
+	Start(w *World) error
+	Stop(w *World) error
+}
+
+// Validator is implemented by faults that can reject a configuration before
+// the run starts (an index out of range, a backend that lacks a capability).
+type Validator interface {
+	Validate(cfg Config) error
+}
+
+// Trigger fires either at a true time since the run's start, or the Nth time
+// (1-based) client Client reaches point Point.
+type Trigger struct {
+	At     time.Duration `json:"at,omitempty"`
+	Client int           `json:"client,omitempty"`
+	Point  string        `json:"point,omitempty"`
+	Nth    int           `json:"nth,omitempty"`
+}
+
+// OnPoint reports whether the trigger waits for a point rather than a time.
+func (t Trigger) OnPoint() bool { return t.Point != "" }
+
+func (t Trigger) String() string {
+	if t.OnPoint() {
+		return fmt.Sprintf("client %d at %s #%d", t.Client, t.Point, max(t.Nth, 1))
+	}
+	return fmt.Sprintf("at %v", t.At)
+}
+
+// Planned is a fault with its schedule. Without For or Until the fault lasts
+// until the clients stop, then heals.
+type Planned struct {
+	Fault Fault
+	Start Trigger
+	For   time.Duration
+	Until *Trigger
+}
+
+func (p Planned) String() string {
+	s := fmt.Sprintf("%s (%s", p.Fault, p.Start)
+	if p.For > 0 {
+		s += fmt.Sprintf(", for %v", p.For)
+	}
+	if p.Until != nil {
+		s += ", until " + p.Until.String()
+	}
+	return s + ")"
+}

@@ -1,0 +1,94 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// ErrCrashed is returned at a crashed client's gate: it never runs again.
+var ErrCrashed = errors.New("client crashed")
+
+// Gate is what every step of a client, and its background goroutines, pass
+// through. Paused, it blocks them all, as a GC pause or a frozen VM stops a
+// whole process; crashed, it stops them for good.
+type Gate struct {
+	mu      sync.Mutex
+	pauses  int           // nested pauses: overlapping faults each hold one
+	resume  chan struct{} // closed when the last pause ends
+	crashed bool
+}
+
+// NewGate returns an open gate.
+func NewGate() *Gate { return &Gate{resume: closedChan()} }
+
+func closedChan() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+// Pass blocks while the gate is paused. It returns ErrCrashed once the client
+// crashed and ctx's error if ctx ends first.
+func (g *Gate) Pass(ctx context.Context) error {
+	for {
+		g.mu.Lock()
+		crashed, wait := g.crashed, g.resume
+		g.mu.Unlock()
+		if crashed {
+			return ErrCrashed
+		}
+		select {
+		case <-wait:
+			g.mu.Lock()
+			still := g.pauses > 0 || g.crashed
+			g.mu.Unlock()
+			if !still {
+				return nil
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Pause closes the gate until a matching Resume.
+func (g *Gate) Pause() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.pauses == 0 {
+		g.resume = make(chan struct{})
+	}
+	g.pauses++
+}
+
+// Resume ends one Pause.
+func (g *Gate) Resume() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.pauses == 0 {
+		return
+	}
+	g.pauses--
+	if g.pauses == 0 {
+		close(g.resume)
+	}
+}
+
+// Crash stops the client for good and wakes whatever waits at the gate.
+func (g *Gate) Crash() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.crashed = true
+	if g.pauses > 0 {
+		g.pauses = 0
+		close(g.resume)
+	}
+}
+
+// Crashed reports whether Crash was called.
+func (g *Gate) Crashed() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.crashed
+}

@@ -1,0 +1,72 @@
+package sim
+
+import "sync"
+
+// gate holds the commands of a paused in-process node, the way a SIGSTOPped
+// redis-server leaves them in its socket buffers: they run after resume.
+// A kill opens the gate for good and tells the held commands to drop, since
+// a crashed server never answers what it had not yet read.
+type gate struct {
+	mu     sync.Mutex
+	open   chan struct{} // non-nil while paused; closed to release the waiters
+	killed bool
+}
+
+// pass blocks while the gate is paused and reports whether the command may
+// run (false once the node was killed).
+func (g *gate) pass() bool {
+	g.mu.Lock()
+	wait, killed := g.open, g.killed
+	g.mu.Unlock()
+	if killed {
+		return false
+	}
+	if wait != nil {
+		<-wait
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return !g.killed
+}
+
+func (g *gate) pause() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.open == nil {
+		g.open = make(chan struct{})
+	}
+}
+
+func (g *gate) resume() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.resumeLocked()
+}
+
+func (g *gate) resumeLocked() {
+	if g.open != nil {
+		close(g.open)
+		g.open = nil
+	}
+}
+
+func (g *gate) paused() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.open != nil
+}
+
+// kill releases every held command with the order to drop it; a restarted
+// node starts unpaused, like a new process.
+func (g *gate) kill() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.killed = true
+	g.resumeLocked()
+}
+
+func (g *gate) revive() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.killed = false
+}

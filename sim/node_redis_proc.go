@@ -1,0 +1,252 @@
+package sim
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrNoRedisServer means the redis-server binary could not be found.
+var ErrNoRedisServer = errors.New("redis-server not found in PATH: install it (apt-get install redis-server) or pass its path")
+
+// LookupRedisServer resolves the redis-server binary: bin if given (a path or
+// a name looked up in PATH), else "redis-server" from PATH. The error wraps
+// ErrNoRedisServer.
+func LookupRedisServer(bin string) (string, error) {
+	name := bin
+	if name == "" {
+		name = "redis-server"
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		if bin == "" {
+			return "", ErrNoRedisServer
+		}
+		return "", fmt.Errorf("%w (looked for %q: %v)", ErrNoRedisServer, bin, err)
+	}
+	return path, nil
+}
+
+const (
+	redisLogName   = "redis.log" // redis-server's own log (--logfile)
+	redisStdioName = "stdio.log" // what it prints before the log is open
+	readyTimeout   = 5 * time.Second
+	logTailLines   = 15
+	logTailBytes   = 4096
+	addrInUseText  = "Address already in use"
+	readyPollEvery = 5 * time.Millisecond
+)
+
+// redisProc is one run of a redis-server process.
+type redisProc struct {
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when the process has been waited for
+}
+
+// redisArgs is the whole configuration: given on the command line so that
+// nothing depends on a config file, and with RDB snapshots off so that only
+// the chosen AOF setting decides what a crash keeps.
+func redisArgs(port int, dir string, p Persistence) []string {
+	aof, fsync := "no", "everysec"
+	switch p {
+	case PersistenceEverySec:
+		aof = "yes"
+	case PersistenceAlways:
+		aof, fsync = "yes", "always"
+	}
+	return []string{
+		"--port", strconv.Itoa(port),
+		"--bind", "127.0.0.1",
+		"--dir", dir,
+		"--save", "",
+		"--appendonly", aof,
+		"--appendfsync", fsync,
+		"--daemonize", "no",
+		"--protected-mode", "no",
+		"--logfile", filepath.Join(dir, redisLogName),
+	}
+}
+
+// startRedisProc starts redis-server and waits until it answers PING.
+func startRedisProc(ctx context.Context, bin string, port int, dir string, p Persistence) (*redisProc, error) {
+	stdio, err := os.OpenFile(filepath.Join(dir, redisStdioName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open redis-server output file: %w", err)
+	}
+	defer stdio.Close() // the child has its own copy
+
+	cmd := exec.Command(bin, redisArgs(port, dir, p)...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = stdio, stdio
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		// Die with the harness even when it cannot run its cleanup (a fatal
+		// signal, an unrecovered panic in another goroutine). Linux ties this
+		// to the thread that forked; Go does not retire threads unless a
+		// goroutine exits while locked to one, which the harness never does.
+		Pdeathsig: syscall.SIGKILL,
+		// A group of its own: a terminal's Ctrl-C reaches only the harness,
+		// which then stops the server in order, and signals to the group also
+		// reach an AOF-rewrite child.
+		Setpgid: true,
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	proc := &redisProc{cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait() // the exit status of a killed server says nothing new
+		close(proc.exited)
+	}()
+
+	if err := proc.waitReady(ctx, port); err != nil {
+		proc.kill()
+		return nil, fmt.Errorf("redis-server on port %d: %w\n%s", port, err, logTail(dir))
+	}
+	return proc, nil
+}
+
+// waitReady polls PING until the server answers +PONG. A server still
+// loading its AOF answers -LOADING, which counts as not ready yet.
+func (p *redisProc) waitReady(ctx context.Context, port int) error {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	var last error
+	for {
+		select {
+		case <-p.exited:
+			return fmt.Errorf("exited before answering PING (%s)", p.cmd.ProcessState)
+		default:
+		}
+		if last = ping(ctx, addr); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no PONG within %v: %w (last: %v)", readyTimeout, ctx.Err(), last)
+		case <-p.exited:
+		case <-time.After(readyPollEvery):
+		}
+	}
+}
+
+// ping speaks just enough RESP to ask one PING on a fresh connection; a
+// go-redis client would add pooling and a dial circuit breaker we do not want
+// in a readiness probe.
+func ping(ctx context.Context, addr string) error {
+	ctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	if _, err := conn.Write([]byte("PING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if line = strings.TrimSpace(line); line != "+PONG" {
+		return fmt.Errorf("PING answered %q", line)
+	}
+	return nil
+}
+
+// signal sends sig to the server's process group.
+func (p *redisProc) signal(sig syscall.Signal) error {
+	if err := syscall.Kill(-p.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("send %v to redis-server (pid %d): %w", sig, p.cmd.Process.Pid, err)
+	}
+	return nil
+}
+
+// kill crashes the server and waits until it is gone. SIGKILL ends a stopped
+// process too; the SIGCONT only spares an AOF-rewrite child a stopped parent.
+func (p *redisProc) kill() {
+	_ = p.signal(syscall.SIGKILL)
+	_ = p.signal(syscall.SIGCONT)
+	<-p.exited
+}
+
+// alive reports whether the process has not exited.
+func (p *redisProc) alive() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// freePort asks the kernel for a free loopback port. Another process may
+// take it before redis-server binds it; the caller retries on that.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	if err := l.Close(); err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	return port, nil
+}
+
+// portTaken reports whether the server's last start failed on its port.
+func portTaken(dir string) bool {
+	return strings.Contains(logTail(dir), addrInUseText)
+}
+
+// logTail returns the last lines the server wrote, for error messages.
+func logTail(dir string) string {
+	var b strings.Builder
+	for _, name := range []string{redisStdioName, redisLogName} {
+		lines := tailLines(filepath.Join(dir, name))
+		if len(lines) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "--- last lines of %s ---\n", filepath.Join(dir, name))
+		for _, l := range lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func tailLines(path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > logTailBytes {
+		if _, err := f.Seek(st.Size()-logTailBytes, 0); err != nil {
+			return nil
+		}
+	}
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) > logTailLines {
+		lines = lines[len(lines)-logTailLines:]
+	}
+	return lines
+}

@@ -1,0 +1,53 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/locksim/locksim/lock"
+)
+
+// probe is the liveness check: after every fault healed, a fresh client must
+// get each key within TTL + slack (plus the tolerance of designs that trust
+// client timestamps). A key it cannot get is a deadlock.
+func probe(ctx context.Context, w *World) {
+	cfg := w.cfg
+	info, _ := lock.Lookup(cfg.Algorithm)
+	bound := cfg.Options.TTL + cfg.ProbeSlack
+	if info.ClientClock {
+		bound += cfg.Options.Tolerance
+	}
+	conns := w.cluster.NewClients()
+	defer func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}()
+	o := cfg.Options
+	o.Clock, o.Hook, o.Watchdog = lock.SystemClock{}, nil, false
+	o.Owner, o.Tokens = "probe", nil
+	l, err := lock.New(cfg.Algorithm, conns, o)
+	if err != nil {
+		w.rec.Add(Op{Kind: KindProbe, Client: NoClient, Outcome: Unknown, Call: w.rec.Now(), Return: w.rec.Now(), Err: err.Error()})
+		return
+	}
+	for k := 0; k < cfg.Keys; k++ {
+		key := fmt.Sprintf("locksim:%d", k)
+		pctx, cancel := context.WithTimeout(ctx, bound)
+		op := Op{Kind: KindProbe, Client: NoClient, Key: key, Call: w.rec.Now()}
+		lease, err := lock.Blocking(pctx, l.Acquire, key, cfg.Options.Retry, lock.SystemClock{}, nil)
+		op.Return = w.rec.Now()
+		cancel()
+		switch {
+		case err == nil:
+			op.Outcome, op.Token = OK, lease.Token
+			_ = l.Release(ctx, lease)
+		case errors.Is(err, lock.ErrNotAcquired):
+			op.Outcome, op.Err = Fail, fmt.Sprintf("not acquired within %v: %v", bound, err)
+		default:
+			op.Outcome, op.Err = Unknown, err.Error()
+		}
+		w.rec.Add(op)
+	}
+}

@@ -1,0 +1,38 @@
+package sim
+
+import (
+	"sync"
+	"time"
+)
+
+// Recorder collects the history in true time. Call stamps must be taken
+// before a request is sent and Return stamps after its reply is in hand, so
+// every recorded interval contains the real effect.
+type Recorder struct {
+	origin time.Time
+	mu     sync.Mutex
+	ops    []Op
+}
+
+// NewRecorder starts true time now.
+func NewRecorder() *Recorder { return &Recorder{origin: time.Now()} }
+
+// Origin is true time 0.
+func (r *Recorder) Origin() time.Time { return r.origin }
+
+// Now is true time since the run's start (monotonic).
+func (r *Recorder) Now() time.Duration { return time.Since(r.origin) }
+
+// Add appends a completed operation.
+func (r *Recorder) Add(op Op) {
+	r.mu.Lock()
+	r.ops = append(r.ops, op)
+	r.mu.Unlock()
+}
+
+// History returns a copy of what was recorded so far.
+func (r *Recorder) History() History {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return History{Ops: append([]Op(nil), r.ops...)}
+}

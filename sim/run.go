@@ -1,0 +1,110 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Result is what a run produced: the history and what a reader needs to
+// trust it.
+type Result struct {
+	Config  Config
+	History History
+	// Notes: what was emulated, triggers that never fired, faults that failed.
+	Notes []string
+	// Incomplete: the run was interrupted; its history must not be presented
+	// as a verdict.
+	Incomplete bool
+	Started    time.Time
+	Wall       time.Duration
+}
+
+// ErrConfig marks bad input, as opposed to a harness failure.
+var ErrConfig = errors.New("bad configuration")
+
+// Run plays one configuration: it starts the cluster, runs the clients while
+// the faults play, heals, probes liveness and stops everything it started.
+// A cancelled ctx (Ctrl-C) stops the run early and marks it Incomplete.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	res := &Result{Config: cfg, Started: time.Now()}
+	cluster, err := StartCluster(ctx, cfg.Cluster)
+	if err != nil {
+		return nil, fmt.Errorf("%w: start %s nodes: %w", ErrHarness, cfg.Cluster.Backend, err)
+	}
+	defer cluster.Close()
+	for _, n := range cluster.Nodes() {
+		res.Notes = appendNew(res.Notes, n.Emulated()...)
+	}
+
+	rec := NewRecorder()
+	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: NewResource(rec)}
+	sched := newSchedule(w, cfg.Faults)
+	for i := 0; i < cfg.Clients; i++ {
+		c, err := newClient(i, w, sched)
+		if err != nil {
+			closeClients(w.clients)
+			return nil, fmt.Errorf("%w: client %d: %w", ErrConfig, i, err)
+		}
+		w.clients = append(w.clients, c)
+	}
+	defer closeClients(w.clients)
+
+	// Clients get the duration plus a grace period to finish their cycle;
+	// past that they are cut off (a hung node cannot hang the harness).
+	runCtx, cancel := context.WithTimeout(ctx, cfg.Duration+cfg.Grace)
+	defer cancel()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	sched.arm()
+	for _, c := range w.clients {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.run(runCtx, stop) }()
+	}
+	select {
+	case <-time.After(cfg.Duration):
+	case <-ctx.Done():
+	}
+	close(stop)
+	healErr := sched.healAll()
+	wg.Wait()
+	if healErr != nil {
+		res.Notes = append(res.Notes, healErr.Error())
+	}
+	res.Notes = append(res.Notes, sched.unfired()...)
+	if ctx.Err() == nil && !cfg.NoProbe {
+		probe(ctx, w)
+	}
+	res.History = rec.History()
+	res.Wall = time.Since(res.Started)
+	if ctx.Err() != nil {
+		res.Incomplete = true
+		return res, fmt.Errorf("run interrupted: %w", ctx.Err())
+	}
+	return res, nil
+}
+
+func closeClients(cs []*Client) {
+	for _, c := range cs {
+		c.close()
+	}
+}
+
+func appendNew(dst []string, xs ...string) []string {
+	for _, x := range xs {
+		seen := false
+		for _, d := range dst {
+			seen = seen || d == x
+		}
+		if !seen {
+			dst = append(dst, x)
+		}
+	}
+	return dst
+}

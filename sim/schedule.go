@@ -1,0 +1,163 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// schedule starts and stops the planned faults on time or when a client
+// reaches a point, and records each as a fault operation.
+type schedule struct {
+	w      *World
+	mu     sync.Mutex
+	faults []*scheduled
+	counts map[pointKey]int
+	timers []*time.Timer
+	errs   []error
+	closed bool
+}
+
+type pointKey struct {
+	client int
+	point  string
+}
+
+type scheduled struct {
+	id      int
+	plan    Planned
+	mu      sync.Mutex // serialises Start/Stop of this fault
+	started bool
+	stopped bool
+	at      time.Duration
+}
+
+func newSchedule(w *World, plans []Planned) *schedule {
+	s := &schedule{w: w, counts: map[pointKey]int{}}
+	for i, p := range plans {
+		s.faults = append(s.faults, &scheduled{id: i + 1, plan: p})
+	}
+	return s
+}
+
+// arm starts the timers of time-triggered faults.
+func (s *schedule) arm() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.faults {
+		if !f.plan.Start.OnPoint() {
+			f := f
+			s.timers = append(s.timers, time.AfterFunc(f.plan.Start.At, func() { s.start(f) }))
+		}
+	}
+}
+
+// reached is called by a client at every point, before its gate: a fault it
+// triggers is in force before the client takes its next step.
+func (s *schedule) reached(client int, point string) {
+	s.mu.Lock()
+	k := pointKey{client, point}
+	s.counts[k]++
+	n := s.counts[k]
+	var starts, stops []*scheduled
+	for _, f := range s.faults {
+		if matches(f.plan.Start, client, point, n) {
+			starts = append(starts, f)
+		}
+		if f.plan.Until != nil && matches(*f.plan.Until, client, point, n) {
+			stops = append(stops, f)
+		}
+	}
+	s.mu.Unlock()
+	for _, f := range stops {
+		s.stop(f)
+	}
+	for _, f := range starts {
+		s.start(f)
+	}
+}
+
+func matches(t Trigger, client int, point string, n int) bool {
+	return t.OnPoint() && t.Client == client && t.Point == point && max(t.Nth, 1) == n
+}
+
+func (s *schedule) start(f *scheduled) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if f.started || closed {
+		return
+	}
+	f.started = true
+	f.at = s.w.rec.Now()
+	if err := f.plan.Fault.Start(s.w); err != nil {
+		f.stopped = true
+		s.fail(fmt.Errorf("fault %d %s: start: %w", f.id, f.plan.Fault, err))
+		s.w.rec.Add(Op{Kind: KindFault, Client: NoClient, Call: f.at, Return: f.at, Outcome: Fail,
+			Fault: f.plan.String(), FaultID: f.id, Err: err.Error()})
+		return
+	}
+	if f.plan.For > 0 {
+		s.mu.Lock()
+		s.timers = append(s.timers, time.AfterFunc(f.plan.For, func() { s.stop(f) }))
+		s.mu.Unlock()
+	}
+}
+
+func (s *schedule) stop(f *scheduled) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.started || f.stopped {
+		return
+	}
+	f.stopped = true
+	err := f.plan.Fault.Stop(s.w)
+	op := Op{Kind: KindFault, Client: NoClient, Call: f.at, Return: s.w.rec.Now(), Outcome: OK,
+		Fault: f.plan.String(), FaultID: f.id}
+	if err != nil {
+		op.Outcome, op.Err = Unknown, err.Error()
+		s.fail(fmt.Errorf("fault %d %s: heal: %w", f.id, f.plan.Fault, err))
+	}
+	s.w.rec.Add(op)
+}
+
+func (s *schedule) fail(err error) {
+	s.mu.Lock()
+	s.errs = append(s.errs, err)
+	s.mu.Unlock()
+}
+
+// healAll cancels pending triggers and heals every active fault. Faults that
+// never fired are not recorded.
+func (s *schedule) healAll() error {
+	s.mu.Lock()
+	s.closed = true
+	for _, t := range s.timers {
+		t.Stop()
+	}
+	faults := s.faults
+	s.mu.Unlock()
+	for _, f := range faults {
+		s.stop(f)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return errors.Join(s.errs...)
+}
+
+// unfired lists faults whose trigger never came: a scenario that relies on
+// them did not test what it says.
+func (s *schedule) unfired() []string {
+	var out []string
+	for _, f := range s.faults {
+		f.mu.Lock()
+		if !f.started {
+			out = append(out, fmt.Sprintf("fault %d %s never fired", f.id, f.plan))
+		}
+		f.mu.Unlock()
+	}
+	return out
+}

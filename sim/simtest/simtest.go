@@ -1,0 +1,77 @@
+// Package simtest starts locksim clusters for tests and cleans up after them.
+package simtest
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// RequireEnv names the variable that turns a missing redis-server from a
+// skip into a failure; CI sets it so that a skip there cannot hide anything.
+const RequireEnv = "LOCKSIM_REQUIRE_REDIS"
+
+// startTimeout bounds starting a cluster in a test.
+const startTimeout = 15 * time.Second
+
+// RequireRedisServer skips the test when redis-server is not in PATH, or
+// fails it when LOCKSIM_REQUIRE_REDIS=1.
+func RequireRedisServer(t testing.TB) {
+	t.Helper()
+	if _, err := sim.LookupRedisServer(""); err != nil {
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatalf("%v (%s=1 makes this a failure)", err, RequireEnv)
+		}
+		t.Skipf("skipping: %v (set %s=1 to fail instead)", err, RequireEnv)
+	}
+}
+
+// Backends lists the backends a test table should run on. A subtest on
+// sim.BackendRedis that starts its cluster with Cluster or ClusterWith is
+// skipped or failed by RequireRedisServer there.
+func Backends() []sim.Backend {
+	return []sim.Backend{sim.BackendMiniredis, sim.BackendRedis}
+}
+
+// Cluster starts a cluster of nodes on backend for the test and registers
+// Cleanup to close it and every client it handed out.
+func Cluster(t testing.TB, backend sim.Backend, nodes int) (*sim.Cluster, []redis.UniversalClient) {
+	t.Helper()
+	return ClusterWith(t, sim.ClusterConfig{Backend: backend, Nodes: nodes})
+}
+
+// ClusterWith is Cluster with a full configuration (e.g. persistence). An
+// empty cfg.Dir becomes a test temp dir.
+func ClusterWith(t testing.TB, cfg sim.ClusterConfig) (*sim.Cluster, []redis.UniversalClient) {
+	t.Helper()
+	if cfg.Backend == sim.BackendRedis {
+		RequireRedisServer(t)
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = t.TempDir()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	c, err := sim.StartCluster(ctx, cfg)
+	if err != nil {
+		t.Fatalf("start cluster: %v", err)
+	}
+	// Cleanups run last-in first-out: clients close before their nodes.
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("close cluster: %v", err)
+		}
+	})
+	clients := c.NewClients()
+	t.Cleanup(func() {
+		for _, cl := range clients {
+			_ = cl.Close()
+		}
+	})
+	return c, clients
+}
