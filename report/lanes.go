@@ -15,7 +15,7 @@ import (
 // checker keeps only what it judges; the picture shows every section, also
 // the ones nobody overlapped.
 type lanes struct {
-	clients []int // row order: client ids, ascending
+	clients  []int // row order: client ids, ascending
 	byClient map[int]*clientLane
 	probes   []sim.Op
 	faults   []checker.FaultWindow // sorted by start
@@ -260,6 +260,7 @@ type overlap struct {
 	// disjoint: the intervals do not overlap (a token that went
 	// backwards); start and end are then the two intervals' starts.
 	disjoint bool
+	faults   []checker.FaultWindow // as the checker attached them to the witness
 }
 
 // overlaps collects the witnesses of unsafe checks, once per pair of
@@ -273,7 +274,7 @@ func overlaps(r checker.Result) []overlap {
 		}
 		for _, w := range c.Witnesses {
 			o := overlap{check: c.Name, a: w.A.Client, b: w.B.Client,
-				start: max(w.A.Start, w.B.Start), end: min(w.A.End, w.B.End)}
+				start: max(w.A.Start, w.B.Start), end: min(w.A.End, w.B.End), faults: w.Faults}
 			if o.end < o.start {
 				o.disjoint = true
 				o.start, o.end = min(w.A.Start, w.B.Start), max(w.A.Start, w.B.Start)

@@ -37,7 +37,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(algosCmd())
+	root.AddCommand(algosCmd(), doctorCmd())
 	err := root.Execute()
 	if err == nil {
 		return

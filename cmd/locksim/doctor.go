@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// check is one line of the doctor's report.
+type check struct {
+	name   string
+	ok     bool
+	detail string
+}
+
+func doctorCmd() *cobra.Command {
+	var toxiproxy string
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check what locksim needs: redis-server, redis-sentinel, loopback ports, toxiproxy",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			checks := []check{
+				binaryVersion("redis-server", "needed for --backend redis (apt-get install redis-server)"),
+				binaryVersion("redis-sentinel", "optional (apt-get install redis-sentinel)"),
+				loopbackPorts(),
+			}
+			if toxiproxy != "" {
+				checks = append(checks, toxiproxyReachable(cmd.Context(), toxiproxy))
+			}
+			failed := 0
+			for _, c := range checks {
+				mark := "ok  "
+				if !c.ok {
+					mark = "FAIL"
+					failed++
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s %-16s %s\n", mark, c.name, c.detail)
+			}
+			if failed > 0 {
+				return harnessErr(fmt.Errorf("doctor: %d of %d checks failed", failed, len(checks)))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&toxiproxy, "toxiproxy", "", "also check a toxiproxy server's API at `ADDR` (host:port)")
+	return cmd
+}
+
+func binaryVersion(name, hint string) check {
+	path, err := exec.LookPath(name)
+	if name == "redis-server" {
+		path, err = sim.LookupRedisServer("") // what --backend redis will run
+	}
+	if err != nil {
+		return check{name, false, "not found in PATH: " + hint}
+	}
+	out, err := exec.Command(path, "--version").CombinedOutput()
+	if err != nil {
+		return check{name, false, fmt.Sprintf("%s --version: %v", path, err)}
+	}
+	return check{name, true, fmt.Sprintf("%s (%s)", strings.TrimSpace(string(out)), path)}
+}
+
+// loopbackPorts opens and closes a few listeners, as the redis backend does.
+func loopbackPorts() check {
+	var ports []string
+	for range 3 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return check{"loopback ports", false, fmt.Sprintf("cannot listen on 127.0.0.1: %v", err)}
+		}
+		ports = append(ports, l.Addr().String())
+		_ = l.Close()
+	}
+	return check{"loopback ports", true, "opened " + strings.Join(ports, ", ")}
+}
+
+func toxiproxyReachable(ctx context.Context, addr string) check {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/version", nil)
+	if err != nil {
+		return check{"toxiproxy", false, fmt.Sprintf("--toxiproxy %q: %v", addr, err)}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return check{"toxiproxy", false, fmt.Sprintf("%s unreachable: %v", addr, err)}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return check{"toxiproxy", false, fmt.Sprintf("%s answered %s", addr, resp.Status)}
+	}
+	return check{"toxiproxy", true, "API at " + addr + " answers"}
+}

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/sim"
+)
+
+func TestLanesLeases(t *testing.T) {
+	var b builder
+	// reentrant: outer 1..100, inner 10..20; the outer lasts to its own release
+	b.acquire(0, 0, 1, sim.OK, "t0", 0)
+	b.acquire(0, 9, 10, sim.OK, "t0", 0)
+	b.release(0, 20, sim.OK, "t0")
+	b.release(0, 100, sim.OK, "t0")
+	// validity ends before the release; an extend moves it
+	b.acquire(1, 200, 201, sim.OK, "t1", 300)
+	b.ops = append(b.ops, sim.Op{Kind: sim.KindExtend, Client: 1, Key: "lock", Call: msd(290), Return: msd(291), Outcome: sim.OK, Token: "t1", ValidUntil: msd(350)})
+	b.release(1, 400, sim.OK, "t1")
+	// no expiry and no release: open to the end of the history
+	b.acquire(2, 500, 501, sim.OK, "t2", 0)
+	b.acquire(2, 600, 601, sim.Fail, "", 0)
+	b.acquire(2, 700, 705, sim.Unknown, "", 0)
+	l := readLanes(sim.History{Ops: b.ops}, 4)
+
+	assert.Equal(t, []int{0, 1, 2, 3}, l.clients, "a client that did nothing still has its row")
+	assert.Equal(t, msd(705), l.end)
+	assert.ElementsMatch(t, []span{{start: msd(1), end: msd(100)}, {start: msd(10), end: msd(20)}}, l.byClient[0].leases)
+	assert.Equal(t, []span{{start: msd(201), end: msd(350)}}, l.byClient[1].leases, "the extend's validity, not the release")
+	assert.Equal(t, []span{{start: msd(501), end: msd(705), open: true}}, l.byClient[2].leases)
+	assert.Equal(t, []time.Duration{msd(601)}, l.byClient[2].failed)
+	assert.Equal(t, []time.Duration{msd(705)}, l.byClient[2].unknown)
+	assert.Empty(t, l.byClient[3].leases)
+}
+
+func TestLanesEnterExit(t *testing.T) {
+	var b builder
+	b.res(sim.KindEnter, 0, 10, "t0", 0, sim.OK)
+	b.res(sim.KindEnter, 0, 12, "t0", 0, sim.OK) // nested: one stay
+	b.res(sim.KindExit, 0, 20, "t0", 0, sim.OK)
+	b.res(sim.KindExit, 0, 30, "t0", 0, sim.OK)
+	b.ops = append(b.ops, sim.Op{Kind: sim.KindEnter, Client: 1, Key: "lock", Call: msd(40), Return: msd(41), Outcome: sim.Unknown}) // never reached the resource
+	b.res(sim.KindEnter, 1, 50, "t1", 0, sim.OK)                                                                                     // never exits
+	b.ops = append(b.ops, sim.Op{Kind: sim.KindEnter, Client: 2, Key: "lock", Mode: "read", Call: msd(60), Return: msd(61), Outcome: sim.OK, At: msd(60), Seq: 99})
+	b.ops = append(b.ops, sim.Op{Kind: sim.KindExit, Client: 2, Key: "lock", Mode: "read", Call: msd(70), Return: msd(71), Outcome: sim.OK, At: msd(70), Seq: 100})
+	b.probe(80, 90, sim.OK)
+	l := readLanes(sim.History{Ops: b.ops}, 2)
+
+	assert.False(t, l.fenced)
+	assert.Equal(t, []span{{start: msd(10), end: msd(30)}}, l.byClient[0].sections)
+	assert.Equal(t, []span{{start: msd(50), end: msd(90), open: true}}, l.byClient[1].sections, "open to the history's end")
+	assert.Equal(t, []span{{start: msd(60), end: msd(70), read: true}}, l.byClient[2].sections)
+	assert.Len(t, l.probes, 1)
+}
+
+func TestLanesFencedWrites(t *testing.T) {
+	l := readLanes(fencedPause(), 2)
+	require.True(t, l.fenced)
+	assert.Equal(t, []span{{start: msd(3), end: msd(3)}}, l.byClient[0].sections, "one accepted write")
+	assert.Equal(t, []time.Duration{msd(902)}, l.byClient[0].rejected)
+	assert.Equal(t, []span{{start: msd(603), end: msd(650)}}, l.byClient[1].sections, "first to last accepted write")
+	require.Len(t, l.faults, 1)
+	assert.Equal(t, msd(5), l.faults[0].Start)
+}
+
+func TestOverlapsOncePerWindow(t *testing.T) {
+	iv := func(c int, from, to float64) checker.Interval {
+		return checker.Interval{Client: c, Start: msd(from), End: msd(to)}
+	}
+	r := checker.Result{Checks: []checker.CheckResult{
+		{Name: "exclusion", Verdict: checker.Unsafe, Witnesses: []checker.Witness{{A: iv(1, 10, 50), B: iv(0, 20, 60)}}},
+		{Name: "claim", Verdict: checker.Unsafe, Witnesses: []checker.Witness{{A: iv(0, 20, 60), B: iv(1, 10, 50)}}}, // the same pair and window
+		{Name: "fencing", Verdict: checker.Unsafe, Witnesses: []checker.Witness{{A: iv(2, 100, 100), B: iv(3, 80, 80)}}},
+		{Name: "liveness", Verdict: checker.Safe, Witnesses: []checker.Witness{{A: iv(4, 0, 10), B: iv(5, 0, 10)}}},
+	}}
+	got := overlaps(r)
+	require.Len(t, got, 2)
+	assert.Equal(t, overlap{check: "exclusion", a: 1, b: 0, start: msd(20), end: msd(50)}, got[0])
+	assert.Equal(t, overlap{check: "fencing", a: 2, b: 3, start: msd(80), end: msd(100), disjoint: true}, got[1])
+}

@@ -1,0 +1,265 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/sim"
+)
+
+// Run is everything one run directory is written from.
+type Run struct {
+	Scenario  string // the scenario's name
+	Algorithm string
+	// ScenarioYAML is scenario.yaml as resolved; nil for a run configured
+	// by flags, whose configuration is then written from Sim.Config.
+	ScenarioYAML []byte
+	Sim          *sim.Result
+	// Check is checker.Check of Sim.History with Config{Verbose: true}, so
+	// that check.html can be drawn.
+	Check checker.Result
+	// Expected is "" when nothing is expected, else safe, unsafe, deadlock
+	// or any; ExpectedChecks are expected verdicts of single checks.
+	Expected       string
+	ExpectedChecks map[string]string
+	Machine        string // e.g. "linux/amd64, 2 cores"
+}
+
+// Files of a run directory, in the order they are written.
+const (
+	FileScenario = "scenario.yaml"
+	FileHistory  = "history.jsonl"
+	FileVerdict  = "verdict.json"
+	FileCheck    = "check.html"
+	FileSVG      = "timeline.svg"
+	FilePNG      = "timeline.png"
+	FileSummary  = "summary.md"
+)
+
+// beforeWrite runs before each file is written; tests make it fail to
+// prove that a failed run leaves nothing behind.
+var beforeWrite = func(name string) error { return nil }
+
+// WriteRun writes the run directory dir. The files are written into a
+// sibling temporary directory, synced, and the directory is renamed to dir
+// at the end, so dir either holds a complete report or does not exist: on
+// any error nothing is left at dir and the temporary directory is removed.
+// dir must not exist yet (see RunDir); its parent is created if needed.
+func WriteRun(dir string, in Run) (err error) {
+	if in.Sim == nil {
+		return errors.New("report: no simulation result")
+	}
+	if _, err := os.Lstat(dir); err == nil {
+		return fmt.Errorf("report: %s already exists", dir)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("report: %w", err)
+	}
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	tmp, err := os.MkdirTemp(parent, filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = os.RemoveAll(tmp)
+		}
+	}()
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+		return fmt.Errorf("report: %w", err)
+	}
+
+	scenarioYAML := in.ScenarioYAML
+	if scenarioYAML == nil {
+		if scenarioYAML, err = flagsYAML(in.Scenario, in.Sim.Config); err != nil {
+			return err
+		}
+	}
+	tl, err := newTimeline(in)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{FileScenario, func(w io.Writer) error { _, err := w.Write(scenarioYAML); return err }},
+		{FileHistory, in.Sim.History.WriteJSONL},
+		{FileVerdict, func(w io.Writer) error { return writeVerdict(w, in) }},
+		{FileCheck, func(w io.Writer) error { return writeCheckHTML(w, in) }},
+		{FileSVG, func(w io.Writer) error { return tl.writeTo(w, "svg") }},
+		{FilePNG, func(w io.Writer) error { return tl.writeTo(w, "png") }},
+		{FileSummary, func(w io.Writer) error { return writeSummary(w, in) }},
+	}
+	for _, f := range files {
+		if err := beforeWrite(f.name); err != nil {
+			return fmt.Errorf("report: %s: %w", f.name, err)
+		}
+		if err := writeSynced(filepath.Join(tmp, f.name), f.write); err != nil {
+			return fmt.Errorf("report: %s: %w", f.name, err)
+		}
+	}
+	if err := syncDir(tmp); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	// rename(2) would replace an empty directory that appeared at dir
+	// since the check above; refuse that too.
+	if _, err := os.Lstat(dir); err == nil {
+		return fmt.Errorf("report: %s already exists", dir)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	// The rename is done; a failed sync of the parent only weakens
+	// durability, and removing dir now would lose a complete report.
+	_ = syncDir(parent)
+	return nil
+}
+
+// writeSynced writes a file through a buffer and syncs it to disk.
+func writeSynced(path string, write func(io.Writer) error) (err error) {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+func writeVerdict(w io.Writer, in Run) error {
+	b, err := json.MarshalIndent(newVerdict(in), "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// writeCheckHTML writes porcupine's page. When the checker could not judge
+// exclusion at all (an unusable resource log), there is nothing for
+// porcupine to draw, and the page says so: those are the runs whose
+// artifacts matter most. Any other failure is the caller's (a Result
+// checked without Verbose) and fails the report.
+func writeCheckHTML(w io.Writer, in Run) error {
+	var buf bytes.Buffer
+	err := checker.Visualize(&buf, in.Sim.History, in.Check)
+	if err == nil {
+		_, err = w.Write(buf.Bytes())
+		return err
+	}
+	ex := in.Check.Check("exclusion")
+	if ex.Verdict != checker.Unknown {
+		return err
+	}
+	_, werr := fmt.Fprintf(w, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s — %s: no linearization</title></head>\n"+
+		"<body><h1>No porcupine visualization</h1><p>The exclusion check is unknown: %s</p><p>Porcupine had nothing to draw: %s</p>"+
+		"<p>See <a href=\"summary.md\">summary.md</a> and <a href=\"timeline.svg\">timeline.svg</a>.</p></body></html>\n",
+		html.EscapeString(in.Scenario), html.EscapeString(in.Algorithm), html.EscapeString(ex.Detail), html.EscapeString(err.Error()))
+	return werr
+}
+
+// RunDir names a new run directory: root/locksim/<scenario>/<UTC
+// stamp>-s<seed>, with -2, -3... appended when that name is taken. The
+// scenario name is made safe as one path element.
+func RunDir(root, scenario string, started time.Time, seed uint64) string {
+	base := filepath.Join(root, "locksim", pathElem(scenario),
+		started.UTC().Format("20060102T150405Z")+"-s"+strconv.FormatUint(seed, 10))
+	dir := base
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+			return dir
+		}
+		dir = base + "-" + strconv.Itoa(n)
+	}
+}
+
+// pathElem keeps a user-given scenario name inside its directory.
+func pathElem(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == os.PathSeparator || r < ' ' {
+			return '_'
+		}
+		return r
+	}, strings.TrimSpace(name))
+	if name == "" || name == "." || name == ".." {
+		return "unnamed"
+	}
+	return name
+}
+
+// LatestLink is the name of the link to a scenario's newest run.
+const LatestLink = "latest"
+
+// UpdateLatest points scenarioDir/latest at the run directory runDirName
+// (a name inside scenarioDir; the link is relative so that the results
+// tree can be moved). The link is replaced atomically: a reader sees the
+// old target or the new one, never no link.
+func UpdateLatest(scenarioDir, runDirName string) error {
+	target := runDirName
+	if filepath.IsAbs(target) {
+		rel, err := filepath.Rel(scenarioDir, target)
+		if err != nil {
+			return fmt.Errorf("report: latest: %w", err)
+		}
+		target = rel
+	}
+	if fi, err := os.Stat(filepath.Join(scenarioDir, target)); err != nil {
+		return fmt.Errorf("report: latest: %w", err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("report: latest: %s is not a directory", target)
+	}
+	link := filepath.Join(scenarioDir, LatestLink)
+	if fi, err := os.Lstat(link); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+		return fmt.Errorf("report: %s exists and is not a link; not replacing it", link)
+	}
+	var tmpLink string
+	for tries := 0; ; tries++ {
+		tmpLink = filepath.Join(scenarioDir, fmt.Sprintf("%s.tmp-%016x", LatestLink, rand.Uint64()))
+		err := os.Symlink(target, tmpLink)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || tries == 10 {
+			return fmt.Errorf("report: latest: %w", err)
+		}
+	}
+	if err := os.Rename(tmpLink, link); err != nil {
+		_ = os.Remove(tmpLink)
+		return fmt.Errorf("report: latest: %w", err)
+	}
+	return nil
+}

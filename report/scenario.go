@@ -1,0 +1,96 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// flagsScenario is scenario.yaml for a run configured by flags rather than
+// a scenario file. Its fields use the scenario schema's names so that the
+// file reads like any other scenario and, without faults, loads as one.
+type flagsScenario struct {
+	Name        string       `yaml:"name"`
+	Algorithm   string       `yaml:"algorithm"`
+	Options     flagsOptions `yaml:"options"`
+	Backend     string       `yaml:"backend"`
+	Nodes       int          `yaml:"nodes"`
+	Persistence string       `yaml:"persistence,omitempty"`
+	Clients     int          `yaml:"clients"`
+	Keys        int          `yaml:"keys"`
+	ReadRatio   float64      `yaml:"read_ratio,omitempty"`
+	Duration    string       `yaml:"duration"`
+	Hold        string       `yaml:"hold"`
+	Think       string       `yaml:"think"`
+	Seed        uint64       `yaml:"seed"`
+}
+
+type flagsOptions struct {
+	TTL           string  `yaml:"ttl"`
+	Drift         float64 `yaml:"drift"`
+	Retries       *int    `yaml:"retries,omitempty"`
+	RetryDelay    string  `yaml:"retry_delay"`
+	Watchdog      bool    `yaml:"watchdog"`
+	Fencing       bool    `yaml:"fencing"`
+	ValidityCheck bool    `yaml:"validity_check"`
+	NodeTimeout   string  `yaml:"node_timeout"`
+	Tolerance     string  `yaml:"tolerance,omitempty"`
+}
+
+// flagsYAML writes the configuration a run from flags used. Faults cannot
+// be written back as scenario entries from their printed form, so they are
+// listed as comments: the file says what ran without pretending that it
+// can replay it.
+func flagsYAML(name string, c sim.Config) ([]byte, error) {
+	d := func(v time.Duration) string { return v.String() }
+	s := flagsScenario{
+		Name:        name,
+		Algorithm:   c.Algorithm,
+		Backend:     string(c.Cluster.Backend),
+		Nodes:       c.Cluster.Nodes,
+		Persistence: string(c.Cluster.Persistence),
+		Clients:     c.Clients,
+		Keys:        c.Keys,
+		ReadRatio:   c.ReadRatio,
+		Duration:    d(c.Duration),
+		Hold:        d(c.Hold),
+		Think:       d(c.Think),
+		Seed:        c.Seed,
+		Options: flagsOptions{
+			TTL:           d(c.Options.TTL),
+			Drift:         c.Options.Drift,
+			RetryDelay:    d(c.Options.Retry.Interval),
+			Watchdog:      c.Options.Watchdog,
+			Fencing:       c.Options.Fencing,
+			ValidityCheck: c.Options.ValidityCheck,
+			NodeTimeout:   d(c.Options.NodeTimeout),
+		},
+	}
+	if c.Options.Tolerance > 0 {
+		s.Options.Tolerance = d(c.Options.Tolerance)
+	}
+	if n := c.Options.Retry.MaxTries; n > 0 {
+		s.Options.Retries = &[]int{n - 1}[0]
+	}
+	var b bytes.Buffer
+	b.WriteString("# Written by locksim from command-line flags (no scenario file).\n")
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(s); err != nil {
+		return nil, fmt.Errorf("scenario.yaml: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("scenario.yaml: %w", err)
+	}
+	if len(c.Faults) > 0 {
+		b.WriteString("# faults, as planned (printed values, not scenario entries):\n")
+		for _, f := range c.Faults {
+			fmt.Fprintf(&b, "#   - %s\n", f)
+		}
+	}
+	return b.Bytes(), nil
+}

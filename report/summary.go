@@ -1,0 +1,287 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/sim"
+)
+
+// maxSummaryWitnesses bounds the witnesses summary.md spells out per check;
+// verdict.json has all the checker kept.
+const maxSummaryWitnesses = 3
+
+// writeSummary writes summary.md: one screen that a design review can read
+// without opening anything else, linking to what backs it.
+func writeSummary(w io.Writer, in Run) error {
+	res, r := in.Sim, in.Check
+	l := readLanes(res.History, res.Config.Clients)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s — %s\n\n", in.Scenario, in.Algorithm)
+	if res.Incomplete {
+		b.WriteString("**incomplete run — not a verdict.** The run was interrupted; what follows describes a partial history.\n\n")
+	}
+	fmt.Fprintf(&b, "**Verdict: %s** · %s\n\n", r.Verdict, expectationMarkdown(in))
+	fmt.Fprintf(&b, "%s\n\n", setup(res.Config))
+
+	// The expected column appears only when single checks are expected.
+	expectCol := len(in.ExpectedChecks) > 0
+	if expectCol {
+		b.WriteString("| check | verdict | expected | detail |\n|---|---|---|---|\n")
+	} else {
+		b.WriteString("| check | verdict | detail |\n|---|---|---|\n")
+	}
+	for _, c := range r.Checks {
+		verdict := string(c.Verdict)
+		if c.Verdict == checker.Unsafe || c.Verdict == checker.Deadlock || c.Verdict == checker.Unknown {
+			verdict = "**" + verdict + "**"
+		}
+		if !expectCol {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", c.Name, verdict, cell(c.Detail))
+			continue
+		}
+		want := ""
+		if e, ok := in.ExpectedChecks[c.Name]; ok && e != "" {
+			want = e + " " + mark(e == "any" || e == string(c.Verdict))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, verdict, want, cell(c.Detail))
+	}
+	for _, name := range slices.Sorted(maps.Keys(in.ExpectedChecks)) {
+		if r.Check(name).Name == "" {
+			fmt.Fprintf(&b, "| %s | (no such check) | %s ✗ | |\n", cell(name), cell(in.ExpectedChecks[name]))
+		}
+	}
+	if !r.SweepAgrees {
+		b.WriteString("\n**porcupine and the exact sweep disagree on exclusion: this is a locksim bug; please report it with history.jsonl.**\n")
+	}
+
+	var wit strings.Builder
+	for _, c := range r.Checks {
+		if c.Verdict != checker.Unsafe {
+			continue
+		}
+		for i, x := range c.Witnesses {
+			if i == maxSummaryWitnesses {
+				fmt.Fprintf(&wit, "- … %d more %s witness(es) in verdict.json\n", len(c.Witnesses)-i, c.Name)
+				break
+			}
+			fmt.Fprintf(&wit, "- **%s** (key `%s`): %s\n", c.Name, x.Key, witnessWords(x, l.fenced))
+		}
+	}
+	if wit.Len() > 0 {
+		b.WriteString("\n## Witnesses\n\n")
+		b.WriteString(wit.String())
+	}
+
+	if len(res.Notes) > 0 {
+		b.WriteString("\n## Notes\n\n")
+		for _, n := range res.Notes {
+			if strings.Contains(n, "never fired") {
+				fmt.Fprintf(&b, "- ⚠ **%s** — an unfired trigger means this run did not test what the scenario says.\n", n)
+				continue
+			}
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+	}
+
+	b.WriteString("\n## Run\n\n")
+	fmt.Fprintf(&b, "- %s\n", counts(res.History, l))
+	run := fmt.Sprintf("started %s, wall %s, checked in %s", res.Started.UTC().Format(time.RFC3339), fmtMS(res.Wall), fmtMS(r.Elapsed))
+	if in.Machine != "" {
+		run += ", on " + in.Machine
+	}
+	fmt.Fprintf(&b, "- %s\n", run)
+	for i, f := range l.faults {
+		if i == 8 {
+			fmt.Fprintf(&b, "- … %d more faults in history.jsonl\n", len(l.faults)-i)
+			break
+		}
+		fmt.Fprintf(&b, "- F%d %s: %s\n", f.ID, f.Desc, faultSpan(f))
+	}
+	b.WriteString("\n[timeline.png](timeline.png) ([svg](timeline.svg)) · [check.html](check.html) (porcupine, with fault windows) · " +
+		"[verdict.json](verdict.json) · [history.jsonl](history.jsonl) · [scenario.yaml](scenario.yaml)\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mark(ok bool) string {
+	if ok {
+		return "✓"
+	}
+	return "✗"
+}
+
+// expectationMarkdown says what was expected and whether the run met it.
+func expectationMarkdown(in Run) string {
+	ok := !in.Sim.Incomplete && AsExpected(in.Check.Verdict, in.Expected, in.ExpectedChecks, in.Check.Checks)
+	var s string
+	switch in.Expected {
+	case "":
+		s = "nothing expected (only safe passes)"
+	case "any":
+		s = "expected any verdict"
+	default:
+		s = "expected " + in.Expected
+	}
+	if len(in.ExpectedChecks) > 0 {
+		s += fmt.Sprintf(" and %d check verdict(s)", len(in.ExpectedChecks))
+	}
+	if ok {
+		return s + " ✓ as expected"
+	}
+	if in.Sim.Incomplete {
+		return s + " ✗ (incomplete)"
+	}
+	return s + " ✗ **not as expected**"
+}
+
+// expectationPhrase is expectationMarkdown for the chart (plain text, and
+// no glyphs the chart's font may lack).
+func expectationPhrase(in Run) string {
+	s := "expected " + in.Expected
+	switch in.Expected {
+	case "":
+		s = "nothing expected (only safe passes)"
+	case "any":
+		s = "expected any"
+	}
+	switch {
+	case in.Sim.Incomplete:
+		return s + ": incomplete"
+	case AsExpected(in.Check.Verdict, in.Expected, in.ExpectedChecks, in.Check.Checks):
+		return s + ": as expected"
+	}
+	return s + ": NOT as expected"
+}
+
+// setup is the run's configuration in one line.
+func setup(c sim.Config) string {
+	s := fmt.Sprintf("%s on %d %s node(s), %d client(s), ttl %v, hold %v, think %v, %v, seed %d",
+		c.Algorithm, c.Cluster.Nodes, c.Cluster.Backend, c.Clients, c.Options.TTL, c.Hold, c.Think, c.Duration, c.Seed)
+	var on []string
+	if c.Fencing() {
+		on = append(on, "fencing")
+	}
+	if c.Options.Watchdog {
+		on = append(on, "watchdog")
+	}
+	if !c.Options.ValidityCheck {
+		on = append(on, "no validity check")
+	}
+	if len(on) > 0 {
+		s += " (" + strings.Join(on, ", ") + ")"
+	}
+	return s
+}
+
+// witnessWords tells a witness as a sentence. Exclusion without fencing
+// and claim are told from the intervals; the fencing-related witnesses
+// (whose intervals need the checker's context) use the checker's note.
+func witnessWords(w checker.Witness, fenced bool) string {
+	a, b := w.A, w.B
+	var s string
+	switch {
+	case w.Check == "exclusion" && !fenced:
+		s = fmt.Sprintf("client %d entered at %s while client %d was inside since %s (it left at %s)",
+			b.Client, fmtMS(b.Start), a.Client, fmtMS(a.Start), fmtMS(a.End))
+	case w.Check == "claim":
+		s = fmt.Sprintf("client %d's acquire returned at %s while client %d's lease (since %s) was valid until %s",
+			b.Client, fmtMS(b.Start), a.Client, fmtMS(a.Start), fmtMS(a.End))
+	default:
+		s = fmt.Sprintf("%s (client %d %s, client %d %s)", w.Note, a.Client, fmtRange(a.Start, a.End), b.Client, fmtRange(b.Start, b.End))
+	}
+	from, to := max(a.Start, b.Start), min(a.End, b.End)
+	if to < from {
+		from, to = min(a.Start, b.Start), max(a.Start, b.Start)
+	} else {
+		s += "; overlap " + fmtRange(from, to)
+	}
+	if len(w.Faults) == 0 {
+		return s + "; no fault was active"
+	}
+	// The checker attaches the faults from the earlier interval's start
+	// on, so a fault may have ended before the overlap began: say so, it
+	// is the usual shape of a pause that made a client overstay.
+	var fs []string
+	for _, f := range w.Faults {
+		what := fmt.Sprintf("fault %d %s", f.ID, f.Desc)
+		switch {
+		case f.Start <= from && f.End >= to:
+			fs = append(fs, fmt.Sprintf("during %s, %s", what, faultSpan(f)))
+		case f.End < from:
+			fs = append(fs, fmt.Sprintf("%s after %s ended (%s)", fmtMS(from-f.End), what, faultSpan(f)))
+		default:
+			fs = append(fs, fmt.Sprintf("around %s, %s", what, faultSpan(f)))
+		}
+	}
+	return s + "; " + strings.Join(fs, "; ")
+}
+
+func faultSpan(f checker.FaultWindow) string {
+	if f.Start == f.End {
+		return "at " + fmtMS(f.Start)
+	}
+	return fmtRange(f.Start, f.End)
+}
+
+// counts is what happened, in numbers.
+func counts(h sim.History, l lanes) string {
+	var acq [3]int // ok, fail, unknown
+	var accepted, rejected, probes int
+	for _, op := range h.Ops {
+		switch op.Kind {
+		case sim.KindAcquire:
+			switch op.Outcome {
+			case sim.OK:
+				acq[0]++
+			case sim.Fail:
+				acq[1]++
+			default:
+				acq[2]++
+			}
+		case sim.KindWrite:
+			if op.Seq > 0 && op.Outcome == sim.OK {
+				accepted++
+			} else if op.Seq > 0 {
+				rejected++
+			}
+		case sim.KindProbe:
+			probes++
+		}
+	}
+	sections := 0
+	for _, c := range l.byClient {
+		sections += len(c.sections)
+	}
+	s := fmt.Sprintf("%d ops · acquires %d ok / %d fail / %d unknown · %d critical section(s) at the resource",
+		len(h.Ops), acq[0], acq[1], acq[2], sections)
+	if l.fenced {
+		s += fmt.Sprintf(" · writes %d accepted / %d rejected", accepted, rejected)
+	}
+	return s + fmt.Sprintf(" · %d fault(s) · %d probe(s)", len(l.faults), probes)
+}
+
+// cell makes s safe inside a Markdown table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// fmtMS writes d in milliseconds, to 0.1 ms: the history's own unit is
+// too fine to read and a second too coarse for a 20 ms hold.
+func fmtMS(d time.Duration) string { return msNumber(d) + " ms" }
+
+// fmtRange writes "from–to ms".
+func fmtRange(from, to time.Duration) string { return msNumber(from) + "–" + msNumber(to) + " ms" }
+
+func msNumber(d time.Duration) string {
+	v := math.Round(float64(d)/float64(time.Millisecond)*10) / 10
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}

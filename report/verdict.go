@@ -1,0 +1,223 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/sim"
+)
+
+// Verdict is verdict.json: what the checker decided about one run, what was
+// expected of it, and enough of the run to read the verdict without the
+// other files. Times inside witnesses are nanoseconds since the run's
+// start, as in history.jsonl.
+type Verdict struct {
+	Scenario  string          `json:"scenario"`
+	Algorithm string          `json:"algorithm"`
+	Verdict   checker.Verdict `json:"verdict"`
+	// Expected is "" when nothing was expected (then only safe is as
+	// expected), else safe, unsafe, deadlock or any.
+	Expected string `json:"expected"`
+	// ExpectedChecks are expected verdicts of single checks, by name.
+	ExpectedChecks map[string]string `json:"expected_checks,omitempty"`
+	// AsExpected: the verdict and every expected check matched, and the
+	// run was complete (an interrupted run is never as expected).
+	AsExpected bool `json:"as_expected"`
+	// Checks are exclusion, claim, fencing and liveness, by name.
+	Checks      map[string]Check `json:"checks"`
+	SweepAgrees bool             `json:"sweep_agrees"`
+	Ops         int              `json:"ops"`
+	// CheckElapsedMS is how long the checker took.
+	CheckElapsedMS float64 `json:"check_elapsed_ms"`
+	// Notes: emulations, triggers that never fired, faults that failed.
+	Notes []string `json:"notes"`
+	// Incomplete: the run was interrupted; the verdict covers a partial
+	// history and is not a verdict on the design.
+	Incomplete bool      `json:"incomplete"`
+	Seed       uint64    `json:"seed"`
+	Started    time.Time `json:"started"`
+	WallMS     float64   `json:"wall_ms"`
+	Machine    string    `json:"machine,omitempty"`
+	Config     Config    `json:"config"`
+}
+
+// Check is one named check in verdict.json.
+type Check struct {
+	Verdict   checker.Verdict   `json:"verdict"`
+	Detail    string            `json:"detail"`
+	Witnesses []checker.Witness `json:"witnesses,omitempty"`
+}
+
+// Config is the run's configuration as verdict.json records it: plain
+// data, durations in Go syntax ("500ms") as in scenario.yaml.
+type Config struct {
+	Algorithm   string   `json:"algorithm"`
+	Backend     string   `json:"backend"`
+	Nodes       int      `json:"nodes"`
+	Persistence string   `json:"persistence,omitempty"`
+	Clients     int      `json:"clients"`
+	Keys        int      `json:"keys"`
+	ReadRatio   float64  `json:"read_ratio,omitempty"`
+	TTL         Duration `json:"ttl"`
+	Hold        Duration `json:"hold"`
+	Think       Duration `json:"think"`
+	Duration    Duration `json:"duration"`
+	Drift       float64  `json:"drift"`
+	// Retries counts attempts after the first; absent: until the run ends.
+	Retries       *int     `json:"retries,omitempty"`
+	RetryDelay    Duration `json:"retry_delay"`
+	NodeTimeout   Duration `json:"node_timeout"`
+	Watchdog      bool     `json:"watchdog"`
+	ValidityCheck bool     `json:"validity_check"`
+	Fencing       bool     `json:"fencing"`
+	// Faults are the planned faults, as printed (kind, target, schedule).
+	Faults []string `json:"faults"`
+}
+
+// Duration is a time.Duration written in Go syntax ("1.5s") in JSON.
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalJSON writes d as a Go duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads a Go duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration: want a string like \"500ms\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// AsExpected reports whether a run's overall verdict and its checks match
+// what was expected. An empty expected accepts only safe (DESIGN.md
+// section 8: exit 0 when safe with nothing expected). "any" accepts safe,
+// unsafe and deadlock, but not unknown: "any" says the design may come out
+// either way, while unknown says the checker could not decide (porcupine
+// timed out, or disagreed with the sweep, a locksim bug), and unknown is
+// never a pass. The expected checks are compared in every case. An
+// expected check that got does not contain is a mismatch: a check that did
+// not run did not give the expected verdict.
+func AsExpected(verdict checker.Verdict, expected string, checks map[string]string, got []checker.CheckResult) bool {
+	switch expected {
+	case "":
+		if verdict != checker.Safe {
+			return false
+		}
+	case "any":
+		if verdict == checker.Unknown {
+			return false
+		}
+	default:
+		if string(verdict) != expected {
+			return false
+		}
+	}
+	for name, want := range checks {
+		if want == "" || want == "any" {
+			continue
+		}
+		found := false
+		for _, c := range got {
+			if c.Name == name {
+				found = true
+				if string(c.Verdict) != want {
+					return false
+				}
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// newVerdict builds verdict.json's value.
+func newVerdict(in Run) Verdict {
+	r, res := in.Check, in.Sim
+	v := Verdict{
+		Scenario:       in.Scenario,
+		Algorithm:      in.Algorithm,
+		Verdict:        r.Verdict,
+		Expected:       in.Expected,
+		ExpectedChecks: in.ExpectedChecks,
+		AsExpected:     !res.Incomplete && AsExpected(r.Verdict, in.Expected, in.ExpectedChecks, r.Checks),
+		Checks:         map[string]Check{},
+		SweepAgrees:    r.SweepAgrees,
+		Ops:            r.Ops,
+		CheckElapsedMS: durationMS(r.Elapsed),
+		Notes:          append([]string{}, res.Notes...),
+		Incomplete:     res.Incomplete,
+		Seed:           res.Config.Seed,
+		Started:        res.Started,
+		WallMS:         durationMS(res.Wall),
+		Machine:        in.Machine,
+		Config:         newConfig(res.Config),
+	}
+	for _, c := range r.Checks {
+		v.Checks[c.Name] = Check{Verdict: c.Verdict, Detail: c.Detail, Witnesses: c.Witnesses}
+	}
+	return v
+}
+
+func newConfig(c sim.Config) Config {
+	out := Config{
+		Algorithm:     c.Algorithm,
+		Backend:       string(c.Cluster.Backend),
+		Nodes:         c.Cluster.Nodes,
+		Persistence:   string(c.Cluster.Persistence),
+		Clients:       c.Clients,
+		Keys:          c.Keys,
+		ReadRatio:     c.ReadRatio,
+		TTL:           Duration(c.Options.TTL),
+		Hold:          Duration(c.Hold),
+		Think:         Duration(c.Think),
+		Duration:      Duration(c.Duration),
+		Drift:         c.Options.Drift,
+		RetryDelay:    Duration(c.Options.Retry.Interval),
+		NodeTimeout:   Duration(c.Options.NodeTimeout),
+		Watchdog:      c.Options.Watchdog,
+		ValidityCheck: c.Options.ValidityCheck,
+		Fencing:       c.Fencing(),
+		Faults:        []string{},
+	}
+	if n := c.Options.Retry.MaxTries; n > 0 {
+		out.Retries = &[]int{n - 1}[0]
+	}
+	for _, f := range c.Faults {
+		out.Faults = append(out.Faults, f.String())
+	}
+	return out
+}
+
+func durationMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// ReadVerdict reads a verdict.json written by WriteRun.
+func ReadVerdict(path string) (Verdict, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Verdict{}, err
+	}
+	var v Verdict
+	if err := json.Unmarshal(b, &v); err != nil {
+		return Verdict{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if v.Verdict == "" {
+		return Verdict{}, fmt.Errorf("%s: no verdict", path)
+	}
+	return v, nil
+}
