@@ -147,8 +147,9 @@ func (s *Scenario) checkOptions() error {
 func (s *Scenario) checkWorld() error {
 	switch sim.Backend(s.Backend) {
 	case "", sim.BackendMiniredis, sim.BackendRedis:
-	case "external":
-		return s.errf("backend", "not supported yet (supported: miniredis, redis) (%s)", s.Backend)
+	case sim.BackendExternal:
+		// The servers' addresses have no field in the schema yet.
+		return s.errf("backend", "not supported yet in scenario files: they cannot give the servers' addresses (supported: miniredis, redis) (%s)", s.Backend)
 	default:
 		return s.errf("backend", "unknown backend; want miniredis or redis (%s)", shown(s.Backend))
 	}
@@ -169,11 +170,8 @@ func (s *Scenario) checkWorld() error {
 			return s.errf(c.path, "need at least 1 (%d)", *c.v)
 		}
 	}
-	if s.Replicas != nil && *s.Replicas < 0 {
-		return s.errf("replicas", "must not be negative (%d)", *s.Replicas)
-	}
-	if s.Replicas != nil && *s.Replicas > 0 {
-		return s.errf("replicas", "not supported yet: the simulator runs masters only (%d)", *s.Replicas)
+	if s.Replicas != nil && (*s.Replicas < 0 || *s.Replicas > 1) {
+		return s.errf("replicas", "0 or 1 per master are supported (%d)", *s.Replicas)
 	}
 	if r := s.ReadRatio; r != nil && (*r < 0 || *r > 1) {
 		return s.errf("read_ratio", "must be in [0, 1] (%v)", *r)

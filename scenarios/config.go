@@ -28,6 +28,7 @@ func (s *Scenario) Config(algo string) (sim.Config, error) {
 		Cluster: sim.ClusterConfig{
 			Backend:     sim.Backend(s.Backend),
 			Nodes:       deref(s.Nodes),
+			Replicas:    deref(s.Replicas),
 			Persistence: sim.Persistence(s.Persistence),
 		},
 		Clients:   deref(s.Clients),
@@ -130,7 +131,7 @@ func (s *Scenario) Resolved(algo string) ([]byte, error) {
 		Algorithm:   AlgorithmList{algo},
 		Backend:     string(d.Cluster.Backend),
 		Nodes:       ptr(d.Cluster.Nodes),
-		Replicas:    ptr(0),
+		Replicas:    ptr(d.Cluster.Replicas),
 		Persistence: string(d.Cluster.Persistence),
 		Clients:     ptr(d.Clients),
 		Keys:        ptr(d.Keys),

@@ -260,3 +260,19 @@ func join(vs []Verdict) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// String is the expectation in one line: "unsafe (exclusion unsafe, claim
+// safe)", or the bare verdict.
+func (e Expectation) String() string {
+	s := string(e.Verdict)
+	var parts []string
+	for _, c := range checkNames {
+		if v, ok := e.Checks[c]; ok {
+			parts = append(parts, c+" "+string(v))
+		}
+	}
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
+}

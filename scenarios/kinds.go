@@ -33,6 +33,60 @@ var faultKinds = map[string]faultKind{
 			return faults.CrashClient{Client: *f.Client}, nil
 		},
 	},
+	// The kinds below build in kinds_faults.go.
+	"clock-skew-client": {
+		required: []string{"client"},
+		optional: []string{"offset", "rate", "for", "until"},
+		build:    buildClockSkewClient,
+	},
+	"clock-jump-client": {
+		required: []string{"client", "by"},
+		optional: []string{"for", "until"},
+		build:    buildClockJumpClient,
+	},
+	"clock-jump-node": {
+		required: []string{"node", "by"},
+		note:     "a node clock does not step back, so the jump has no end",
+		build:    buildClockJumpNode,
+	},
+	"clock-rate-node": {
+		required: []string{"node", "rate"},
+		optional: []string{"for", "until"},
+		build:    buildClockRateNode,
+	},
+	"delay": {
+		required: []string{"latency"},
+		optional: []string{"client", "node", "groups", "jitter", "for", "until"},
+		build:    buildDelay,
+	},
+	"partition": {
+		optional: []string{"client", "node", "groups", "for", "until"},
+		build:    buildPartition,
+	},
+	"drop": {
+		optional: []string{"client", "node", "groups", "for", "until"},
+		build:    buildDrop,
+	},
+	"pause-node": {
+		required: []string{"node"},
+		optional: []string{"for", "until"},
+		build:    buildPauseNode,
+	},
+	"kill-node": {
+		required: []string{"node"},
+		optional: []string{"restart_after", "keep_data", "for", "until"},
+		build:    buildKillNode,
+	},
+	"failover": {
+		required: []string{"node"},
+		optional: []string{"for", "until"},
+		build:    buildFailover,
+	},
+	"random": {
+		optional: []string{"for", "until"},
+		note:     "random draws its targets itself (seeded by the scenario's seed)",
+		build:    buildRandom,
+	},
 }
 
 // designKinds are the kinds DESIGN.md section 7 names. Those without an

@@ -89,6 +89,15 @@ func TestParseGood(t *testing.T) {
 	assert.Equal(t, Expectation{Verdict: Unsafe}, e, "setpx falls to *")
 }
 
+func TestParseCluster(t *testing.T) {
+	s, err := Parse("r.yaml", []byte("name: r\nbackend: redis\nreplicas: 1\npersistence: always\n"))
+	require.NoError(t, err)
+	cfg, err := s.Config("setpx")
+	require.NoError(t, err)
+	assert.Equal(t, sim.ClusterConfig{Backend: sim.BackendRedis, Replicas: 1, Persistence: sim.PersistenceAlways}, cfg.Cluster)
+	roundTrip(t, s, "setpx")
+}
+
 func TestParseMinimal(t *testing.T) {
 	s, err := Parse("min.yaml", []byte("name: tiny\n"))
 	require.NoError(t, err)
@@ -178,7 +187,7 @@ func TestParseBad(t *testing.T) {
 		{"backend external", "name: x\nbackend: external\n", 2, "backend", []string{"not supported yet", "(external)"}},
 		{"backend unknown", "name: x\nbackend: memcached\n", 2, "backend", []string{"(memcached)"}},
 		{"persistence on miniredis", "name: x\npersistence: always\n", 2, "persistence", []string{"backend: redis", "(always)"}},
-		{"replicas", "name: x\nreplicas: 1\n", 2, "replicas", []string{"not supported yet", "(1)"}},
+		{"replicas", "name: x\nreplicas: 2\n", 2, "replicas", []string{"0 or 1", "(2)"}},
 		{"read ratio range", "name: x\nread_ratio: 1.5\n", 2, "read_ratio", []string{"(1.5)"}},
 		{"read ratio without read lock", "name: x\nalgorithm: setpx\nread_ratio: 0.5\n", 3, "read_ratio", []string{"setpx has no read lock", "(0.5)"}},
 		{"read ratio for every design", "name: x\nread_ratio: 0.5\n", 2, "read_ratio", []string{"has no read lock", "expect", "skip"}},

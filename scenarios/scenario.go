@@ -25,7 +25,7 @@ type Scenario struct {
 
 	Backend     string `yaml:"backend,omitempty"`     // miniredis | redis
 	Nodes       *int   `yaml:"nodes,omitempty"`       // masters [1]
-	Replicas    *int   `yaml:"replicas,omitempty"`    // per master; only 0 for now
+	Replicas    *int   `yaml:"replicas,omitempty"`    // per master, 0 or 1 [0]
 	Persistence string `yaml:"persistence,omitempty"` // none | everysec | always (redis backend)
 
 	Clients   *int      `yaml:"clients,omitempty"`    // [2]

@@ -30,6 +30,9 @@ type scheduled struct {
 	mu      sync.Mutex // serialises Start/Stop of this fault
 	started bool
 	stopped bool
+	// cancelled: its Until came before its Start, so it never runs (a fault
+	// that waits for "until client 1 is inside" has nothing left to do).
+	cancelled bool
 	at      time.Duration
 }
 
@@ -71,7 +74,7 @@ func (s *schedule) reached(client int, point string) {
 	}
 	s.mu.Unlock()
 	for _, f := range stops {
-		s.stop(f)
+		s.stopOrCancel(f)
 	}
 	for _, f := range starts {
 		s.start(f)
@@ -88,7 +91,7 @@ func (s *schedule) start(f *scheduled) {
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
-	if f.started || closed {
+	if f.started || f.cancelled || closed {
 		return
 	}
 	f.started = true
@@ -105,6 +108,18 @@ func (s *schedule) start(f *scheduled) {
 		s.timers = append(s.timers, time.AfterFunc(f.plan.For, func() { s.stop(f) }))
 		s.mu.Unlock()
 	}
+}
+
+// stopOrCancel ends a running fault, or cancels one that has not started.
+func (s *schedule) stopOrCancel(f *scheduled) {
+	f.mu.Lock()
+	if !f.started {
+		f.cancelled = true
+		f.mu.Unlock()
+		return
+	}
+	f.mu.Unlock()
+	s.stop(f)
 }
 
 func (s *schedule) stop(f *scheduled) {
@@ -154,7 +169,7 @@ func (s *schedule) unfired() []string {
 	var out []string
 	for _, f := range s.faults {
 		f.mu.Lock()
-		if !f.started {
+		if !f.started && !f.cancelled {
 			out = append(out, fmt.Sprintf("fault %d %s never fired", f.id, f.plan))
 		}
 		f.mu.Unlock()

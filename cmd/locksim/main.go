@@ -3,11 +3,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
+
+	"github.com/locksim/locksim/sim"
 )
 
 // Exit codes (DESIGN.md section 8).
@@ -30,6 +36,10 @@ func (e *exitError) Unwrap() error { return e.err }
 func usageErr(err error) error   { return &exitError{exitUsage, err} }
 func harnessErr(err error) error { return &exitError{exitHarness, err} }
 
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
+
 func main() {
 	root := &cobra.Command{
 		Use:           "locksim",
@@ -37,8 +47,15 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(algosCmd(), doctorCmd())
-	err := root.Execute()
+	root.AddCommand(algosCmd(), listCmd(), runCmd(), checkCmd(), doctorCmd())
+	// go-redis logs every failed dial; a killed node is a planned event here.
+	redis.SetLogger(quietLogger{})
+	// Ctrl-C or SIGTERM cancels the run: clients stop, faults heal, nodes and
+	// temp dirs go, and the partial run is marked incomplete.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := root.ExecuteContext(ctx)
+	stop()
+	_ = sim.CloseAll() // a backstop: nothing started here outlives the process
 	if err == nil {
 		return
 	}

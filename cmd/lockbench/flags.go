@@ -1,0 +1,258 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+)
+
+// flags are the command line as given; config checks and converts them.
+type flags struct {
+	out, backend, redisServer      string
+	algos, clients, nodes, contend string
+	duration, warmup, hold, ttl    time.Duration
+	retry                          time.Duration
+	rounds                         int
+	seed                           uint64
+	quick                          bool
+	under                          string
+}
+
+func (f *flags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.out, "out", "", "directory for the results (must not exist or be empty) [results/lockbench/<UTC stamp>]")
+	fs.StringVar(&f.backend, "backend", string(sim.BackendRedis), "redis (redis-server processes) or miniredis (in-process; its Lua is slow)")
+	fs.StringVar(&f.redisServer, "redis-server", "", "redis-server binary [from PATH]")
+	fs.StringVar(&f.algos, "algos", "all", "designs to measure, comma-separated, 'raw' for the raw limit; 'all' is every design and raw")
+	fs.StringVar(&f.clients, "clients", "1,4,16,64", "concurrent clients, comma-separated")
+	fs.StringVar(&f.nodes, "nodes", "1,3,5", "cluster sizes: single-node designs and raw run at 1, multi-node designs (redlock, redsync) at the others")
+	fs.StringVar(&f.contend, "contention", "per-client,hot", "per-client (each client its own key), hot (one key for all), or both")
+	fs.DurationVar(&f.duration, "duration", bench.DefaultDuration, "measured time per configuration, split over --rounds")
+	fs.IntVar(&f.rounds, "rounds", bench.DefaultRounds, "rounds the designs of one cell are interleaved in")
+	fs.DurationVar(&f.warmup, "warmup", bench.DefaultWarmup, "unmeasured warm-up per design and cell")
+	fs.DurationVar(&f.hold, "hold", 0, "time inside the critical section")
+	fs.DurationVar(&f.ttl, "ttl", 500*time.Millisecond, "lock TTL")
+	fs.DurationVar(&f.retry, "retry", bench.DefaultRetry, "wait after a refused attempt (plus up to half of it as jitter)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed for the retry jitter")
+	fs.BoolVar(&f.quick, "quick", false, "a sweep under a minute: clients 1,4,16, nodes 1 and 5, 600ms per configuration, 8 designs")
+	fs.StringVar(&f.under, "under", "", "run the load under a scenario's faults (a built-in name or a YAML file) and draw latency over time")
+}
+
+// sweepOnly are the flags a scenario decides for itself under --under.
+var sweepOnly = []string{"clients", "nodes", "contention", "duration", "rounds", "warmup", "hold", "ttl", "retry"}
+
+// config turns the flags into a bench config and the output directory.
+// Errors name the flag and the value at fault. changed tells which flags
+// the user set (so --quick's choices give way to explicit ones).
+func (f *flags) config(changed func(string) bool, now time.Time) (bench.Config, string, error) {
+	var cfg bench.Config
+	if f.quick {
+		cfg = bench.Quick()
+	}
+	switch sim.Backend(f.backend) {
+	case sim.BackendRedis, sim.BackendMiniredis:
+		cfg.Backend = sim.Backend(f.backend)
+	default:
+		return cfg, "", fmt.Errorf("--backend %q: want %q or %q", f.backend, sim.BackendRedis, sim.BackendMiniredis)
+	}
+	if sim.Backend(f.backend) == sim.BackendRedis || f.redisServer != "" {
+		if _, err := sim.LookupRedisServer(f.redisServer); err != nil {
+			return cfg, "", fmt.Errorf("--redis-server %q: %w (or use --backend miniredis)", f.redisServer, err)
+		}
+	}
+	cfg.RedisServer = f.redisServer
+	cfg.Seed = f.seed
+
+	out := f.out
+	if out == "" {
+		out = bench.DefaultOut(now)
+	}
+	if err := bench.CheckOut(out); err != nil {
+		return cfg, "", fmt.Errorf("--out %q: %w", out, err)
+	}
+
+	if f.under != "" {
+		for _, name := range sweepOnly {
+			if changed(name) {
+				return cfg, "", fmt.Errorf("--%s: not with --under (the scenario sets it)", name)
+			}
+		}
+		return f.underConfig(cfg, out, changed)
+	}
+
+	var err error
+	if changed("algos") || !f.quick {
+		if cfg.Algorithms, err = parseAlgos(f.algos, true); err != nil {
+			return cfg, "", err
+		}
+	}
+	if changed("clients") || !f.quick {
+		if cfg.Clients, err = parseInts("clients", f.clients, 1, 1024); err != nil {
+			return cfg, "", err
+		}
+	}
+	if changed("nodes") || !f.quick {
+		if cfg.Nodes, err = parseInts("nodes", f.nodes, 1, 9); err != nil {
+			return cfg, "", err
+		}
+	}
+	if cfg.Contention, err = parseContention(f.contend); err != nil {
+		return cfg, "", err
+	}
+	if changed("duration") || !f.quick {
+		cfg.Duration = f.duration
+	}
+	if changed("rounds") || !f.quick {
+		cfg.Rounds = f.rounds
+	}
+	if changed("warmup") || !f.quick {
+		cfg.Warmup = f.warmup
+	}
+	cfg.Hold, cfg.TTL, cfg.RetryInterval = f.hold, f.ttl, f.retry
+	switch {
+	case cfg.Rounds < 1:
+		return cfg, "", fmt.Errorf("--rounds %d: must be at least 1", cfg.Rounds)
+	case cfg.Duration < 10*time.Millisecond*time.Duration(cfg.Rounds):
+		return cfg, "", fmt.Errorf("--duration %v: must be at least 10ms per round (--rounds %d)", cfg.Duration, cfg.Rounds)
+	case cfg.Warmup < 0:
+		return cfg, "", fmt.Errorf("--warmup %v: must not be negative", cfg.Warmup)
+	case f.ttl < time.Millisecond:
+		return cfg, "", fmt.Errorf("--ttl %v: must be at least 1ms", f.ttl)
+	case f.hold < 0 || f.hold >= f.ttl/2:
+		return cfg, "", fmt.Errorf("--hold %v: must be in [0, ttl/2) (--ttl %v), or leases expire while held", f.hold, f.ttl)
+	case f.retry <= 0:
+		return cfg, "", fmt.Errorf("--retry %v: must be positive", f.retry)
+	}
+	// What only the bench can judge (e.g. no design runs at these sizes).
+	if err := cfg.WithDefaults().Validate(); err != nil {
+		return cfg, "", fmt.Errorf("--%s", strings.TrimPrefix(err.Error(), bench.ErrConfig.Error()+": "))
+	}
+	return cfg, out, nil
+}
+
+// underConfig resolves the scenario for each design. The scenario decides
+// clients, nodes, timing and faults; --backend overrides its backend only
+// when given (lockbench's default, redis, applies when the scenario names
+// none).
+func (f *flags) underConfig(cfg bench.Config, out string, changed func(string) bool) (bench.Config, string, error) {
+	s, err := scenarios.Lookup(f.under)
+	if err != nil {
+		return cfg, "", fmt.Errorf("--under %q: %w", f.under, err)
+	}
+	algos := s.Algorithms()
+	if changed("algos") {
+		if algos, err = parseAlgos(f.algos, false); err != nil {
+			return cfg, "", err
+		}
+	} else if f.quick {
+		algos = slices.DeleteFunc(algos, func(a string) bool { return !slices.Contains(bench.QuickAlgorithms, a) })
+	}
+	cfg.UnderName = s.Name
+	for _, a := range algos {
+		sc, err := s.Config(a)
+		if err != nil {
+			return cfg, "", fmt.Errorf("--under %q, design %s: %w", f.under, a, err)
+		}
+		if changed("backend") || sc.Cluster.Backend == "" {
+			sc.Cluster.Backend = cfg.Backend
+		}
+		sc.Cluster.RedisServer = f.redisServer
+		sc.Seed += f.seed
+		cfg.Under = append(cfg.Under, sc)
+	}
+	if len(cfg.Under) == 0 {
+		return cfg, "", fmt.Errorf("--under %q: no design to run (--algos %q)", f.under, f.algos)
+	}
+	if err := cfg.WithDefaults().Validate(); err != nil {
+		return cfg, "", fmt.Errorf("--under %q: %s", f.under, strings.TrimPrefix(err.Error(), bench.ErrConfig.Error()+": "))
+	}
+	return cfg, out, nil
+}
+
+func parseAlgos(s string, rawOK bool) ([]string, error) {
+	if s == "all" {
+		if rawOK {
+			return bench.DefaultAlgorithms(), nil
+		}
+		return lock.Names(), nil
+	}
+	var out []string
+	for _, a := range splitList(s) {
+		switch {
+		case a == bench.Raw && !rawOK:
+			return nil, fmt.Errorf("--algos %q: raw is not a lock design and cannot run under a scenario", s)
+		case a == bench.Raw:
+		default:
+			if _, err := lock.Lookup(a); err != nil {
+				return nil, fmt.Errorf("--algos %q: %w", s, err)
+			}
+		}
+		if slices.Contains(out, a) {
+			return nil, fmt.Errorf("--algos %q: %s given twice", s, a)
+		}
+		out = append(out, a)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--algos %q: no design given", s)
+	}
+	return out, nil
+}
+
+func parseInts(name, s string, lo, hi int) ([]int, error) {
+	var out []int
+	for _, v := range splitList(s) {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, fmt.Errorf("--%s %q: %q is not a whole number", name, s, v)
+		}
+		if n < lo || n > hi {
+			return nil, fmt.Errorf("--%s %q: %d is outside [%d, %d]", name, s, n, lo, hi)
+		}
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("--%s %q: %d given twice", name, s, n)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--%s %q: give at least one value", name, s)
+	}
+	return out, nil
+}
+
+func parseContention(s string) ([]bench.Contention, error) {
+	if s == "both" {
+		return bench.Contentions(), nil
+	}
+	var out []bench.Contention
+	for _, v := range splitList(s) {
+		c, err := bench.ParseContention(v)
+		if err != nil {
+			return nil, fmt.Errorf("--contention %q: %w (or both)", s, err)
+		}
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--contention %q: give per-client, hot or both", s)
+	}
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

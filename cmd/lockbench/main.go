@@ -1,0 +1,132 @@
+// Command lockbench measures the throughput and latency of every lock design
+// side by side with the peers (redsync, redislock) and the raw Redis limit,
+// and draws the charts. The measuring is package bench's; this command turns
+// flags into a bench.Config, runs it and writes the files.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/sim"
+)
+
+// Exit codes (DESIGN.md section 8), and the shell's for an interrupt.
+const (
+	exitOK          = 0
+	exitUsage       = 2   // bad input or usage
+	exitHarness     = 3   // the bench itself failed (nodes did not start, files not written)
+	exitInterrupted = 130 // Ctrl-C: nothing written
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills at once
+	}()
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole command; it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f flags
+	var cfg bench.Config
+	var out string
+	ran := false
+	cmd := &cobra.Command{
+		Use:   "lockbench",
+		Short: "Throughput and latency of every lock design, beside redsync, redislock and the raw Redis limit",
+		Long: "lockbench sweeps lock designs x clients x nodes x contention on redis-server nodes it starts and stops,\n" +
+			"measures lock cycles per second and acquire/cycle latency percentiles, and writes bench.csv, bench.json,\n" +
+			"summary.md and charts (SVG and PNG) under --out. --under SCENARIO runs the load while a scenario's faults play.",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			cfg, out, err = f.config(cmd.Flags().Changed, time.Now())
+			if err != nil {
+				return err
+			}
+			ran = true
+			return nil
+		},
+	}
+	f.register(cmd.Flags())
+	cmd.SetArgs(args)
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintln(stderr, "lockbench:", oneLine(err))
+		return exitUsage
+	}
+	if !ran { // --help
+		return exitOK
+	}
+	return measure(ctx, cfg, out, "lockbench "+strings.Join(args, " "), stdout, stderr)
+}
+
+// measure runs cfg and writes the files to out.
+func measure(ctx context.Context, cfg bench.Config, out, command string, stdout, stderr io.Writer) int {
+	if usesMiniredis(cfg) {
+		fmt.Fprintln(stderr, "lockbench: warning:", bench.MiniredisWarning)
+	}
+	n, est := cfg.Size()
+	fmt.Fprintf(stdout, "lockbench: %d configurations, about %s of measuring; results to %s\n", n, est.Round(time.Second), out)
+	prog := newProgress(stdout)
+	cfg.Progress = prog.update
+	rep, err := bench.Run(ctx, cfg)
+	prog.finish()
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "lockbench: interrupted: nodes stopped, nothing written")
+		return exitInterrupted
+	case errors.Is(err, bench.ErrConfig):
+		fmt.Fprintln(stderr, "lockbench:", oneLine(err))
+		return exitUsage
+	case err != nil:
+		fmt.Fprintln(stderr, "lockbench:", oneLine(err))
+		return exitHarness
+	}
+	rep.Command = command
+	if err := rep.Write(out); err != nil {
+		fmt.Fprintln(stderr, "lockbench: write results:", oneLine(err))
+		return exitHarness
+	}
+	for _, c := range rep.Comparisons {
+		fmt.Fprintf(stdout, "  %s, %d clients, %s: throughput x%.3f, cycle p99 x%.2f\n",
+			c.Title, c.Clients, c.Contention, c.Throughput, c.CycleP99)
+	}
+	fmt.Fprintf(stdout, "lockbench: wrote %s in %.1f s (see summary.md)\n", out, rep.WallS)
+	return exitOK
+}
+
+func usesMiniredis(cfg bench.Config) bool {
+	if len(cfg.Under) == 0 {
+		return cfg.Backend == sim.BackendMiniredis
+	}
+	for _, u := range cfg.Under {
+		if u.Cluster.Backend == sim.BackendMiniredis || u.Cluster.Backend == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine keeps an error on one line, whatever a library put in it.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/sim"
+)
+
+// parse runs the flag parsing and checking alone, without measuring.
+func parse(t *testing.T, args ...string) (bench.Config, string, error) {
+	t.Helper()
+	var f flags
+	cmd := &cobra.Command{Use: "lockbench"}
+	f.register(cmd.Flags())
+	require.NoError(t, cmd.Flags().Parse(args))
+	return f.config(cmd.Flags().Changed, time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+}
+
+func TestFlagValidation(t *testing.T) {
+	nonEmpty := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(nonEmpty, "x"), nil, 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string // the one-line error names the flag and value
+	}{
+		{[]string{"--backend", "etcd"}, `--backend "etcd"`},
+		{[]string{"--clients", "0"}, `--clients "0": 0 is outside [1, 1024]`},
+		{[]string{"--clients", "1,x"}, `--clients "1,x": "x" is not a whole number`},
+		{[]string{"--clients", "4,4"}, `--clients "4,4": 4 given twice`},
+		{[]string{"--clients", ","}, `--clients ",": give at least one value`},
+		{[]string{"--nodes", "0"}, `--nodes "0"`},
+		{[]string{"--nodes", "12"}, `--nodes "12"`},
+		{[]string{"--algos", "setpx,nope"}, `--algos "setpx,nope": unknown algorithm "nope"`},
+		{[]string{"--algos", "setpx,setpx"}, `--algos "setpx,setpx": setpx given twice`},
+		{[]string{"--contention", "warm"}, `--contention "warm"`},
+		{[]string{"--duration", "0s"}, `--duration 0s`},
+		{[]string{"--rounds", "0"}, `--rounds 0`},
+		{[]string{"--warmup", "-1s"}, `--warmup -1s`},
+		{[]string{"--hold", "300ms"}, `--hold 300ms`},
+		{[]string{"--ttl", "0s"}, `--ttl 0s`},
+		{[]string{"--retry", "0s"}, `--retry 0s`},
+		{[]string{"--algos", "redlock", "--nodes", "1"}, `--nodes [1]: no design among redlock runs at these sizes`},
+		{[]string{"--out", nonEmpty}, `--out "` + nonEmpty + `": ` + nonEmpty + ` exists and is not empty`},
+		{[]string{"--redis-server", "/no/such/redis-server"}, `--redis-server "/no/such/redis-server"`},
+		{[]string{"--under", "no-such-scenario"}, `--under "no-such-scenario": scenario "no-such-scenario": neither a built-in`},
+		{[]string{"--under", "control-contention", "--clients", "4"}, `--clients: not with --under`},
+		{[]string{"--under", "control-contention", "--algos", "raw"}, `--algos "raw": raw is not a lock design`},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			_, _, err := parse(t, tc.args...)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
+}
+
+func TestFlagDefaults(t *testing.T) {
+	cfg, out, err := parse(t)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join("results", "lockbench", "20300102T030405Z"), out)
+	assert.Equal(t, sim.BackendRedis, cfg.Backend)
+	assert.Equal(t, bench.DefaultAlgorithms(), cfg.Algorithms)
+	assert.Equal(t, []int{1, 4, 16, 64}, cfg.Clients)
+	assert.Equal(t, []int{1, 3, 5}, cfg.Nodes)
+	assert.Equal(t, []bench.Contention{bench.KeyPerClient, bench.HotKey}, cfg.Contention)
+	assert.Equal(t, time.Millisecond, cfg.RetryInterval)
+}
+
+func TestQuickGivesWayToExplicitFlags(t *testing.T) {
+	cfg, _, err := parse(t, "--quick")
+	require.NoError(t, err)
+	q := bench.Quick()
+	assert.Equal(t, q.Algorithms, cfg.Algorithms)
+	assert.Equal(t, q.Clients, cfg.Clients)
+	assert.Equal(t, q.Duration, cfg.Duration)
+
+	cfg, _, err = parse(t, "--quick", "--clients", "2", "--duration", "2s")
+	require.NoError(t, err)
+	assert.Equal(t, []int{2}, cfg.Clients)
+	assert.Equal(t, 2*time.Second, cfg.Duration)
+	assert.Equal(t, q.Nodes, cfg.Nodes)
+}
+
+func TestUnderResolvesTheScenario(t *testing.T) {
+	cfg, _, err := parse(t, "--under", "control-contention", "--algos", "setpx,redlock")
+	require.NoError(t, err)
+	assert.Equal(t, "control-contention", cfg.UnderName)
+	require.Len(t, cfg.Under, 2)
+	assert.Equal(t, "setpx", cfg.Under[0].Algorithm)
+	assert.Equal(t, sim.BackendRedis, cfg.Under[0].Cluster.Backend, "lockbench's backend when the scenario names none")
+	assert.Equal(t, 8, cfg.Under[0].Clients)
+}
+
+func TestExitCodes(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--clients", "0"}, &stdout, &stderr)
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "lockbench: --clients \"0\": 0 is outside [1, 1024]\n", stderr.String())
+
+	stderr.Reset()
+	assert.Equal(t, exitUsage, run(context.Background(), []string{"--no-such-flag"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "no-such-flag")
+
+	assert.Equal(t, exitOK, run(context.Background(), []string{"--help"}, &stdout, &stderr))
+}
+
+func TestRunWritesResults(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--backend", "miniredis", "--algos", "setpx,raw", "--clients", "1",
+		"--nodes", "1", "--contention", "per-client", "--duration", "100ms", "--rounds", "1", "--warmup", "10ms",
+		"--out", out}, &stdout, &stderr)
+	require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
+	assert.Contains(t, stderr.String(), "warning: miniredis")
+	assert.Contains(t, stdout.String(), "[2/2]", "plain progress lines when stdout is not a terminal")
+	assert.Contains(t, stdout.String(), "harness overhead")
+	for _, f := range []string{bench.FileCSV, bench.FileJSON, bench.FileSummary, "throughput.png", "cdf.svg"} {
+		_, err := os.Stat(filepath.Join(out, f))
+		assert.NoError(t, err, f)
+	}
+}
+
+func TestInterruptWritesNothing(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"--backend", "miniredis", "--algos", "setpx,raw", "--clients", "1", "--nodes", "1",
+		"--duration", "1m", "--out", out}, &stdout, &stderr)
+	assert.Equal(t, exitInterrupted, code)
+	assert.Contains(t, stderr.String(), "nothing written")
+	entries, err := os.ReadDir(filepath.Dir(out))
+	require.NoError(t, err)
+	assert.Empty(t, entries, "neither results nor a temporary directory")
+}

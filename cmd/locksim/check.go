@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/sim"
+)
+
+func checkCmd() *cobra.Command {
+	var asJSON bool
+	var timeout = checker.Config{}.Timeout
+	cmd := &cobra.Command{
+		Use:   "check DIR",
+		Short: "Re-check the saved history of a run directory offline",
+		Long: `Read DIR/history.jsonl, check it again and compare with DIR/verdict.json.
+The run directory is not changed. Exit 0 when the verdict is as the run expected,
+1 when it differs, 2 when DIR is not a run directory.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			saved, err := report.ReadVerdict(filepath.Join(dir, report.FileVerdict))
+			if err != nil {
+				return usageErr(fmt.Errorf("%s is not a run directory: %w", dir, err))
+			}
+			f, err := os.Open(filepath.Join(dir, report.FileHistory))
+			if err != nil {
+				return usageErr(fmt.Errorf("%s: %w", dir, err))
+			}
+			h, err := sim.ReadJSONL(f)
+			_ = f.Close()
+			if err != nil {
+				return usageErr(fmt.Errorf("%s: %w", filepath.Join(dir, report.FileHistory), err))
+			}
+			r := checker.Check(h, checker.Config{Fencing: saved.Config.Fencing, Timeout: timeout})
+			ok := report.AsExpected(r.Verdict, saved.Expected, saved.ExpectedChecks, r.Checks)
+			out := cmd.OutOrStdout()
+			if asJSON {
+				checks := map[string]checker.Verdict{}
+				for _, c := range r.Checks {
+					checks[c.Name] = c.Verdict
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				_ = enc.Encode(map[string]any{"dir": dir, "verdict": r.Verdict, "checks": checks,
+					"saved_verdict": saved.Verdict, "expected": saved.Expected, "as_expected": ok, "sweep_agrees": r.SweepAgrees})
+			} else {
+				fmt.Fprintf(out, "%s: %s (saved: %s, expected: %q, ops: %d, checked in %v)\n",
+					dir, r.Verdict, saved.Verdict, saved.Expected, r.Ops, r.Elapsed.Round(1e6))
+				for _, c := range r.Checks {
+					fmt.Fprintf(out, "  %-9s %-8s %s\n", c.Name, c.Verdict, c.Detail)
+				}
+			}
+			if r.Verdict != saved.Verdict {
+				return &exitError{exitMismatch, fmt.Errorf("re-check gives %s, the run saved %s", r.Verdict, saved.Verdict)}
+			}
+			if !ok {
+				return &exitError{exitMismatch, fmt.Errorf("verdict %s is not what the run expected (%s)", r.Verdict, saved.Expected)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a machine-readable result on stdout")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "bound on the checker (default 10s)")
+	return cmd
+}

@@ -1,0 +1,118 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/sim"
+)
+
+// RunOptions are how a scenario run is carried out, not what it tests.
+type RunOptions struct {
+	// Out is the results root; a run lands in
+	// Out/locksim/<scenario>/<stamp>-s<seed>/ ["results"].
+	Out string
+	// CheckTimeout bounds porcupine [10s]; running out gives verdict unknown.
+	CheckTimeout time.Duration
+}
+
+// Outcome is one scenario x algorithm run as a caller reports it.
+type Outcome struct {
+	Scenario  string                     `json:"scenario"`
+	Algorithm string                     `json:"algorithm"`
+	Verdict   checker.Verdict            `json:"verdict,omitempty"`
+	Checks    map[string]checker.Verdict `json:"checks,omitempty"`
+	// Expected is the expectation as written ("" when none).
+	Expected   string `json:"expected,omitempty"`
+	AsExpected bool   `json:"as_expected"`
+	// Skipped gives the reason a design was not run (expect: skip).
+	Skipped    string   `json:"skipped,omitempty"`
+	Dir        string   `json:"dir,omitempty"`
+	Incomplete bool     `json:"incomplete,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
+}
+
+// Execute runs scenario s for one algorithm, checks the history and writes
+// the run directory. Bad input comes back as a *Error or wraps sim.ErrConfig;
+// a failure of locksim itself wraps sim.ErrHarness. An interrupted run
+// (ctx cancelled) still writes its report, marked incomplete, and returns an
+// error: it is never presented as a verdict.
+func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outcome, error) {
+	out := Outcome{Scenario: s.Name, Algorithm: algo}
+	exp, hasExp := s.Expect(algo)
+	if hasExp {
+		out.Expected = exp.String()
+		if exp.Verdict == Skip {
+			out.Skipped, out.AsExpected = exp.Reason, true
+			return out, nil
+		}
+	}
+	cfg, err := s.Config(algo)
+	if err != nil {
+		return out, err
+	}
+	resolved, err := s.Resolved(algo)
+	if err != nil {
+		return out, err
+	}
+	if o.Out == "" {
+		o.Out = "results"
+	}
+	if o.CheckTimeout == 0 {
+		o.CheckTimeout = 10 * time.Second
+	}
+
+	res, runErr := sim.Run(ctx, cfg)
+	if res == nil {
+		return out, runErr
+	}
+	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: o.CheckTimeout, Verbose: true})
+	out.Verdict, out.Checks, out.Notes, out.Incomplete = cr.Verdict, map[string]checker.Verdict{}, res.Notes, res.Incomplete
+	for _, c := range cr.Checks {
+		out.Checks[c.Name] = c.Verdict
+	}
+	in := report.Run{
+		Scenario: s.Name, Algorithm: algo, ScenarioYAML: resolved,
+		Sim: res, Check: cr, Machine: Machine(),
+	}
+	if hasExp {
+		in.Expected = string(exp.Verdict)
+		in.ExpectedChecks = map[string]string{}
+		for k, v := range exp.Checks {
+			in.ExpectedChecks[k] = string(v)
+		}
+	}
+	out.AsExpected = !res.Incomplete && report.AsExpected(cr.Verdict, in.Expected, in.ExpectedChecks, cr.Checks)
+
+	dir := report.RunDir(o.Out, s.Name, res.Started, cfg.Seed)
+	if err := report.WriteRun(dir, in); err != nil {
+		return out, fmt.Errorf("%w: write report: %w", sim.ErrHarness, err)
+	}
+	out.Dir = dir
+	if !res.Incomplete {
+		if err := report.UpdateLatest(filepath.Dir(dir), filepath.Base(dir)); err != nil {
+			return out, fmt.Errorf("%w: %w", sim.ErrHarness, err)
+		}
+	}
+	if runErr != nil {
+		return out, runErr
+	}
+	return out, nil
+}
+
+// Machine describes this machine for reports.
+func Machine() string {
+	return fmt.Sprintf("%s/%s, %d cores, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+}
+
+// IsBadInput reports whether err is the user's input, not locksim's failure.
+func IsBadInput(err error) bool {
+	var se *Error
+	return errors.As(err, &se) || errors.Is(err, sim.ErrConfig)
+}

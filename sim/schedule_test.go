@@ -1,0 +1,71 @@
+package sim
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// countingFault records its starts and stops.
+type countingFault struct {
+	mu            sync.Mutex
+	starts, stops int
+}
+
+func (f *countingFault) String() string { return "counting" }
+func (f *countingFault) Start(*World) error {
+	f.mu.Lock()
+	f.starts++
+	f.mu.Unlock()
+	return nil
+}
+func (f *countingFault) Stop(*World) error {
+	f.mu.Lock()
+	f.stops++
+	f.mu.Unlock()
+	return nil
+}
+
+func TestSchedulePointTriggersAndUntil(t *testing.T) {
+	w := &World{rec: NewRecorder()}
+	started, cancelled := &countingFault{}, &countingFault{}
+	s := newSchedule(w, []Planned{
+		{Fault: started, Start: Trigger{Client: 0, Point: "p", Nth: 2}, Until: &Trigger{Client: 1, Point: "q"}},
+		{Fault: cancelled, Start: Trigger{Client: 0, Point: "late"}, Until: &Trigger{Client: 1, Point: "q"}},
+	})
+	s.reached(0, "p")
+	assert.Zero(t, started.starts, "nth 2: the first visit does not fire")
+	s.reached(0, "p")
+	assert.Equal(t, 1, started.starts)
+	s.reached(1, "q") // ends the first, cancels the second before it starts
+	assert.Equal(t, 1, started.stops)
+	s.reached(0, "late")
+	assert.Zero(t, cancelled.starts, "a fault whose until came first never starts")
+	require.NoError(t, s.healAll())
+	assert.Equal(t, 1, started.stops, "healing does not stop a fault twice")
+	assert.Empty(t, s.unfired(), "a cancelled fault is not reported as unfired")
+
+	ops := w.rec.History().Ops
+	require.Len(t, ops, 1)
+	assert.Equal(t, KindFault, ops[0].Kind)
+	assert.True(t, strings.HasPrefix(ops[0].Fault, "counting"))
+}
+
+func TestScheduleTimeTriggerAndHeal(t *testing.T) {
+	w := &World{rec: NewRecorder()}
+	f, never := &countingFault{}, &countingFault{}
+	s := newSchedule(w, []Planned{
+		{Fault: f, Start: Trigger{At: time.Millisecond}},
+		{Fault: never, Start: Trigger{Client: 0, Point: "never"}},
+	})
+	s.arm()
+	require.Eventually(t, func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.starts == 1 }, 2*time.Second, time.Millisecond)
+	require.NoError(t, s.healAll())
+	assert.Equal(t, 1, f.stops, "a fault without for/until lasts until the heal")
+	assert.Len(t, s.unfired(), 1)
+	assert.Contains(t, s.unfired()[0], "never fired")
+}
