@@ -39,7 +39,7 @@ func newClient(id int, w *World, sched *schedule) (*Client, error) {
 		Clock:      NewClientClock(w.rec.Origin(), time.Now()),
 		w:          w,
 		sched:      sched,
-		conns:      w.cluster.NewClients(),
+		conns:      w.cluster.ClientConns(id), // through its proxies when faults need them
 		rnd:        rand.New(rand.NewPCG(cfg.Seed, uint64(id)+1)),
 		renewCalls: map[string]time.Duration{},
 	}
@@ -227,18 +227,57 @@ func (c *Client) work(ctx context.Context, l *lock.Lease) error {
 
 // resourceOp sends one operation to the resource. With fencing, entering and
 // leaving are both writes carrying the lease's fencing token.
-func (c *Client) resourceOp(_ context.Context, l *lock.Lease, kind Kind, fenced bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+//
+// The resource sits behind the network: the client's link to it may delay
+// the request (and the reply), or hold it while cut (net.go). Call is when
+// the client sent it, At when it landed.
+func (c *Client) resourceOp(ctx context.Context, l *lock.Lease, kind Kind, fenced bool) {
 	if c.Gate.Crashed() {
 		return // a dead process sends nothing
 	}
-	c.applyLocked(l, kind, fenced, "")
-	if kind == KindEnter {
+	link := Link{ClientEnd(c.ID), ResourceEnd}
+	call := c.w.rec.Now()
+	c.w.Network().transit(ctx, link, c.rnd)
+	c.mu.Lock()
+	op, ok := c.landLocked(l, kind, fenced, call)
+	c.mu.Unlock()
+	if !ok {
+		return
+	}
+	c.w.Network().transit(ctx, link, c.rnd) // the reply
+	op.Return = c.w.rec.Now()
+	c.w.rec.Add(op)
+}
+
+// landLocked applies an operation that reached the resource. A message
+// that was on the wire when its client crashed still lands: a fenced write
+// is judged by its token; an enter opens a section that the dead client
+// cannot go on with, so it ends where it began; an exit finds its section
+// already ended at the crash.
+func (c *Client) landLocked(l *lock.Lease, kind Kind, fenced bool, call time.Duration) (Op, bool) {
+	crashed := c.Gate.Crashed()
+	if crashed && !fenced && kind == KindExit {
+		return Op{}, false
+	}
+	k := kind
+	if fenced {
+		k = KindWrite
+	}
+	op := Op{Kind: k, Client: c.ID, Key: l.Key, Mode: l.Mode.String(), Token: l.Token, Fence: l.Fence, Call: call}
+	c.w.res.Apply(&op)
+	switch {
+	case crashed && !fenced:
+		op.Return = c.w.rec.Now()
+		c.w.rec.Add(op)
+		c.applyLocked(l, KindExit, false, "client crashed while its enter was in flight")
+		return Op{}, false
+	case crashed:
+	case kind == KindEnter:
 		c.inside = l
-	} else {
+	default:
 		c.inside = nil
 	}
+	return op, true
 }
 
 func (c *Client) applyLocked(l *lock.Lease, kind Kind, fenced bool, note string) {

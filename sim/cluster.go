@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,11 +14,34 @@ import (
 // ClusterConfig says which nodes StartCluster runs. The zero value of each
 // field is its default.
 type ClusterConfig struct {
-	Backend     Backend     // default BackendMiniredis
-	Nodes       int         // number of masters, at least 1
+	Backend Backend // default BackendMiniredis
+	Nodes   int     // number of masters, at least 1; external: len(Addrs)
+	// Replicas per master, 0 or 1. On redis each master gets a real replica
+	// that replicates through a proxy (so the link can be delayed or cut);
+	// on miniredis replication is emulated for failover (see Failover).
+	Replicas    int
 	Persistence Persistence // redis backend only; default PersistenceNone
 	RedisServer string      // redis-server binary; default "redis-server" from PATH
 	Dir         string      // parent of the cluster's temp dir; default os.TempDir()
+	// Addrs are the masters of the external backend, host:port in node
+	// order: servers the harness does not run.
+	Addrs []string
+	// Toxiproxy is the host:port of a toxiproxy server's API that is to
+	// hold the network's proxies; "" runs them in this process.
+	Toxiproxy string
+	// ProxiedClients is how many simulated clients (0 .. ProxiedClients-1)
+	// reach the nodes through proxies, one per client and node, so that
+	// network faults can delay, cut or reset each link; the others dial the
+	// nodes directly. Config.WithDefaults sets it when a run needs it.
+	ProxiedClients int
+}
+
+// nodeCount is the number of masters cfg asks for.
+func (cfg ClusterConfig) nodeCount() int {
+	if cfg.Backend == BackendExternal && cfg.Nodes == 0 {
+		return len(cfg.Addrs)
+	}
+	return cfg.Nodes
 }
 
 // withDefaults fills the defaults and rejects what cannot run.
@@ -28,8 +52,18 @@ func (cfg ClusterConfig) withDefaults() (ClusterConfig, error) {
 	if cfg.Persistence == "" {
 		cfg.Persistence = PersistenceNone
 	}
+	cfg.Nodes = cfg.nodeCount()
 	if cfg.Nodes < 1 {
+		if cfg.Backend == BackendExternal {
+			return cfg, errors.New("cluster: external backend: no addresses (give the masters' host:port)")
+		}
 		return cfg, fmt.Errorf("cluster: %d nodes: need at least 1", cfg.Nodes)
+	}
+	if cfg.Replicas < 0 || cfg.Replicas > 1 {
+		return cfg, fmt.Errorf("cluster: %d replicas per master: 0 or 1 are supported", cfg.Replicas)
+	}
+	if cfg.ProxiedClients < 0 {
+		return cfg, fmt.Errorf("cluster: %d proxied clients: must not be negative", cfg.ProxiedClients)
 	}
 	switch cfg.Persistence {
 	case PersistenceNone, PersistenceEverySec, PersistenceAlways:
@@ -47,17 +81,38 @@ func (cfg ClusterConfig) withDefaults() (ClusterConfig, error) {
 				cfg.Persistence, BackendRedis, BackendMiniredis)
 		}
 	case BackendRedis:
+	case BackendExternal:
+		switch {
+		case len(cfg.Addrs) != cfg.Nodes:
+			return cfg, fmt.Errorf("cluster: external backend: %d nodes but %d addresses", cfg.Nodes, len(cfg.Addrs))
+		case cfg.Replicas > 0:
+			return cfg, errors.New("cluster: external backend: replicas are the servers' own business (replicas must be 0)")
+		case cfg.Persistence != PersistenceNone:
+			return cfg, fmt.Errorf("cluster: external backend: persistence %q is the servers' own setting", cfg.Persistence)
+		}
+		for i, a := range cfg.Addrs {
+			if _, _, err := net.SplitHostPort(a); err != nil {
+				return cfg, fmt.Errorf("cluster: external node %d: address %q: want host:port", i, a)
+			}
+		}
 	default:
-		return cfg, fmt.Errorf("cluster: unknown backend %q (want %q or %q)", cfg.Backend, BackendMiniredis, BackendRedis)
+		return cfg, fmt.Errorf("cluster: unknown backend %q (want %q, %q or %q)", cfg.Backend, BackendMiniredis, BackendRedis, BackendExternal)
+	}
+	if cfg.Backend != BackendExternal && len(cfg.Addrs) > 0 {
+		return cfg, fmt.Errorf("cluster: addresses are for the external backend, not %s", cfg.Backend)
 	}
 	return cfg, nil
 }
 
 // Cluster is a set of nodes started together and stopped together.
 type Cluster struct {
-	cfg   ClusterConfig
-	nodes []Node
-	dir   string // temp dir holding every redis node's data; "" for miniredis
+	cfg ClusterConfig
+	dir string // temp dir holding every redis node's data; "" for miniredis
+	net *Network
+
+	mu       sync.Mutex // guards nodes and replicas, which a failover swaps
+	nodes    []Node
+	replicas []Node // per node index; nil entries where there is none
 
 	closeOnce sync.Once
 	closeErr  error
@@ -75,12 +130,17 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg}
+	c := &Cluster{cfg: cfg, net: newNetwork(cfg)}
 	switch cfg.Backend {
 	case BackendMiniredis:
 		err = c.startMiniredis()
 	case BackendRedis:
 		err = c.startRedis(ctx)
+	case BackendExternal:
+		err = c.startExternal(ctx)
+	}
+	if err == nil {
+		err = c.startClientProxies()
 	}
 	if err != nil {
 		_ = c.Close()
@@ -95,6 +155,9 @@ func (c *Cluster) startMiniredis() error {
 		n, err := startMiniNode(i)
 		if err != nil {
 			return err
+		}
+		if c.cfg.Replicas > 0 {
+			n.writes.enable() // what a failover would lose
 		}
 		c.nodes = append(c.nodes, n)
 	}
@@ -118,6 +181,9 @@ func (c *Cluster) startRedis(ctx context.Context) error {
 		}
 		c.nodes = append(c.nodes, n)
 	}
+	if c.cfg.Replicas > 0 {
+		return c.startReplicas(ctx)
+	}
 	return nil
 }
 
@@ -125,13 +191,35 @@ func (c *Cluster) startRedis(ctx context.Context) error {
 // (RedisServer resolved to a path on the redis backend).
 func (c *Cluster) Config() ClusterConfig { return c.cfg }
 
-// Nodes returns the cluster's nodes in index order.
+// Nodes returns the cluster's nodes (the current masters) in index order.
 func (c *Cluster) Nodes() []Node {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return append([]Node(nil), c.nodes...)
 }
 
-// Node returns node i.
-func (c *Cluster) Node(i int) Node { return c.nodes[i] }
+// Node returns node i: the current master of index i (after a failover,
+// the promoted replica).
+func (c *Cluster) Node(i int) Node {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nodes[i]
+}
+
+// Replica returns node i's replica, or nil when it has none (always nil on
+// miniredis, whose replication is emulated).
+func (c *Cluster) Replica(i int) Node {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if i < 0 || i >= len(c.replicas) {
+		return nil
+	}
+	return c.replicas[i]
+}
+
+// Network is the cluster's network: the proxies in front of its nodes and
+// the in-memory links the harness carries.
+func (c *Cluster) Network() *Network { return c.net }
 
 // Dir is the temp dir holding the redis nodes' data and logs ("" on
 // miniredis). Close removes it.
@@ -144,7 +232,18 @@ func (c *Cluster) Close() error {
 	c.closeOnce.Do(func() {
 		unregister(c)
 		var errs []error
-		for _, n := range c.nodes {
+		// Proxies first: their connections would otherwise be dropped
+		// from under them by the nodes' shutdown.
+		if err := c.net.close(); err != nil {
+			errs = append(errs, fmt.Errorf("network: %w", err))
+		}
+		c.mu.Lock()
+		all := append(append([]Node(nil), c.nodes...), c.replicas...)
+		c.mu.Unlock()
+		for _, n := range all {
+			if n == nil {
+				continue
+			}
 			if err := n.(closer).close(); err != nil {
 				errs = append(errs, err)
 			}

@@ -20,15 +20,37 @@ const clientTimeout = time.Second
 // Beware go-redis's dial circuit breaker: after as many failed dials in a
 // row as the pool size (4), the client refuses to dial and probes the node
 // only once a second, so it may see a restarted node up to a second late.
+//
+// It dials node i's current master directly, never through the network's
+// proxies: it is the harness's view (the liveness probe, tests), not a
+// simulated client's.
 func (c *Cluster) NewClient(i int) *redis.Client {
-	return newNodeClient(c.nodes[i].Addr(), 4)
+	return newNodeClient(c.Node(i).Addr(), 4)
 }
 
 // NewClients returns one fresh client per node, in index order.
 func (c *Cluster) NewClients() []redis.UniversalClient {
-	cs := make([]redis.UniversalClient, len(c.nodes))
-	for i := range c.nodes {
+	nodes := c.Nodes()
+	cs := make([]redis.UniversalClient, len(nodes))
+	for i := range nodes {
 		cs[i] = c.NewClient(i)
+	}
+	return cs
+}
+
+// ClientConns returns simulated client id's connections, one per node in
+// index order: through the client's own proxies when it has them (see
+// ClusterConfig.ProxiedClients), so that network faults reach it, else
+// straight to the nodes. The caller closes them.
+func (c *Cluster) ClientConns(id int) []redis.UniversalClient {
+	nodes := c.Nodes()
+	cs := make([]redis.UniversalClient, len(nodes))
+	for i, n := range nodes {
+		addr, ok := c.net.dialAddr(Link{ClientEnd(id), NodeEnd(i)})
+		if !ok {
+			addr = n.Addr()
+		}
+		cs[i] = newNodeClient(addr, 4)
 	}
 	return cs
 }

@@ -95,10 +95,12 @@ func TestCloseLeavesNothing(t *testing.T) {
 		require.Less(t, time.Since(start), 3*time.Second, "Close took too long")
 		require.Error(t, <-held, "a command held by a paused node succeeded after Close")
 		requireGone(t, pids, addrs, c.Dir())
-		require.ErrorContains(t, c.Node(2).Restart(false), "closed")
+		require.ErrorIs(t, c.Node(2).Restart(false), sim.ErrClusterClosed)
 	})
 }
 
+// Not parallel, and no test here may be: CloseAll closes every cluster in
+// the process.
 func TestCloseAllStopsLiveClusters(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c1 := startCluster(t, sim.ClusterConfig{Backend: b, Nodes: 1})

@@ -44,7 +44,7 @@ func (c Config) WithDefaults() Config {
 		c.Cluster.Backend = BackendMiniredis
 	}
 	if c.Cluster.Nodes == 0 {
-		c.Cluster.Nodes = 1
+		c.Cluster.Nodes = max(c.Cluster.nodeCount(), 1)
 	}
 	if c.Clients == 0 {
 		c.Clients = 2
@@ -67,7 +67,31 @@ func (c Config) WithDefaults() Config {
 	if c.Grace == 0 {
 		c.Grace = 2*c.Options.TTL + c.Hold + time.Second
 	}
+	if c.Cluster.ProxiedClients == 0 && c.needsNetwork() {
+		c.Cluster.ProxiedClients = c.Clients
+	}
 	return c
+}
+
+// NetworkUser is implemented by faults that act on the links between
+// clients and nodes: a run with one puts every client behind proxies
+// (ClusterConfig.ProxiedClients), which runs without cost nothing.
+type NetworkUser interface {
+	UsesNetwork(cfg Config) bool
+}
+
+// needsNetwork: a fault acts on client links, a replica's failover must
+// redirect clients, or the user asked for a toxiproxy server.
+func (c Config) needsNetwork() bool {
+	if c.Cluster.Toxiproxy != "" || (c.Cluster.Replicas > 0 && c.Cluster.Backend == BackendRedis) {
+		return true
+	}
+	for _, p := range c.Faults {
+		if u, ok := p.Fault.(NetworkUser); ok && u.UsesNetwork(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // Validate names the first field that cannot work. Call it on a config with
@@ -101,6 +125,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("fencing: %s has no fencing tokens (use fenced)", c.Algorithm)
 	case c.Options.Watchdog && !info.Watchdog:
 		return fmt.Errorf("watchdog: %s has no watchdog", c.Algorithm)
+	}
+	if _, err := c.Cluster.withDefaults(); err != nil {
+		return err
 	}
 	for i, p := range c.Faults {
 		if p.Fault == nil {

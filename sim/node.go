@@ -75,4 +75,6 @@ var (
 	ErrNodeRunning = errors.New("node is running: kill it before restarting")
 	// ErrNodePaused is returned by operations that a paused node cannot serve.
 	ErrNodePaused = errors.New("node is paused")
+	// ErrClusterClosed is returned by Restart once the node's cluster closed.
+	ErrClusterClosed = errors.New("cluster closed")
 )

@@ -27,6 +27,9 @@ type miniNode struct {
 	clock *nodeClock
 	srv   *miniredis.Miniredis
 	gate  gate
+	// writes feeds the failover emulation (cluster_failover.go); it is
+	// on only in clusters with replicas.
+	writes writeLog
 
 	pushMu sync.Mutex // orders clock pushes so SetTime never goes backwards
 
@@ -58,7 +61,9 @@ func (n *miniNode) installHook() {
 }
 
 // preHook runs before every command a client sends.
-func (n *miniNode) preHook(p *server.Peer, _ string, _ ...string) bool {
+func (n *miniNode) preHook(p *server.Peer, cmd string, args ...string) bool {
+	// Before the script check: a script's effects are its inner writes.
+	n.writes.note(cmd, args)
 	if scriptCall(p) {
 		// The script's own command already passed the gate and set the
 		// clock, and it holds the server lock that SetTime would wait for.
@@ -154,7 +159,7 @@ func (n *miniNode) Restart(keepData bool) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
-		return fmt.Errorf("node %d: restart: cluster closed", n.idx)
+		return fmt.Errorf("node %d: restart: %w", n.idx, ErrClusterClosed)
 	}
 	if n.up {
 		return fmt.Errorf("node %d: restart: %w", n.idx, ErrNodeRunning)
@@ -202,9 +207,13 @@ func (n *miniNode) Up() bool {
 }
 
 func (n *miniNode) Emulated() []string {
-	return []string{
+	out := []string{
 		"Lua scripts run on miniredis's gopher-lua interpreter, not Redis's own Lua VM",
 	}
+	if n.writes.enabled() {
+		out = append(out, failoverEmulationNote)
+	}
+	return out
 }
 
 // close stops the node for good.

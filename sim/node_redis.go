@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -37,6 +36,9 @@ type redisNode struct {
 	ctl    *redis.Client // the harness's own connection to the running process
 	paused bool
 	closed bool
+	// replica: the process replicates a master (cluster_failover.go); its
+	// TTLs follow the master's, so its own clock emulation stays idle.
+	replica bool
 	// epoch counts process starts; epochLead is the node clock's lead when
 	// the current process started (see shifter.catchUp).
 	epoch     int
@@ -44,8 +46,7 @@ type redisNode struct {
 
 	shift shifter
 
-	loopCtx    context.Context
-	stopLoop   context.CancelFunc
+	stopLoop   context.CancelFunc // ends the shifter's loop
 	loopExited chan struct{}
 }
 
@@ -78,9 +79,9 @@ func startRedisNode(ctx context.Context, idx int, bin, dir string, p Persistence
 		n.close()
 		return nil, fmt.Errorf("node %d: %w", idx, err)
 	}
-	n.loopCtx, n.stopLoop = context.WithCancel(context.Background())
-	n.loopExited = make(chan struct{})
-	go n.shift.loop(n.loopCtx, n.loopExited)
+	loopCtx, stop := context.WithCancel(context.Background())
+	n.stopLoop, n.loopExited = stop, make(chan struct{})
+	go n.shift.loop(loopCtx, n.loopExited)
 	return n, nil
 }
 
@@ -195,7 +196,7 @@ func (n *redisNode) restart(keepData bool) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
-		return errors.New("cluster closed")
+		return ErrClusterClosed
 	}
 	if n.proc != nil {
 		if n.proc.alive() {
@@ -251,25 +252,25 @@ func (n *redisNode) FlushAll() error {
 	return nil
 }
 
-// control is what the harness needs to send its own commands to the
+// controlConn is what the harness needs to send its own commands to the
 // current process.
-type control struct {
+type controlConn struct {
 	client    *redis.Client
 	epoch     int
 	epochLead time.Duration
 }
 
 // control returns the control connection of a running, unpaused node.
-func (n *redisNode) control() (control, error) {
+func (n *redisNode) control() (controlConn, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if !n.runningLocked() {
-		return control{}, ErrNodeDown
+		return controlConn{}, ErrNodeDown
 	}
 	if n.paused {
-		return control{}, ErrNodePaused
+		return controlConn{}, ErrNodePaused
 	}
-	return control{client: n.ctl, epoch: n.epoch, epochLead: n.epochLead}, nil
+	return controlConn{client: n.ctl, epoch: n.epoch, epochLead: n.epochLead}, nil
 }
 
 func (n *redisNode) runningLocked() bool {

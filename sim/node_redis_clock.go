@@ -90,6 +90,9 @@ type shifter struct {
 func (s *shifter) catchUp(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.node.isReplica() {
+		return nil // read-only; its keys follow the master's
+	}
 	c, err := s.node.control()
 	if errors.Is(err, ErrNodeDown) || errors.Is(err, ErrNodePaused) {
 		return nil

@@ -33,7 +33,7 @@ type scheduled struct {
 	// cancelled: its Until came before its Start, so it never runs (a fault
 	// that waits for "until client 1 is inside" has nothing left to do).
 	cancelled bool
-	at      time.Duration
+	at        time.Duration
 }
 
 func newSchedule(w *World, plans []Planned) *schedule {

@@ -1,22 +1,69 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
 
 // World is what faults act on: the clients' gates and clocks, the cluster's
-// nodes, the resource and true time.
+// nodes and network, the resource and true time.
 type World struct {
 	cfg     Config
 	rec     *Recorder
 	cluster *Cluster
 	res     *Resource
 	clients []*Client
+
+	// What faults keep between Start and Stop (see Stash), and the ids of
+	// fault records that faults add themselves (see RecordFault).
+	stashMu sync.Mutex
+	stash   map[string][]any
+	faultID atomic.Int64
 }
+
+// NewWorld builds the world of cfg around a started cluster: the recorder,
+// the resource and the clients, which do not run. Faults can then be
+// started and stopped by hand, as tests do; Run builds its own world. Close
+// closes the clients; the cluster stays the caller's.
+func NewWorld(cfg Config, cluster *Cluster) (*World, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	rec := NewRecorder()
+	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: NewResource(rec)}
+	sched := newSchedule(w, nil)
+	for i := 0; i < cfg.Clients; i++ {
+		c, err := newClient(i, w, sched)
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("client %d: %w", i, err)
+		}
+		w.clients = append(w.clients, c)
+	}
+	return w, nil
+}
+
+// Close closes the clients' connections.
+func (w *World) Close() { closeClients(w.clients) }
 
 // Config is the run's configuration (defaults filled in).
 func (w *World) Config() Config { return w.cfg }
 
 // Cluster is the run's Redis nodes.
 func (w *World) Cluster() *Cluster { return w.cluster }
+
+// Network is the run's network: the links between clients, nodes,
+// replicas and the resource.
+func (w *World) Network() *Network { return w.cluster.Network() }
+
+// History is what was recorded so far.
+func (w *World) History() History { return w.rec.History() }
+
+// Now is true time since the run's start.
+func (w *World) Now() time.Duration { return w.rec.Now() }
 
 // Client returns client i, or an error naming the index.
 func (w *World) Client(i int) (*Client, error) {
@@ -33,4 +80,50 @@ func (w *World) Node(i int) (Node, error) {
 		return nil, fmt.Errorf("node %d: out of range (nodes: %d)", i, len(nodes))
 	}
 	return nodes[i], nil
+}
+
+// Stash keeps v for the fault described by key until Unstash. Faults are
+// plain values, so what a Start must hand to its Stop (a network effect's
+// id, a pending restart) lives in the world. Identical faults are
+// interchangeable, so Unstash returns the most recent v for key.
+func (w *World) Stash(key string, v any) {
+	w.stashMu.Lock()
+	defer w.stashMu.Unlock()
+	if w.stash == nil {
+		w.stash = map[string][]any{}
+	}
+	w.stash[key] = append(w.stash[key], v)
+}
+
+// Unstash takes back what Stash kept under key.
+func (w *World) Unstash(key string) (any, bool) {
+	w.stashMu.Lock()
+	defer w.stashMu.Unlock()
+	vs := w.stash[key]
+	if len(vs) == 0 {
+		return nil, false
+	}
+	v := vs[len(vs)-1]
+	if len(vs) == 1 {
+		delete(w.stash, key)
+	} else {
+		w.stash[key] = vs[:len(vs)-1]
+	}
+	return v, true
+}
+
+// RecordFault adds to the history a fault that a fault ran itself (the
+// random nemesis's): desc from start until now, as the schedule records its
+// own: failed if it did not start, unknown if it did not heal. Its id
+// follows the scheduled faults' ids.
+func (w *World) RecordFault(desc string, start time.Duration, startErr, healErr error) {
+	op := Op{Kind: KindFault, Client: NoClient, Call: start, Return: w.rec.Now(), Outcome: OK, Fault: desc,
+		FaultID: len(w.cfg.Faults) + int(w.faultID.Add(1))}
+	switch {
+	case startErr != nil:
+		op.Outcome, op.Err, op.Return = Fail, startErr.Error(), start
+	case healErr != nil:
+		op.Outcome, op.Err = Unknown, healErr.Error()
+	}
+	w.rec.Add(op)
 }

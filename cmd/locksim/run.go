@@ -218,4 +218,3 @@ func exitCodeOf(err error) int {
 	}
 	return exitUsage
 }
-
