@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -40,7 +39,8 @@ type quietLogger struct{}
 
 func (quietLogger) Printf(context.Context, string, ...any) {}
 
-func main() {
+// newRoot builds the command tree; tests drive it directly.
+func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "locksim",
 		Short:         "Tells, with evidence, whether a Redis distributed lock is safe",
@@ -48,21 +48,21 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.AddCommand(algosCmd(), listCmd(), runCmd(), checkCmd(), doctorCmd())
+	return root
+}
+
+func main() {
 	// go-redis logs every failed dial; a killed node is a planned event here.
 	redis.SetLogger(quietLogger{})
 	// Ctrl-C or SIGTERM cancels the run: clients stop, faults heal, nodes and
 	// temp dirs go, and the partial run is marked incomplete.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := root.ExecuteContext(ctx)
+	err := newRoot().ExecuteContext(ctx)
 	stop()
 	_ = sim.CloseAll() // a backstop: nothing started here outlives the process
 	if err == nil {
 		return
 	}
 	fmt.Fprintln(os.Stderr, "locksim:", err)
-	var ee *exitError
-	if errors.As(err, &ee) {
-		os.Exit(ee.code)
-	}
-	os.Exit(exitUsage) // cobra's own errors are usage errors
+	os.Exit(exitCodeOf(err))
 }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// execute runs the CLI in-process and returns stdout, stderr and the exit
+// code main would use.
+func execute(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	root := newRoot()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	if err != nil {
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), exitCodeOf(err)
+}
+
+func TestExitCodesForBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("name: x\nalgorithm: setpx\nbogus: 1\n"), 0o644))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // in the one-line error
+	}{
+		{"unknown scenario", []string{"run", "no-such-scenario"}, "no-such-scenario"},
+		{"unknown algorithm", []string{"run", "--algo", "bogus"}, `"bogus"`},
+		{"no scenario and no algo", []string{"run"}, "--algo"},
+		{"unknown field in file", []string{"run", bad}, "bogus"},
+		{"zero clients", []string{"run", "--algo", "setpx", "--clients", "0"}, "--clients 0"},
+		{"bad backend", []string{"run", "--algo", "setpx", "--backend", "etcd"}, `"etcd"`},
+		{"negative ttl", []string{"run", "--algo", "setpx", "--ttl", "-1s"}, "--ttl"},
+		{"check a non-run dir", []string{"check", dir}, dir},
+		{"unknown flag", []string{"run", "--frobnicate"}, "frobnicate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := execute(t, tc.args...)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Contains(t, stderr, tc.want)
+			assert.NotContains(t, stderr, "\n", "one clear line")
+		})
+	}
+}
+
+func TestRunJSONAndRecheck(t *testing.T) {
+	out := t.TempDir()
+	stdout, stderr, code := execute(t, "run", "--algo", "setpx", "--clients", "3", "--duration", "300ms", "--ttl", "200ms", "--json", "--out", out)
+	require.Equal(t, exitOK, code, stderr)
+	var res jsonResult
+	require.NoError(t, json.Unmarshal([]byte(stdout), &res), stdout)
+	require.Len(t, res.Runs, 1)
+	r := res.Runs[0]
+	assert.Equal(t, "setpx", r.Algorithm)
+	assert.Equal(t, "safe", string(r.Verdict))
+	for _, c := range []string{"exclusion", "claim", "fencing", "liveness"} {
+		assert.Contains(t, r.Checks, c)
+	}
+	for _, f := range []string{"scenario.yaml", "history.jsonl", "verdict.json", "check.html", "timeline.svg", "timeline.png", "summary.md"} {
+		assert.FileExists(t, filepath.Join(r.Dir, f))
+	}
+	latest, err := os.Readlink(filepath.Join(filepath.Dir(r.Dir), "latest"))
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Base(r.Dir), latest)
+
+	stdout, stderr, code = execute(t, "check", r.Dir)
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "safe")
+}
+
+func TestMismatchExitsOne(t *testing.T) {
+	// Expecting safe from a design that is unsafe under this pause must exit 1.
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(`name: wrong-expectation
+algorithm: setpx
+options: {ttl: 200ms}
+clients: 2
+duration: 1s
+hold: 50ms
+faults:
+  - kind: pause-client
+    client: 0
+    when: {point: after-check}
+    for: 500ms
+    until: {client: 1, point: after-enter}
+expect:
+  setpx: safe
+`), 0o644))
+	_, stderr, code := execute(t, "run", f, "--out", dir)
+	assert.Equal(t, exitMismatch, code, stderr)
+	assert.Contains(t, stderr, "differ")
+}
+
+func TestAlgosListsEveryDesign(t *testing.T) {
+	stdout, _, code := execute(t, "algos")
+	require.Equal(t, exitOK, code)
+	for _, n := range []string{"naive", "setnx-expire", "setnx-getset", "lua-setnx", "lua-setnx-del", "setpx", "setpx-del", "reentrant", "rwlock", "rwlock-hash", "rwlock-counted", "redlock", "fenced", "redsync", "redislock"} {
+		assert.Contains(t, stdout, n)
+	}
+	assert.Contains(t, stdout, "weakness:")
+	assert.Contains(t, stdout, "source:")
+}
