@@ -1,0 +1,118 @@
+package scenarios_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// catalogueEnv set to "full" runs every pair even under -short or -race.
+const catalogueEnv = "LOCKSIM_CATALOGUE"
+
+// shortSubset are the designs the short catalogue runs: one of each family.
+var shortSubset = map[string]bool{"naive": true, "setnx-expire": true, "setpx": true, "redlock": true, "fenced": true}
+
+// TestCatalogue runs every built-in scenario for every design it applies to
+// and compares the verdict with the scenario's expectation. The expectations
+// are claims; this is where they are checked, on every run of the suite.
+func TestCatalogue(t *testing.T) {
+	full := os.Getenv(catalogueEnv) == "full" || (!testing.Short() && !raceEnabled)
+	if !full {
+		t.Logf("short catalogue (designs %v); %s=full runs every pair", keys(shortSubset), catalogueEnv)
+	}
+	// Runs are point-triggered, so parallel runs do not blur verdicts; the
+	// limit keeps 2 cores from starving any one of them.
+	sem := make(chan struct{}, 3)
+	var mu sync.Mutex
+	var mismatches []string
+	for _, s := range scenarios.Builtin() {
+		t.Run(s.Name, func(t *testing.T) {
+			for _, algo := range s.Algorithms() {
+				if !full && !shortSubset[algo] {
+					continue
+				}
+				t.Run(algo, func(t *testing.T) {
+					t.Parallel()
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					o, err := scenarios.Execute(context.Background(), s, algo, scenarios.RunOptions{Out: t.TempDir()})
+					if err != nil {
+						t.Fatalf("%s/%s: %v", s.Name, algo, err)
+					}
+					for _, n := range o.Notes {
+						if strings.Contains(n, "never fired") && !strings.Contains(s.Doc, "never fire") {
+							t.Errorf("%s/%s: %s", s.Name, algo, n)
+						}
+					}
+					if !o.AsExpected {
+						msg := fmt.Sprintf("%s/%s: verdict %s %v, expected %s (report: %s)", s.Name, algo, o.Verdict, o.Checks, o.Expected, o.Dir)
+						mu.Lock()
+						mismatches = append(mismatches, msg)
+						mu.Unlock()
+						t.Error(msg)
+					}
+				})
+			}
+		})
+	}
+	t.Cleanup(func() {
+		if len(mismatches) > 0 {
+			t.Logf("%d pairs differ from their expectation:\n%s", len(mismatches), strings.Join(mismatches, "\n"))
+		}
+	})
+}
+
+// TestCatalogueOnRedisServer runs the scenarios on real redis-server nodes
+// for one design of each family, so the verdicts do not hinge on miniredis.
+func TestCatalogueOnRedisServer(t *testing.T) {
+	if _, err := sim.LookupRedisServer(""); err != nil {
+		if os.Getenv("LOCKSIM_REQUIRE_REDIS") == "1" {
+			t.Fatal(err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+	for _, s := range scenarios.Builtin() {
+		for _, algo := range []string{"setpx", "redlock"} {
+			if !contains(s.Algorithms(), algo) {
+				continue
+			}
+			t.Run(s.Name+"/"+algo, func(t *testing.T) {
+				s.Backend = string(sim.BackendRedis)
+				o, err := scenarios.Execute(context.Background(), s, algo, scenarios.RunOptions{Out: t.TempDir()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !o.AsExpected {
+					t.Errorf("verdict %s %v, expected %s (report: %s)", o.Verdict, o.Checks, o.Expected, o.Dir)
+				}
+			})
+		}
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
