@@ -37,8 +37,12 @@ func (b *base) at(ctx context.Context, p Point, key string, l *Lease) error {
 	return nil
 }
 
-// cmdCtx bounds one command to one node.
+// cmdCtx bounds one command to one node; without a NodeTimeout the
+// connection's own read/write timeouts do.
 func (b *base) cmdCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if b.opts.NodeTimeout == 0 {
+		return ctx, func() {}
+	}
 	return context.WithTimeout(ctx, b.opts.NodeTimeout)
 }
 

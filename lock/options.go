@@ -15,8 +15,10 @@ type Options struct {
 	// (validity = TTL - elapsed - TTL*Drift, plus 2 ms for Redlock) [0.01].
 	Drift float64
 	Retry RetryPolicy
-	// NodeTimeout bounds one command to one node; Redlock needs it much
-	// smaller than the TTL [TTL/10, at least 5ms].
+	// NodeTimeout bounds one command to one node. Redlock needs it much
+	// smaller than the TTL [multi-node designs: TTL/10, at least 5ms]; for
+	// single-node designs 0 leaves commands to the connection's own timeouts,
+	// which saves a context per command on the hot path.
 	NodeTimeout time.Duration
 	// Tokens makes each lease's unique value [128 random bits in hex].
 	Tokens func() string
@@ -62,9 +64,6 @@ func (o Options) WithDefaults() Options {
 	if o.Retry.Jitter == 0 {
 		o.Retry.Jitter = o.Retry.Interval / 2
 	}
-	if o.NodeTimeout == 0 {
-		o.NodeTimeout = max(o.TTL/10, 5*time.Millisecond)
-	}
 	if o.Tokens == nil {
 		o.Tokens = RandomToken
 	}
@@ -100,6 +99,12 @@ func (o Options) Validate() error {
 		return fmt.Errorf("node_timeout %v: must not be negative", o.NodeTimeout)
 	}
 	return nil
+}
+
+// DefaultNodeTimeout is the per-node bound Redlock-style designs use when
+// none is given: a tenth of the TTL, at least 5 ms.
+func DefaultNodeTimeout(ttl time.Duration) time.Duration {
+	return max(ttl/10, 5*time.Millisecond)
 }
 
 // RandomToken returns 128 random bits in hex.

@@ -93,6 +93,9 @@ func New(name string, nodes []redis.UniversalClient, o Options) (Locker, error) 
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if i.MultiNode && o.NodeTimeout == 0 {
+		o.NodeTimeout = DefaultNodeTimeout(o.TTL)
+	}
 	if o.Watchdog && !i.Watchdog {
 		return nil, fmt.Errorf("%s: watchdog: this design has no watchdog", name)
 	}

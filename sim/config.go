@@ -40,6 +40,11 @@ type Config struct {
 // WithDefaults fills unset fields.
 func (c Config) WithDefaults() Config {
 	c.Options = c.Options.WithDefaults()
+	if c.Options.NodeTimeout == 0 {
+		// A simulated node that stops answering must not hold a client for
+		// the connection's whole read timeout.
+		c.Options.NodeTimeout = lock.DefaultNodeTimeout(c.Options.TTL)
+	}
 	if c.Cluster.Backend == "" {
 		c.Cluster.Backend = BackendMiniredis
 	}

@@ -55,6 +55,13 @@ func gcPause(backend sim.Backend, point string) sim.Config {
 		Hold:      50 * time.Millisecond,
 		Seed:      1,
 		Faults: []sim.Planned{{
+			// Client 1 starts once client 0 holds the lock, so that client
+			// 1's first entry is the one during the pause.
+			Fault: faults.PauseClient{Client: 1},
+			Start: sim.Trigger{Client: 1, Point: sim.PointBeforeAcquire, Nth: 1},
+			For:   300 * time.Millisecond,
+			Until: &sim.Trigger{Client: 0, Point: sim.PointAfterAcquire, Nth: 1},
+		}, {
 			Fault: faults.PauseClient{Client: 0},
 			Start: sim.Trigger{Client: 0, Point: point, Nth: 1},
 			For:   time.Second,

@@ -163,13 +163,16 @@ func (s *schedule) healAll() error {
 	return errors.Join(s.errs...)
 }
 
-// unfired lists faults whose trigger never came: a scenario that relies on
-// them did not test what it says.
+// unfired lists faults that never ran: their trigger never came (a scenario
+// that relies on them did not test what it says), or their until came first.
 func (s *schedule) unfired() []string {
 	var out []string
 	for _, f := range s.faults {
 		f.mu.Lock()
-		if !f.started && !f.cancelled {
+		switch {
+		case f.cancelled:
+			out = append(out, fmt.Sprintf("fault %d %s did not start: its until came first", f.id, f.plan))
+		case !f.started:
 			out = append(out, fmt.Sprintf("fault %d %s never fired", f.id, f.plan))
 		}
 		f.mu.Unlock()

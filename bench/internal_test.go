@@ -1,0 +1,150 @@
+package bench
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/sim"
+)
+
+func TestWriteAtomicallyFailureLeavesNothing(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "results", "run")
+	boom := errors.New("disk full")
+	err := writeAtomically(out, func(tmp string) error {
+		require.NoError(t, os.WriteFile(filepath.Join(tmp, FileCSV), []byte("half"), 0o644))
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	_, err = os.Stat(out)
+	assert.ErrorIs(t, err, os.ErrNotExist, "no results directory after a failure")
+	entries, err := os.ReadDir(filepath.Dir(out))
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no temporary directory left either")
+}
+
+func TestWriteAtomicallyIntoEmptyDir(t *testing.T) {
+	out := t.TempDir() // exists, empty: allowed
+	require.NoError(t, writeAtomically(out, func(tmp string) error {
+		return os.WriteFile(filepath.Join(tmp, FileCSV), []byte("x"), 0o644)
+	}))
+	data, err := os.ReadFile(filepath.Join(out, FileCSV))
+	require.NoError(t, err)
+	assert.Equal(t, "x", string(data))
+	fi, err := os.Stat(out)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), fi.Mode().Perm())
+}
+
+func TestPlanPutsDesignsAtTheirSizes(t *testing.T) {
+	cfg := Config{Algorithms: []string{"setpx", Raw, "redlock", "redsync"}}.WithDefaults()
+	cells := plan(cfg)
+	require.Len(t, cells, 2*3*4, "contention x nodes x clients")
+	for _, c := range cells {
+		if c.nodes == 1 {
+			assert.Equal(t, []string{"setpx", Raw}, c.designs)
+		} else {
+			assert.Equal(t, []string{"redlock", "redsync"}, c.designs)
+		}
+	}
+	configs, est := cfg.Size()
+	assert.Equal(t, 2*4*(2+2+2), configs)
+	assert.Equal(t, time.Duration(configs)*(cfg.Duration+cfg.Warmup), est)
+
+	cfg.Nodes = []int{1}
+	assert.Len(t, plan(cfg), 2*4)
+	notes := unplanned(cfg)
+	require.Len(t, notes, 2)
+	assert.Contains(t, notes[0], "redlock not measured")
+}
+
+func TestQuickIsUnderAMinute(t *testing.T) {
+	_, est := Quick().Size()
+	assert.Less(t, est, 45*time.Second, "leaves room for starting nodes within a minute")
+}
+
+func TestFromHistory(t *testing.T) {
+	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
+	h := sim.History{Ops: []sim.Op{
+		{Kind: sim.KindAcquire, Client: 0, Call: ms(0), Return: ms(1), Outcome: sim.OK},
+		{Kind: sim.KindAcquire, Client: 1, Call: ms(0), Return: ms(1), Outcome: sim.Fail},
+		{Kind: sim.KindFault, Client: sim.NoClient, Call: ms(2), Return: ms(40), Fault: "pause-client 0"},
+		{Kind: sim.KindAcquire, Client: 1, Call: ms(10), Return: ms(11), Outcome: sim.Fail},
+		{Kind: sim.KindRelease, Client: 0, Call: ms(45), Return: ms(46), Outcome: sim.OK},
+		{Kind: sim.KindAcquire, Client: 1, Call: ms(50), Return: ms(51), Outcome: sim.OK},
+		{Kind: sim.KindRelease, Client: 1, Call: ms(60), Return: ms(62), Outcome: sim.OK},
+		{Kind: sim.KindAcquire, Client: 0, Call: ms(70), Return: ms(90), Outcome: sim.Unknown, Err: "timeout"},
+	}}
+	cfg := sim.Config{Algorithm: "setpx", Cluster: sim.ClusterConfig{Backend: sim.BackendMiniredis, Nodes: 1},
+		Clients: 2, Duration: time.Second}.WithDefaults()
+	run, r := fromHistory(&sim.Result{Config: cfg, History: h}, "s")
+	assert.Equal(t, []FaultWindow{{Fault: "pause-client 0", StartS: 0.002, EndS: 0.04}}, run.Faults)
+	assert.Equal(t, 2, run.Attempts.OK)
+	assert.Equal(t, 2, run.Attempts.Fail)
+	assert.Equal(t, 1, run.Attempts.Unknown)
+	assert.Equal(t, int64(2), r.Cycles)
+	assert.Equal(t, int64(1), r.Errors)
+	assert.Equal(t, "timeout", r.FirstErr)
+	assert.InDelta(t, 2.0, r.Throughput, 1e-9)
+	// Client 1 waited from its first attempt (0 ms) to the lease (51 ms).
+	assert.InDelta(t, 51_000, r.Acquire.Max, 51)
+	assert.InDelta(t, 62_000, r.Cycle.Max, 62)
+	require.Len(t, run.points, 3)
+	assert.Equal(t, sim.Unknown, run.points[2].Outcome)
+}
+
+func TestLogTicksLabelOneTwoFive(t *testing.T) {
+	var labels []string
+	for _, tk := range (logTicks{}).Ticks(lg(0.05), lg(20)) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	assert.Equal(t, []string{"0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20"}, labels)
+	assert.Equal(t, 0.05, down125(0.07))
+	assert.Equal(t, 200.0, up125(130))
+	assert.Equal(t, 1000.0, up125(1000))
+
+	labels = nil
+	for _, tk := range (logTicks{si: true}).Ticks(lg(1), lg(100_000)) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	assert.Equal(t, []string{"1", "10", "100", "1k", "10k", "100k"}, labels, "five decades: powers of ten only")
+}
+
+func TestCPUModel(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cpuinfo")
+	require.NoError(t, os.WriteFile(p, []byte("processor\t: 0\nmodel name\t: Some  CPU @ 2.0GHz\n"), 0o644))
+	assert.Equal(t, "Some CPU @ 2.0GHz", cpuModel(p))
+	assert.Equal(t, "unknown CPU", cpuModel(filepath.Join(t.TempDir(), "none")))
+}
+
+func TestComparisonsPairDesignsWithReferences(t *testing.T) {
+	mk := func(algo string, nodes int, tp float64, p99 float64) Result {
+		return Result{Algorithm: algo, Kind: kindOf(algo), Nodes: nodes, Clients: 4, Contention: KeyPerClient,
+			Throughput: tp, RoundThroughput: []float64{tp * 0.9, tp * 1.1}, Cycle: Percentiles{P99: p99}, Acquire: Percentiles{P99: p99}}
+	}
+	rs := []Result{mk("setpx", 1, 96, 100), mk(Raw, 1, 100, 90), mk("redislock", 1, 90, 110),
+		mk("redlock", 5, 50, 300), mk("redsync", 5, 40, 280)}
+	addRatios(rs)
+	assert.InDelta(t, 0.96, rs[0].VsRaw, 1e-9)
+	assert.InDelta(t, 96.0/90, rs[0].VsPeer, 1e-9)
+	assert.Equal(t, "redsync", rs[3].Peer)
+	cs := comparisons(rs)
+	require.Len(t, cs, 3)
+	titles := []string{cs[0].Title, cs[1].Title, cs[2].Title}
+	assert.Equal(t, []string{"harness overhead", "setpx vs redislock", "redlock vs redsync, 5 nodes"}, titles)
+	assert.True(t, cs[0].Met, "0.96 >= 0.95")
+	assert.True(t, cs[1].Met)
+	assert.False(t, cs[2].Met, "higher p99 than redsync")
+	assert.True(t, slices.IsSorted([]float64{cs[0].RoundMin, cs[0].Throughput, cs[0].RoundMax}))
+}

@@ -1,0 +1,113 @@
+package bench
+
+import (
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Kind says what a measured design is to the comparison.
+type Kind string
+
+const (
+	KindDesign Kind = "design" // one of locksim's own designs
+	KindPeer   Kind = "peer"   // someone else's library behind an adapter
+	KindRaw    Kind = "raw"    // the raw limit
+)
+
+// Result is one configuration: a design at a number of nodes and clients
+// under one contention mode.
+type Result struct {
+	Algorithm  string     `json:"algorithm"`
+	Kind       Kind       `json:"kind"`
+	Nodes      int        `json:"nodes"`
+	Clients    int        `json:"clients"`
+	Contention Contention `json:"contention,omitempty"`
+	// Scenario names the scenario whose faults played (--under); its
+	// figures come from the run's history, and Contention is empty.
+	Scenario string `json:"scenario,omitempty"`
+	// Seconds is the measured time (the rounds' slices added up).
+	Seconds float64 `json:"seconds"`
+	// Cycles completed inside the measured time, and Throughput = Cycles /
+	// Seconds.
+	Cycles     int64   `json:"cycles"`
+	Throughput float64 `json:"cycles_per_s"`
+	// RoundThroughput is each round's own figure, which shows how much the
+	// machine moved during the run.
+	RoundThroughput []float64 `json:"round_cycles_per_s"`
+	// Attempts are single acquire attempts; Refused those refused because
+	// another client held the lock (each retried after the retry wait);
+	// Errors unknown outcomes and failed releases.
+	Attempts int64  `json:"attempts"`
+	Refused  int64  `json:"failed_acquires"`
+	Errors   int64  `json:"errors"`
+	FirstErr string `json:"first_error,omitempty"`
+	// Acquire is the blocking acquire, retries included; Cycle is acquire,
+	// hold and release up to the release's reply.
+	Acquire Percentiles `json:"acquire_latency"`
+	Cycle   Percentiles `json:"cycle_latency"`
+	// VsRaw and VsPeer are throughput ratios to the raw limit (same clients
+	// and contention) and to the design's peer (same nodes, clients and
+	// contention); 0 when there is nothing to compare with.
+	VsRaw  float64 `json:"vs_raw,omitempty"`
+	Peer   string  `json:"peer,omitempty"`
+	VsPeer float64 `json:"vs_peer,omitempty"`
+
+	acquireHist *hdr.Histogram // for the CDF; not in the files
+}
+
+// Comparison is one headline ratio of the issue: a design against the
+// reference it must match, from the same run and the same cell.
+type Comparison struct {
+	Title      string     `json:"title"`
+	Design     string     `json:"design"`
+	Reference  string     `json:"reference"`
+	Nodes      int        `json:"nodes"`
+	Clients    int        `json:"clients"`
+	Contention Contention `json:"contention"`
+	// Throughput is design / reference cycles per second; RoundMin and
+	// RoundMax the same ratio per round (the two ran back to back there).
+	Throughput float64 `json:"throughput_ratio"`
+	RoundMin   float64 `json:"round_ratio_min"`
+	RoundMax   float64 `json:"round_ratio_max"`
+	// AcquireP99 and CycleP99 are design / reference p99 latencies (lower is
+	// better for the design).
+	AcquireP99 float64 `json:"acquire_p99_ratio"`
+	CycleP99   float64 `json:"cycle_p99_ratio"`
+	Goal       string  `json:"goal"`
+	Met        bool    `json:"met"`
+}
+
+// Settings are the knobs the numbers depend on.
+type Settings struct {
+	Algorithms    []string     `json:"algorithms"`
+	Clients       []int        `json:"clients"`
+	Nodes         []int        `json:"nodes"`
+	Contention    []Contention `json:"contention"`
+	DurationS     float64      `json:"duration_s"`
+	Rounds        int          `json:"rounds"`
+	WarmupS       float64      `json:"warmup_s"`
+	HoldMs        float64      `json:"hold_ms"`
+	TTLMs         float64      `json:"ttl_ms"`
+	RetryMs       float64      `json:"retry_interval_ms"`
+	RetryJitterMs float64      `json:"retry_jitter_ms"`
+	Seed          uint64       `json:"seed"`
+}
+
+// Report is everything a run measured, ready to be written.
+type Report struct {
+	Machine Machine `json:"machine"`
+	// Backend is the backend and, on redis, the server's version.
+	Backend string `json:"backend"`
+	// Command is how the run was started; the caller fills it in.
+	Command     string       `json:"command,omitempty"`
+	Started     time.Time    `json:"started"`
+	WallS       float64      `json:"wall_s"`
+	Settings    Settings     `json:"settings"`
+	Results     []Result     `json:"results,omitempty"`
+	Comparisons []Comparison `json:"comparisons,omitempty"`
+	Under       *UnderReport `json:"under,omitempty"`
+	Notes       []string     `json:"notes,omitempty"`
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,240 @@
+package bench_test
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim"
+)
+
+// These tests check structure and plausibility, never speed: the numbers
+// of a 200 ms run on a shared machine say nothing about the designs.
+
+func tinyConfig() bench.Config {
+	return bench.Config{
+		Backend:    sim.BackendMiniredis,
+		Algorithms: []string{"setpx", "redislock", bench.Raw},
+		Clients:    []int{1, 2},
+		Nodes:      []int{1},
+		Duration:   200 * time.Millisecond,
+		Rounds:     2,
+		Warmup:     20 * time.Millisecond,
+	}
+}
+
+func TestRunWritesEveryFile(t *testing.T) {
+	var events []bench.Progress
+	cfg := tinyConfig()
+	cfg.Progress = func(p bench.Progress) { events = append(events, p) }
+	rep, err := bench.Run(context.Background(), cfg)
+	require.NoError(t, err)
+
+	const configs = 3 * 2 * 2 // designs x clients x contention
+	require.Len(t, rep.Results, configs)
+	for _, r := range rep.Results {
+		name := r.Algorithm + "/" + strconv.Itoa(r.Clients) + "/" + string(r.Contention)
+		assert.Positive(t, r.Throughput, name)
+		assert.Positive(t, r.Cycles, name)
+		assert.GreaterOrEqual(t, r.Attempts, r.Cycles, name)
+		assert.InDelta(t, 0.2, r.Seconds, 1e-9, name)
+		assert.Len(t, r.RoundThroughput, 2, name)
+		assert.Equal(t, 1, r.Nodes, name)
+		for _, p := range []bench.Percentiles{r.Acquire, r.Cycle} {
+			assert.True(t, p.Monotone(), "%s: percentiles not monotone: %+v", name, p)
+			assert.Positive(t, p.P50, name)
+			assert.Equal(t, r.Cycles, p.Count, name)
+		}
+		assert.LessOrEqual(t, r.Acquire.P50, r.Cycle.P50, "%s: a cycle contains its acquire", name)
+		if r.Contention == bench.KeyPerClient {
+			assert.Zero(t, r.Refused, "%s: nobody else locks a client's own key", name)
+		}
+		switch r.Algorithm {
+		case bench.Raw:
+			assert.Equal(t, bench.KindRaw, r.Kind)
+			assert.Zero(t, r.VsRaw)
+		case "redislock":
+			assert.Equal(t, bench.KindPeer, r.Kind)
+			assert.Positive(t, r.VsRaw)
+			assert.Empty(t, r.Peer)
+		case "setpx":
+			assert.Equal(t, bench.KindDesign, r.Kind)
+			assert.Positive(t, r.VsRaw)
+			assert.Equal(t, "redislock", r.Peer)
+			assert.Positive(t, r.VsPeer)
+		}
+	}
+	// setpx vs raw and setpx vs redislock, for each clients x contention.
+	assert.Len(t, rep.Comparisons, 2*2*2)
+	require.NotEmpty(t, events)
+	last := events[len(events)-1]
+	assert.Equal(t, last.Total, last.Done)
+	assert.Equal(t, 3*2*2*2, last.Total, "one step per design, cell and round")
+
+	rep.Command = "lockbench --test"
+	out := filepath.Join(t.TempDir(), "run")
+	require.NoError(t, rep.Write(out))
+	for _, f := range []string{bench.FileCSV, bench.FileJSON, bench.FileSummary,
+		"throughput.svg", "throughput.png", "latency.svg", "latency.png", "cdf.svg", "cdf.png"} {
+		fi, err := os.Stat(filepath.Join(out, f))
+		if assert.NoError(t, err, f) {
+			assert.Positive(t, fi.Size(), f)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Dir(out))
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary directory is left beside the results")
+
+	// bench.csv parses back into the same rows.
+	f, err := os.Open(filepath.Join(out, bench.FileCSV))
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, configs+1)
+	assert.Equal(t, bench.CSVHeader, rows[0])
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for i, row := range rows[1:] {
+		r := rep.Results[i]
+		assert.Equal(t, r.Algorithm, row[col["algorithm"]])
+		assert.Equal(t, string(r.Contention), row[col["contention"]])
+		assert.Equal(t, strconv.Itoa(r.Clients), row[col["clients"]])
+		tp, err := strconv.ParseFloat(row[col["cycles_per_s"]], 64)
+		require.NoError(t, err)
+		assert.InDelta(t, r.Throughput, tp, 1e-6)
+		var ps []float64
+		for _, h := range []string{"acquire_p50_us", "acquire_p90_us", "acquire_p99_us", "acquire_p999_us", "acquire_max_us"} {
+			v, err := strconv.ParseFloat(row[col[h]], 64)
+			require.NoError(t, err, h)
+			ps = append(ps, v)
+		}
+		assert.IsNonDecreasing(t, ps, "row %d", i+1)
+	}
+
+	// bench.json parses back into a report with the same results.
+	data, err := os.ReadFile(filepath.Join(out, bench.FileJSON))
+	require.NoError(t, err)
+	var back bench.Report
+	require.NoError(t, json.Unmarshal(data, &back))
+	require.Len(t, back.Results, configs)
+	for i := range back.Results {
+		assert.Equal(t, rep.Results[i].Algorithm, back.Results[i].Algorithm)
+		assert.Equal(t, rep.Results[i].Cycles, back.Results[i].Cycles)
+		assert.Equal(t, rep.Results[i].Acquire, back.Results[i].Acquire)
+	}
+	assert.Equal(t, "miniredis", back.Backend)
+	assert.Equal(t, "lockbench --test", back.Command)
+	assert.NotEmpty(t, back.Machine.GOOS)
+	assert.Positive(t, back.Machine.Cores)
+	assert.Len(t, back.Comparisons, len(rep.Comparisons))
+
+	summary, err := os.ReadFile(filepath.Join(out, bench.FileSummary))
+	require.NoError(t, err)
+	for _, want := range []string{"Headline ratios", "harness overhead", "setpx vs redislock", "**raw**",
+		"1ms plus up to 500µs of jitter", "miniredis", "lockbench --test"} {
+		assert.Contains(t, string(summary), want)
+	}
+}
+
+func TestWriteRefusesNonEmptyDir(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "keep"), []byte("x"), 0o644))
+	err := (&bench.Report{}).Write(dir)
+	require.ErrorContains(t, err, "not empty")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "the directory is left as it was")
+}
+
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := tinyConfig()
+	cfg.Duration = time.Minute
+	cfg.Progress = func(bench.Progress) {}
+	go func() { time.Sleep(150 * time.Millisecond); cancel() }()
+	start := time.Now()
+	rep, err := bench.Run(ctx, cfg)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Nil(t, rep, "an interrupted run has no report to write")
+	assert.Less(t, time.Since(start), 20*time.Second, "stops promptly")
+}
+
+func TestRunRejectsBadConfig(t *testing.T) {
+	for name, mutate := range map[string]func(*bench.Config){
+		"unknown design":   func(c *bench.Config) { c.Algorithms = []string{"nope"} },
+		"zero clients":     func(c *bench.Config) { c.Clients = []int{0} },
+		"no design at 5":   func(c *bench.Config) { c.Nodes = []int{5} },
+		"hold beyond TTL":  func(c *bench.Config) { c.Hold = time.Second },
+		"unknown backend":  func(c *bench.Config) { c.Backend = "etcd" },
+		"bad contention":   func(c *bench.Config) { c.Contention = []bench.Contention{"warm"} },
+		"negative warm-up": func(c *bench.Config) { c.Warmup = -time.Second },
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := tinyConfig()
+			mutate(&cfg)
+			_, err := bench.Run(context.Background(), cfg)
+			require.ErrorIs(t, err, bench.ErrConfig)
+		})
+	}
+}
+
+func TestRunUnderScenario(t *testing.T) {
+	sc := sim.Config{
+		Algorithm: "setpx",
+		// Retrying faster than the think time lets the clients take turns,
+		// so that client 0 reaches its second acquire.
+		Options:  lock.Options{Retry: lock.RetryPolicy{Interval: time.Millisecond}},
+		Cluster:  sim.ClusterConfig{Backend: sim.BackendMiniredis, Nodes: 1},
+		Clients:  2,
+		Duration: 400 * time.Millisecond,
+		Hold:     5 * time.Millisecond,
+		Think:    5 * time.Millisecond,
+		Faults: []sim.Planned{{
+			Fault: faults.PauseClient{Client: 0},
+			Start: sim.Trigger{Point: "after-acquire", Client: 0, Nth: 2},
+			For:   100 * time.Millisecond,
+		}},
+	}
+	rep, err := bench.Run(context.Background(), bench.Config{Under: []sim.Config{sc}, UnderName: "test-pause"})
+	require.NoError(t, err)
+	require.NotNil(t, rep.Under)
+	require.Len(t, rep.Under.Runs, 1)
+	run := rep.Under.Runs[0]
+	require.Len(t, run.Faults, 1)
+	assert.Contains(t, run.Faults[0].Fault, "pause-client 0")
+	assert.Less(t, run.Faults[0].StartS, run.Faults[0].EndS)
+	require.Len(t, rep.Results, 1)
+	r := rep.Results[0]
+	assert.Equal(t, "test-pause", r.Scenario)
+	assert.Positive(t, r.Cycles)
+	assert.True(t, r.Acquire.Monotone())
+	// Client 1 waited for the paused holder at least once.
+	assert.GreaterOrEqual(t, r.Acquire.Max, 50_000.0, "µs")
+
+	out := filepath.Join(t.TempDir(), "under")
+	require.NoError(t, rep.Write(out))
+	for _, f := range []string{bench.FileCSV, bench.FileJSON, bench.FileSummary, "timeline.svg", "timeline.png", "history-setpx.jsonl"} {
+		_, err := os.Stat(filepath.Join(out, f))
+		assert.NoError(t, err, f)
+	}
+	h, err := os.Open(filepath.Join(out, "history-setpx.jsonl"))
+	require.NoError(t, err)
+	defer h.Close()
+	hist, err := sim.ReadJSONL(h)
+	require.NoError(t, err)
+	assert.NotEmpty(t, hist.Ops)
+}

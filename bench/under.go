@@ -1,0 +1,173 @@
+package bench
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// UnderReport is a run of the load under a scenario's faults: one sim.Run
+// per design.
+type UnderReport struct {
+	Scenario string     `json:"scenario"`
+	Runs     []UnderRun `json:"runs"`
+}
+
+// UnderRun is one design's run under the scenario.
+type UnderRun struct {
+	Algorithm string  `json:"algorithm"`
+	Backend   string  `json:"backend"`
+	Nodes     int     `json:"nodes"`
+	Clients   int     `json:"clients"`
+	DurationS float64 `json:"duration_s"`
+	HoldMs    float64 `json:"hold_ms"`
+	RetryMs   float64 `json:"retry_interval_ms"`
+	// Attempts counts single acquire attempts by outcome.
+	Attempts struct {
+		OK      int `json:"ok"`
+		Fail    int `json:"fail"`
+		Unknown int `json:"unknown"`
+	} `json:"attempts"`
+	Faults     []FaultWindow `json:"faults"`
+	Notes      []string      `json:"notes,omitempty"`
+	Incomplete bool          `json:"incomplete,omitempty"`
+
+	points  []timelinePoint
+	history sim.History
+}
+
+// FaultWindow is a fault as the history recorded it: when it started and
+// when it was healed, in seconds since the run's start.
+type FaultWindow struct {
+	Fault  string  `json:"fault"`
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
+}
+
+// timelinePoint is one acquire on the latency-over-time chart.
+type timelinePoint struct {
+	At      time.Duration // when the client started waiting (true time since the run's start)
+	Latency time.Duration
+	Outcome sim.Outcome // ok: the lease came; unknown: this attempt's outcome is unknown
+}
+
+func runUnder(ctx context.Context, cfg Config) (*Report, error) {
+	rep := &Report{Machine: ThisMachine(), Started: time.Now().UTC(), Under: &UnderReport{Scenario: cfg.UnderName}}
+	backends := map[string]bool{}
+	for i, sc := range cfg.Under {
+		sc = sc.WithDefaults()
+		res, err := sim.Run(ctx, sc)
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.Is(err, sim.ErrConfig):
+			return nil, fmt.Errorf("%w: under %s: %w", ErrConfig, cfg.UnderName, err)
+		case err != nil:
+			return nil, fmt.Errorf("under %s, %s: %w", cfg.UnderName, sc.Algorithm, err)
+		}
+		run, result := fromHistory(res, cfg.UnderName)
+		rep.Under.Runs = append(rep.Under.Runs, run)
+		rep.Results = append(rep.Results, result)
+		backends[run.Backend] = true
+		if cfg.Progress != nil {
+			cfg.Progress(Progress{Done: i + 1, Total: len(cfg.Under),
+				Step: fmt.Sprintf("%s under %s", sc.Algorithm, cfg.UnderName), Result: &rep.Results[len(rep.Results)-1]})
+		}
+	}
+	for b := range backends {
+		if b == string(sim.BackendMiniredis) {
+			rep.Notes = append(rep.Notes, "backend miniredis: "+MiniredisWarning)
+		}
+	}
+	rep.Backend = joinKeys(backends)
+	rep.Settings = Settings{Seed: cfg.Seed}
+	for _, u := range cfg.Under {
+		rep.Settings.Algorithms = append(rep.Settings.Algorithms, u.Algorithm)
+	}
+	rep.WallS = time.Since(rep.Started).Seconds()
+	return rep, nil
+}
+
+func joinKeys(m map[string]bool) string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return strings.Join(ks, ", ")
+}
+
+// fromHistory rebuilds the bench's figures from a run's history. Per
+// client, a wait starts at the first attempt after the previous cycle and
+// ends with the attempt that got the lease (acquire latency); the cycle
+// ends with the release's reply. An attempt with an unknown outcome ends
+// the cycle (sim's client gives up on it), as does the end of the run.
+func fromHistory(res *sim.Result, scenario string) (UnderRun, Result) {
+	cfg := res.Config
+	run := UnderRun{
+		Algorithm: cfg.Algorithm, Backend: string(cfg.Cluster.Backend), Nodes: cfg.Cluster.Nodes,
+		Clients: cfg.Clients, DurationS: cfg.Duration.Seconds(), HoldMs: ms(cfg.Hold),
+		RetryMs: ms(cfg.Options.Retry.Interval), Notes: res.Notes, Incomplete: res.Incomplete,
+		history: res.History,
+	}
+	ops := slices.Clone(res.History.Ops)
+	slices.SortStableFunc(ops, func(a, b sim.Op) int { return cmp.Compare(a.Call, b.Call) })
+	acc := newAccumulator()
+	waitStart := map[int]time.Duration{}
+	held := map[int]time.Duration{}
+	for _, op := range ops {
+		switch op.Kind {
+		case sim.KindFault:
+			run.Faults = append(run.Faults, FaultWindow{Fault: op.Fault, StartS: op.Call.Seconds(), EndS: op.Return.Seconds()})
+		case sim.KindAcquire:
+			start, waiting := waitStart[op.Client]
+			if !waiting {
+				start = op.Call
+				waitStart[op.Client] = start
+			}
+			acc.attempts++
+			switch op.Outcome {
+			case sim.OK:
+				run.Attempts.OK++
+				record(acc.acquire, op.Return-start)
+				run.points = append(run.points, timelinePoint{At: start, Latency: op.Return - start, Outcome: sim.OK})
+				held[op.Client] = start
+				delete(waitStart, op.Client)
+			case sim.Fail:
+				run.Attempts.Fail++
+				acc.refused++
+			default:
+				run.Attempts.Unknown++
+				acc.errs++
+				if acc.firstErr == nil {
+					acc.firstErr = errors.New(op.Err)
+				}
+				run.points = append(run.points, timelinePoint{At: op.Call, Latency: op.Return - op.Call, Outcome: sim.Unknown})
+				delete(waitStart, op.Client)
+			}
+		case sim.KindRelease:
+			start, ok := held[op.Client]
+			if !ok {
+				continue
+			}
+			delete(held, op.Client)
+			if op.Outcome != sim.OK {
+				acc.errs++
+				continue
+			}
+			acc.cycles++
+			record(acc.cycle, op.Return-start)
+		}
+	}
+	acc.measured = cfg.Duration
+	acc.rounds = []float64{float64(acc.cycles) / cfg.Duration.Seconds()}
+	r := acc.result(cfg.Algorithm, cell{nodes: cfg.Cluster.Nodes, clients: cfg.Clients})
+	r.Scenario = scenario
+	return run, r
+}

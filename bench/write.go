@@ -1,0 +1,184 @@
+package bench
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Output files.
+const (
+	FileCSV     = "bench.csv"
+	FileJSON    = "bench.json"
+	FileSummary = "summary.md"
+)
+
+// DefaultOut is where a run started at t writes unless told otherwise:
+// results/lockbench/<UTC stamp>/.
+func DefaultOut(t time.Time) string {
+	return filepath.Join("results", "lockbench", t.UTC().Format("20060102T150405Z"))
+}
+
+// CheckOut tells whether dir can receive a run's files: it must not exist
+// yet, or be an empty directory. A run checks before it starts, so that an
+// hour of measuring is not lost to a typo.
+func CheckOut(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("%s exists and is not empty", dir)
+	}
+	return nil
+}
+
+// Write puts the report's files into dir atomically: everything is written
+// into a temporary sibling directory, which is renamed to dir only once
+// every file is complete. A failure leaves neither dir nor the temporary
+// directory behind.
+func (r *Report) Write(dir string) error {
+	return writeAtomically(dir, r.writeFiles)
+}
+
+func writeAtomically(dir string, fill func(tmp string) error) (err error) {
+	if err := CheckOut(dir); err != nil {
+		return err
+	}
+	dir = filepath.Clean(dir)
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".partial-")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = os.RemoveAll(tmp)
+		}
+	}()
+	if err := fill(tmp); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	// An empty dir given by the user gives way; a non-empty one stops the
+	// rename rather than being overwritten.
+	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return fmt.Errorf("move results into %s: %w", dir, err)
+	}
+	return nil
+}
+
+func (r *Report) writeFiles(dir string) error {
+	if err := r.writeCSV(filepath.Join(dir, FileCSV)); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, FileJSON), func(f *os.File) error {
+		enc := json.NewEncoder(f)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, FileSummary), func(f *os.File) error {
+		_, err := f.WriteString(r.Summary())
+		return err
+	}); err != nil {
+		return err
+	}
+	if err := r.writeSweepCharts(dir); err != nil {
+		return err
+	}
+	if r.Under != nil {
+		if err := r.writeTimeline(dir); err != nil {
+			return err
+		}
+		for _, run := range r.Under.Runs {
+			path := filepath.Join(dir, historyFile(run.Algorithm))
+			if err := writeFile(path, func(f *os.File) error { return run.history.WriteJSONL(f) }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// historyFile is where an under-scenario run's history goes, re-checkable
+// with the checker.
+func historyFile(algo string) string { return "history-" + algo + ".jsonl" }
+
+func writeFile(path string, fill func(*os.File) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fill(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return f.Close()
+}
+
+// CSVHeader is bench.csv's first line. Latencies are in microseconds.
+var CSVHeader = []string{
+	"algorithm", "kind", "scenario", "contention", "nodes", "clients", "seconds",
+	"cycles", "cycles_per_s", "attempts", "failed_acquires", "errors",
+	"acquire_p50_us", "acquire_p90_us", "acquire_p99_us", "acquire_p999_us", "acquire_max_us", "acquire_mean_us",
+	"cycle_p50_us", "cycle_p90_us", "cycle_p99_us", "cycle_p999_us", "cycle_max_us", "cycle_mean_us",
+	"vs_raw", "peer", "vs_peer", "round_cycles_per_s",
+}
+
+func (r *Report) writeCSV(path string) error {
+	return writeFile(path, func(f *os.File) error {
+		w := csv.NewWriter(f)
+		if err := w.Write(CSVHeader); err != nil {
+			return err
+		}
+		num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+		lat := func(p Percentiles) []string {
+			return []string{num(p.P50), num(p.P90), num(p.P99), num(p.P999), num(p.Max), num(p.Mean)}
+		}
+		for _, x := range r.Results {
+			var rounds []string
+			for _, v := range x.RoundThroughput {
+				rounds = append(rounds, strconv.FormatFloat(v, 'f', 1, 64))
+			}
+			row := []string{
+				x.Algorithm, string(x.Kind), x.Scenario, string(x.Contention), strconv.Itoa(x.Nodes), strconv.Itoa(x.Clients),
+				num(x.Seconds), strconv.FormatInt(x.Cycles, 10), num(x.Throughput),
+				strconv.FormatInt(x.Attempts, 10), strconv.FormatInt(x.Refused, 10), strconv.FormatInt(x.Errors, 10),
+			}
+			row = append(row, lat(x.Acquire)...)
+			row = append(row, lat(x.Cycle)...)
+			row = append(row, num(x.VsRaw), x.Peer, num(x.VsPeer), strings.Join(rounds, " "))
+			if err := w.Write(row); err != nil {
+				return err
+			}
+		}
+		w.Flush()
+		return w.Error()
+	})
+}

@@ -1,0 +1,122 @@
+package faults_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/simtest"
+)
+
+// samples holds one fault of every kind, as a scenario would write it.
+var samples = []struct {
+	kind  string
+	fault sim.Fault
+}{
+	{faults.KindPauseClient, faults.PauseClient{Client: 0}},
+	{faults.KindCrashClient, faults.CrashClient{Client: 0}},
+	{faults.KindClockSkewClient, faults.ClockSkewClient{Client: 0, Offset: time.Second}},
+	{faults.KindClockJumpClient, faults.ClockJumpClient{Client: 0, By: time.Second}},
+	{faults.KindClockJumpNode, faults.ClockJumpNode{Node: 0, By: time.Second}},
+	{faults.KindClockRateNode, faults.ClockRateNode{Node: 0, Rate: 2}},
+	{faults.KindDelay, faults.Delay{Links: faults.Links{Clients: []int{0}}, Latency: 10 * time.Millisecond}},
+	{faults.KindPartition, faults.Partition{Links: faults.Links{Groups: [][]string{{"c0"}, {"nodes"}}}}},
+	{faults.KindDrop, faults.Drop{Links: faults.Links{Clients: []int{0}}}},
+	{faults.KindPauseNode, faults.PauseNode{Node: 0, For: 100 * time.Millisecond}},
+	{faults.KindKillNode, faults.KillNode{Node: 0, RestartAfter: faults.StayDown}},
+	{faults.KindFailover, faults.Failover{Node: 0}},
+	{faults.KindRandom, faults.Random{}},
+}
+
+// TestSupportTable is the fault kind x backend table: every kind validates
+// on miniredis and redis (with replicas: 1, which failover needs), and the
+// external backend refuses what needs process control with one line naming
+// the fault and the backend.
+func TestSupportTable(t *testing.T) {
+	refusedOnExternal := map[string]bool{
+		faults.KindClockJumpNode: true, faults.KindClockRateNode: true,
+		faults.KindKillNode: true, faults.KindFailover: true,
+	}
+	backends := []sim.ClusterConfig{
+		{Backend: sim.BackendMiniredis, Nodes: 1, Replicas: 1},
+		{Backend: sim.BackendRedis, Nodes: 1, Replicas: 1},
+		{Backend: sim.BackendExternal, Addrs: []string{"redis.example:6379"}},
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-18s %-10s %-10s %s\n", "kind", "miniredis", "redis", "external")
+	for _, s := range samples {
+		fmt.Fprintf(&table, "%-18s", s.kind)
+		for _, cc := range backends {
+			cfg := baseConfig(cc.Backend, 2, 1)
+			cfg.Cluster = cc
+			cfg.Faults = []sim.Planned{{Fault: s.fault, For: 100 * time.Millisecond}}
+			err := cfg.WithDefaults().Validate()
+			verdict := "ok"
+			if err != nil {
+				verdict = "refused"
+			}
+			fmt.Fprintf(&table, " %-10s", verdict)
+			if cc.Backend != sim.BackendExternal || !refusedOnExternal[s.kind] {
+				assert.NoError(t, err, "%s on %s", s.kind, cc.Backend)
+				continue
+			}
+			require.Error(t, err, "%s on external", s.kind)
+			msg := err.Error()
+			assert.NotContains(t, msg, "\n")
+			assert.Contains(t, msg, s.kind)
+			assert.Contains(t, msg, "external backend")
+		}
+		table.WriteString("\n")
+	}
+	t.Log("\n" + table.String())
+}
+
+func TestExternalBackend(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	servers, _ := simtest.Cluster(t, sim.BackendRedis, 1) // someone else's server
+	cfg := withNetwork(baseConfig(sim.BackendExternal, 1, 0))
+	cfg.Cluster.Addrs = []string{servers.Node(0).Addr()}
+
+	for _, bad := range []sim.Fault{
+		faults.PauseNode{Node: 0},
+		faults.Random{Kinds: []string{faults.KindKillNode}},
+	} {
+		c := cfg
+		c.Faults = []sim.Planned{{Fault: bad}}
+		err := c.WithDefaults().Validate()
+		require.Error(t, err, "%s", bad)
+		t.Log(err)
+	}
+	c := cfg
+	c.Faults = []sim.Planned{{Fault: faults.PauseNode{Node: 0, For: time.Second}, Until: &sim.Trigger{Client: 0, Point: sim.PointAfterEnter}}}
+	require.ErrorContains(t, c.WithDefaults().Validate(), "until", "CLIENT PAUSE cannot end at a point")
+
+	w := world(t, cfg)
+	n, err := w.Node(0)
+	require.NoError(t, err)
+	require.ErrorIs(t, n.Kill(), sim.ErrNeedsProcessControl)
+	require.Error(t, n.FlushAll(), "not ours to wipe")
+
+	c0 := conn(t, w, 0, 0)
+	_, err = ping(c0, time.Second)
+	require.NoError(t, err)
+	d := faults.Delay{Links: faults.Links{}, Latency: 30 * time.Millisecond}
+	start(t, w, d)
+	took, err := ping(c0, time.Second)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, took, 60*time.Millisecond, "network faults work on external servers")
+	stop(t, w, d)
+
+	p := faults.PauseNode{Node: 0, For: 150 * time.Millisecond}
+	start(t, w, p)
+	took, err = ping(c0, time.Second)
+	require.NoError(t, err, "CLIENT PAUSE holds the command, then runs it")
+	assert.GreaterOrEqual(t, took, 100*time.Millisecond, "the server held the command")
+	stop(t, w, p)
+}

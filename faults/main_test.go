@@ -1,0 +1,13 @@
+package faults_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// Faults start proxies, timers and nemesis goroutines; every one must be
+// gone once its run or world is closed.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}

@@ -1,0 +1,125 @@
+package sim
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseEndpoint(t *testing.T) {
+	for in, want := range map[string]Endpoint{
+		"c0": ClientEnd(0), "client3": ClientEnd(3), "client-2": ClientEnd(2), "C1": ClientEnd(1),
+		"n4": NodeEnd(4), "node0": NodeEnd(0), "r1": ReplicaEnd(1), "replica-0": ReplicaEnd(0),
+		"resource": ResourceEnd,
+	} {
+		got, err := ParseEndpoint(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+		back, err := ParseEndpoint(got.String())
+		require.NoError(t, err)
+		assert.Equal(t, got, back, "String parses back")
+	}
+	for _, bad := range []string{"", "c", "x1", "c-1", "c+1", "n1x", "resources"} {
+		_, err := ParseEndpoint(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestLinksOfAWorld(t *testing.T) {
+	cfg := Config{Clients: 2, Cluster: ClusterConfig{Nodes: 2, Replicas: 1}}
+	var got []string
+	for _, l := range Links(cfg) {
+		got = append(got, l.String())
+	}
+	assert.Equal(t, []string{
+		"c0<->n0", "c0<->n1", "c0<->resource", "c1<->n0", "c1<->n1", "c1<->resource", "r0<->n0", "r1<->n1",
+	}, got)
+}
+
+var resourceLink = Link{ClientEnd(0), ResourceEnd}
+
+// transitTime carries one message over an in-memory link.
+func transitTime(n *Network, l Link) time.Duration {
+	start := time.Now()
+	n.transit(context.Background(), l, rand.New(rand.NewPCG(1, 2)))
+	return time.Since(start)
+}
+
+func TestInMemoryLinkDelay(t *testing.T) {
+	n := newNetwork(ClusterConfig{Backend: BackendMiniredis})
+	defer n.close()
+	assert.Less(t, transitTime(n, resourceLink), time.Millisecond)
+	id, err := n.Start([]Link{resourceLink}, LinkFault{Latency: 30 * time.Millisecond})
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, transitTime(n, resourceLink), 30*time.Millisecond)
+	other := Link{ClientEnd(1), ResourceEnd}
+	assert.Less(t, transitTime(n, other), 10*time.Millisecond, "other clients' links are not delayed")
+	require.NoError(t, n.Stop(id))
+	assert.Less(t, transitTime(n, resourceLink), 10*time.Millisecond)
+	require.Error(t, n.Stop(id), "stopped twice")
+}
+
+func TestInMemoryLinkCutHoldsUntilHeal(t *testing.T) {
+	n := newNetwork(ClusterConfig{Backend: BackendMiniredis})
+	defer n.close()
+	id, err := n.Start([]Link{resourceLink}, LinkFault{Cut: true})
+	require.NoError(t, err)
+	landed := make(chan time.Time, 1)
+	go func() {
+		n.transit(context.Background(), resourceLink, nil)
+		landed <- time.Now()
+	}()
+	select {
+	case <-landed:
+		t.Fatal("a message crossed a cut link")
+	case <-time.After(20 * time.Millisecond):
+	}
+	healed := time.Now()
+	require.NoError(t, n.Stop(id))
+	select {
+	case at := <-landed:
+		assert.False(t, at.Before(healed), "landed before the heal")
+	case <-time.After(time.Second):
+		t.Fatal("the held message did not land after the heal")
+	}
+
+	// A run that ends lets held messages go.
+	_, err = n.Start([]Link{resourceLink}, LinkFault{Cut: true})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	n.transit(ctx, resourceLink, nil)
+}
+
+func TestInMemoryLinkRefusesReset(t *testing.T) {
+	n := newNetwork(ClusterConfig{Backend: BackendMiniredis})
+	defer n.close()
+	_, err := n.Start([]Link{resourceLink}, LinkFault{Reset: true})
+	require.ErrorContains(t, err, "in memory")
+	_, err = n.Start([]Link{{ClientEnd(0), NodeEnd(0)}}, LinkFault{Cut: true})
+	require.ErrorContains(t, err, "no proxy", "a client without proxies cannot be cut silently")
+}
+
+func TestReplicatedUpTo(t *testing.T) {
+	n := newNetwork(ClusterConfig{Backend: BackendMiniredis, Replicas: 1})
+	defer n.close()
+	repl := Link{ReplicaEnd(0), NodeEnd(0)}
+	now := time.Now()
+	assert.Equal(t, now, n.replicatedUpTo(0, now), "no lag")
+	cut, err := n.Start([]Link{repl}, LinkFault{Cut: true})
+	require.NoError(t, err)
+	cutAt := n.effects[cut].start
+	later := cutAt.Add(time.Second)
+	assert.Equal(t, cutAt, n.replicatedUpTo(0, later), "nothing since the cut")
+	assert.Equal(t, later, n.replicatedUpTo(1, later), "node 1's replication is fine")
+	require.NoError(t, n.Stop(cut))
+	d, err := n.Start([]Link{repl}, LinkFault{Latency: 100 * time.Millisecond})
+	require.NoError(t, err)
+	dAt := n.effects[d].start
+	assert.Equal(t, dAt, n.replicatedUpTo(0, dAt.Add(50*time.Millisecond)), "a delay younger than its latency holds back all since it began")
+	assert.Equal(t, dAt.Add(400*time.Millisecond), n.replicatedUpTo(0, dAt.Add(500*time.Millisecond)))
+}
