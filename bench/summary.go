@@ -92,8 +92,8 @@ func (r *Report) sweepSummary(b *strings.Builder) {
 		"HDR histograms, 3 significant digits. Errors are unknown outcomes (timeouts) and failed releases.\n")
 	p("- `raw` is the raw limit: a bare go-redis loop of SET NX PX and EVALSHA of the compare-and-delete script, " +
 		"with the same go-redis client settings, one client per bench client, the same keys, tokens and retry wait, and no lock package. " +
-		"It sends each command under the run's context (go-redis's 1 s read timeout bounds it); the designs bound each command " +
-		"with context.WithTimeout(node timeout), and what that costs is part of the gap to raw.\n")
+		"It sends each command under the run's context (go-redis's 1 s read timeout bounds it), as the single-node designs do " +
+		"when no node timeout is set; multi-node designs bound each command with context.WithTimeout(node timeout).\n")
 	p("- Every bench client has its own go-redis client per node, as separate processes would. Single-node designs and raw use one node; " +
 		"multi-node designs every node of their size.\n")
 	p("- ×raw: cycles/s over raw's at the same clients and contention; ×peer: over the peer's (redislock for single-node designs, " +
