@@ -49,11 +49,13 @@ func (r *redlock) onAll(ctx context.Context, op func(context.Context, redis.Univ
 		err error
 	}
 	replies := make([]reply, len(r.nodes))
+	// The commands start together, so one deadline bounds each of them by
+	// NodeTimeout (one timer per round instead of one per node).
+	cctx, cancel := r.cmdCtx(ctx)
+	defer cancel()
 	var wg sync.WaitGroup
 	for i, node := range r.nodes {
 		wg.Go(func() {
-			cctx, cancel := r.cmdCtx(ctx)
-			defer cancel()
 			ok, err := op(cctx, node)
 			replies[i] = reply{ok, err}
 		})
