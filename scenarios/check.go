@@ -309,7 +309,32 @@ func (s *Scenario) checkDesign(algo string) error {
 	case s.ReadRatio != nil && *s.ReadRatio > 0 && !info.ReadWrite:
 		return s.errf("read_ratio", "%s has no read lock%s (%v)", algo, hint, *s.ReadRatio)
 	}
+	if info.MultiNode {
+		if down := s.downForGood(); len(down) > s.nodes()-lock.Quorum(s.nodes()) {
+			return s.errf("faults", "nodes %v stay down for the whole run, so %s can never reach a majority (%d of %d)%s (%d down)",
+				down, algo, lock.Quorum(s.nodes()), s.nodes(), hint, len(down))
+		}
+	}
 	return nil
+}
+
+// downForGood lists the nodes a fault takes away for the rest of the run: a
+// kill-node without restart_after, or a pause-node, with neither for nor
+// until.
+func (s *Scenario) downForGood() []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, f := range s.Faults {
+		if f.Node == nil || f.For != nil || f.Until != nil || seen[*f.Node] {
+			continue
+		}
+		if (f.Kind == "kill-node" && f.RestartAfter == nil) || f.Kind == "pause-node" {
+			seen[*f.Node] = true
+			out = append(out, *f.Node)
+		}
+	}
+	sort.Ints(out)
+	return out
 }
 
 func supportedKinds() []string {

@@ -156,6 +156,15 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Warnings are things that work but are probably not what the user meant.
+func (c Config) Warnings() []string {
+	var out []string
+	if info, err := lock.Lookup(c.Algorithm); err == nil && info.Expires && !c.Options.Watchdog && c.Hold >= c.Options.TTL {
+		out = append(out, fmt.Sprintf("hold %v is not shorter than ttl %v and the watchdog is off: every lease expires inside its critical section", c.Hold, c.Options.TTL))
+	}
+	return out
+}
+
 // Fencing reports whether the run's leases carry fencing tokens, so the
 // resource sees fenced writes instead of enter/exit.
 func (c Config) Fencing() bool {

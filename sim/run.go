@@ -35,9 +35,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Config: cfg, Started: time.Now()}
 	cluster, err := StartCluster(ctx, cfg.Cluster)
+	if errors.Is(err, ErrNoRedisServer) {
+		return nil, fmt.Errorf("%w: backend %s: %w", ErrConfig, cfg.Cluster.Backend, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: start %s nodes: %w", ErrHarness, cfg.Cluster.Backend, err)
 	}
+	res.Notes = append(res.Notes, cfg.Warnings()...)
 	defer cluster.Close()
 	for _, n := range cluster.Nodes() {
 		res.Notes = appendNew(res.Notes, n.Emulated()...)

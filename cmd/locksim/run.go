@@ -155,6 +155,11 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	mismatches := 0
 	for i, algo := range algos {
 		fmt.Fprintf(stderr, "[%d/%d] %s with %s ...\n", i+1, len(algos), s.Name, algo)
+		if cfg, err := s.Config(algo); err == nil {
+			for _, w := range cfg.WithDefaults().Warnings() {
+				fmt.Fprintln(stderr, "warning:", w)
+			}
+		}
 		o, err := scenarios.Execute(ctx, s, algo, scenarios.RunOptions{Out: f.out, CheckTimeout: f.timeout})
 		if err != nil {
 			if o.Dir != "" {
