@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/sim/simtest"
+)
+
+// TestInterruptStopsEverything: SIGINT or SIGTERM during a run on 5
+// redis-server nodes behind toxiproxy proxies stops everything within 2 s:
+// no redis-server left, none of its ports listening, no temp dir, and the
+// partial run is marked incomplete, never presented as a verdict.
+func TestInterruptStopsEverything(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	if testing.Short() {
+		t.Skip("builds the binary and runs redis-server processes")
+	}
+	bin := filepath.Join(t.TempDir(), "locksim")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) { interruptRun(t, bin, sig) })
+	}
+}
+
+func interruptRun(t *testing.T, bin string, sig syscall.Signal) {
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp") // the cluster's temp dirs land here
+	require.NoError(t, os.Mkdir(tmp, 0o755))
+	scenario := filepath.Join(dir, "long.yaml")
+	require.NoError(t, os.WriteFile(scenario, []byte(`name: long-run
+algorithm: redlock
+backend: redis
+nodes: 5
+clients: 3
+duration: 60s
+faults:
+  - {kind: delay, latency: 2ms, at: 10ms}
+`), 0o644))
+	out := filepath.Join(dir, "results")
+	cmd := exec.Command(bin, "run", scenario, "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() }) // a failed test leaves nothing running
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+
+	servers := waitForServers(t, cmd.Process.Pid, 5, 15*time.Second)
+	time.Sleep(300 * time.Millisecond) // let clients and the delay fault get going
+	sent := time.Now()
+	require.NoError(t, cmd.Process.Signal(sig))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("locksim did not stop within 10 s of the signal")
+	}
+	stopped := time.Since(sent)
+	t.Logf("%v: locksim stopped %v after the signal", sig, stopped.Round(time.Millisecond))
+	assert.LessOrEqual(t, stopped, 2*time.Second, "stop within 2 s")
+	var ee *exec.ExitError
+	require.True(t, errors.As(err, &ee), "exit with an error, got %v", err)
+	assert.Equal(t, exitHarness, ee.ExitCode())
+	var all []string
+	for l := range lines {
+		all = append(all, l)
+	}
+	assert.Contains(t, strings.Join(all, "\n"), "interrupted")
+
+	for pid, port := range servers {
+		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "redis-server %d still exists", pid)
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond)
+		if err == nil {
+			_ = c.Close()
+			t.Errorf("port %d still listening", port)
+		}
+	}
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	assert.Empty(t, left, "temp dirs left behind")
+
+	// A report may be kept for the record, but only marked incomplete, and
+	// the scenario's latest link never points at it.
+	runs, _ := filepath.Glob(filepath.Join(out, "locksim", "long-run", "*-s*"))
+	for _, r := range runs {
+		v, err := report.ReadVerdict(filepath.Join(r, report.FileVerdict))
+		require.NoError(t, err, "a kept run dir is complete")
+		assert.True(t, v.Incomplete, "partial run is marked incomplete")
+		assert.False(t, v.AsExpected)
+	}
+	assert.NoFileExists(t, filepath.Join(out, "locksim", "long-run", report.LatestLink))
+}
+
+// waitForServers returns the redis-server children of pid (pid -> port)
+// once n are listening.
+func waitForServers(t *testing.T, parent, n int, within time.Duration) map[int]int {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		found := map[int]int{}
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			port, ok := redisChild(pid, parent)
+			if ok {
+				found[pid] = port
+			}
+		}
+		if len(found) >= n {
+			for _, port := range found {
+				c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond)
+				if err != nil {
+					goto again
+				}
+				_ = c.Close()
+			}
+			return found
+		}
+	again:
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("fewer than %d redis-server children of %d after %v", n, parent, within)
+	return nil
+}
+
+// redisChild reports whether pid is a redis-server whose parent is parent,
+// and the port from its command line.
+func redisChild(pid, parent int) (int, bool) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil || !strings.Contains(string(status), fmt.Sprintf("PPid:\t%d\n", parent)) {
+		return 0, false
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return 0, false
+	}
+	// redis-server rewrites its title to "/usr/bin/redis-server 127.0.0.1:PORT".
+	title := strings.Fields(strings.ReplaceAll(string(cmdline), "\x00", " "))
+	if len(title) < 2 || !strings.Contains(title[0], "redis-server") {
+		return 0, false
+	}
+	_, port, err := net.SplitHostPort(title[1])
+	if err != nil {
+		return 0, false
+	}
+	p, err := strconv.Atoi(port)
+	return p, err == nil
+}
