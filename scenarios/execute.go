@@ -20,6 +20,10 @@ type RunOptions struct {
 	Out string
 	// CheckTimeout bounds porcupine [10s]; running out gives verdict unknown.
 	CheckTimeout time.Duration
+	// Timeout bounds the run as a whole, so that nothing (a node that stops
+	// answering, a fault that cannot heal) hangs the harness; past it the run
+	// stops like an interrupted one [duration + 1m].
+	Timeout time.Duration
 }
 
 // Outcome is one scenario x algorithm run as a caller reports it.
@@ -68,7 +72,15 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 		o.CheckTimeout = 10 * time.Second
 	}
 
-	res, runErr := sim.Run(ctx, cfg)
+	if o.Timeout == 0 {
+		o.Timeout = cfg.WithDefaults().Duration + time.Minute
+	}
+	rctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	res, runErr := sim.Run(rctx, cfg)
+	if runErr != nil && ctx.Err() == nil && rctx.Err() != nil {
+		runErr = fmt.Errorf("%w: run exceeded its timeout of %v and was stopped", sim.ErrHarness, o.Timeout)
+	}
 	if res == nil {
 		return out, runErr
 	}

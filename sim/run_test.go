@@ -176,3 +176,33 @@ func TestSetnxExpireCrashBetweenIsDeadlock(t *testing.T) {
 	assert.Equal(t, checker.Deadlock, r.Verdict, "%+v", verdicts(r))
 	assert.Equal(t, checker.Deadlock, r.Check("liveness").Verdict)
 }
+
+// TestSilentNodeCannotHangTheHarness: every node stops answering for the
+// whole run; commands time out at the node timeout, the run ends on time,
+// the heal resumes the nodes and the probe gets the lock.
+func TestSilentNodeCannotHangTheHarness(t *testing.T) {
+	for _, b := range simtest.Backends() {
+		t.Run(string(b), func(t *testing.T) {
+			start := time.Now()
+			res, r := runChecked(t, sim.Config{
+				Algorithm: "setpx",
+				Options:   lock.Options{TTL: 300 * time.Millisecond, ValidityCheck: true},
+				Cluster:   sim.ClusterConfig{Backend: b, Nodes: 1},
+				Clients:   3,
+				Duration:  time.Second,
+				Seed:      1,
+				Faults:    []sim.Planned{{Fault: faults.PauseNode{Node: 0}, Start: sim.Trigger{At: 100 * time.Millisecond}}},
+			})
+			took := time.Since(start)
+			assert.Less(t, took, 6*time.Second, "duration 1s + grace + probe, not a hang")
+			assert.Equal(t, checker.Safe, r.Check("liveness").Verdict, "healing resumes the node")
+			unknown := 0
+			for _, op := range res.History.Ops {
+				if op.Kind == sim.KindAcquire && op.Outcome == sim.Unknown {
+					unknown++
+				}
+			}
+			assert.Positive(t, unknown, "acquires sent to the silent node time out as unknown, never as refusals")
+		})
+	}
+}

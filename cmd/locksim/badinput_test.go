@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -63,4 +64,16 @@ func TestTTLShorterThanHoldWarns(t *testing.T) {
 	out := t.TempDir()
 	_, stderr, _ := execute(t, "run", "--algo", "setpx", "--ttl", "50ms", "--hold", "80ms", "--duration", "200ms", "--out", out)
 	assert.Contains(t, stderr, "warning: hold 80ms is not shorter than ttl 50ms")
+}
+
+// TestTimeoutBoundsTheRun: --timeout stops a run that would go on, marks it
+// incomplete and exits 3, however long the scenario's duration.
+func TestTimeoutBoundsTheRun(t *testing.T) {
+	out := t.TempDir()
+	start := time.Now()
+	_, stderr, code := execute(t, "run", "--algo", "setpx", "--duration", "30s", "--timeout", "400ms", "--out", out)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Equal(t, exitHarness, code, stderr)
+	assert.Contains(t, stderr, "timeout of 400ms")
+	assert.Contains(t, stderr, "incomplete")
 }

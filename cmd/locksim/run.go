@@ -19,17 +19,18 @@ import (
 
 // runFlags are the scenario fields a user may override on the command line.
 type runFlags struct {
-	algos    []string
-	backend  string
-	nodes    int
-	clients  int
-	ttl      time.Duration
-	duration time.Duration
-	hold     time.Duration
-	seed     uint64
-	out      string
-	asJSON   bool
-	timeout  time.Duration
+	algos        []string
+	backend      string
+	nodes        int
+	clients      int
+	ttl          time.Duration
+	duration     time.Duration
+	hold         time.Duration
+	seed         uint64
+	out          string
+	asJSON       bool
+	timeout      time.Duration
+	checkTimeout time.Duration
 }
 
 func runCmd() *cobra.Command {
@@ -61,7 +62,8 @@ differs from its expectation, 2 bad input, 3 locksim itself failed.`,
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice")
 	fl.StringVar(&f.out, "out", "results", "results root directory")
 	fl.BoolVar(&f.asJSON, "json", false, "print a machine-readable result on stdout")
-	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "bound on the checker; running out gives verdict unknown")
+	fl.DurationVar(&f.timeout, "timeout", 0, "bound on each run as a whole; past it the run stops, marked incomplete (default: duration + 1m)")
+	fl.DurationVar(&f.checkTimeout, "check-timeout", 10*time.Second, "bound on the checker; running out gives verdict unknown")
 	return cmd
 }
 
@@ -124,6 +126,12 @@ func (f *runFlags) scenario(cmd *cobra.Command, args []string) (*scenarios.Scena
 		v := scenarios.Duration(d.v)
 		*d.dst = &v
 	}
+	if changed("timeout") && f.timeout <= 0 {
+		return nil, fmt.Errorf("--timeout %v: must be positive", f.timeout)
+	}
+	if changed("check-timeout") && f.checkTimeout <= 0 {
+		return nil, fmt.Errorf("--check-timeout %v: must be positive", f.checkTimeout)
+	}
 	if changed("seed") {
 		s.Seed = &f.seed
 	}
@@ -160,7 +168,7 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 				fmt.Fprintln(stderr, "warning:", w)
 			}
 		}
-		o, err := scenarios.Execute(ctx, s, algo, scenarios.RunOptions{Out: f.out, CheckTimeout: f.timeout})
+		o, err := scenarios.Execute(ctx, s, algo, scenarios.RunOptions{Out: f.out, CheckTimeout: f.checkTimeout, Timeout: f.timeout})
 		if err != nil {
 			if o.Dir != "" {
 				fmt.Fprintf(stderr, "partial run kept in %s (incomplete: not a verdict)\n", o.Dir)
