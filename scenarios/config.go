@@ -46,9 +46,18 @@ func (s *Scenario) Config(algo string) (sim.Config, error) {
 		}
 		cfg.Faults = append(cfg.Faults, p)
 	}
+	// A fault's own validation knows its kind best; name its line.
+	full := cfg.WithDefaults()
+	for i, p := range cfg.Faults {
+		if v, ok := p.Fault.(sim.Validator); ok {
+			if err := v.Validate(full); err != nil {
+				return sim.Config{}, s.errf(fmt.Sprintf("faults[%d]", i), "%s: %v", p.Fault, err)
+			}
+		}
+	}
 	// The checks above should leave nothing for the simulator to refuse; if
 	// it does, say so rather than fail at run time.
-	if err := cfg.WithDefaults().Validate(); err != nil {
+	if err := full.Validate(); err != nil {
 		return sim.Config{}, &Error{File: s.file, Msg: fmt.Sprintf("%s: %v", algo, err)}
 	}
 	return cfg, nil

@@ -95,6 +95,13 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
+	// Resolving for every design it runs finds what only the built faults
+	// can check (a partition whose groups choose no link), with its line.
+	for _, algo := range s.Algorithms() {
+		if _, err := s.Config(algo); err != nil {
+			return nil, err
+		}
+	}
 	return &s, nil
 }
 
