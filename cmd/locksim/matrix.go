@@ -1,0 +1,190 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+)
+
+type matrixFlags struct {
+	algos     []string
+	scenarios []string
+	runs      int
+	backend   string
+	out       string
+	parallel  int
+	asJSON    bool
+	timeout   time.Duration
+}
+
+func matrixCmd() *cobra.Command {
+	var f matrixFlags
+	cmd := &cobra.Command{
+		Use:   "matrix",
+		Short: "Run every scenario x algorithm pair and tabulate the verdicts against their expectations",
+		Long: `Run every applicable scenario x algorithm pair --runs times (run i with the
+scenario's seed + i), several at once, and write DIR/matrix/<UTC stamp>/ with
+matrix.md, matrix.json, matrix.html and every run's report under runs/; then
+point DIR/matrix/latest at it. Pairs a scenario expects as skip, or that need
+what the backend lacks, are shown as skip with the reason, never as passed.
+Exit codes: 0 every pair met its expectation in every run, 1 some did not,
+2 bad input, 3 locksim itself failed (the matrix is still written when it got
+that far).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := f.config(cmd)
+			if err != nil {
+				return usageErr(err)
+			}
+			return f.run(cmd, cfg)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.algos, "algos", nil, "designs to run, comma-separated (default: every design a scenario applies to)")
+	fl.StringSliceVar(&f.scenarios, "scenarios", nil, "scenarios to run, built-in names or YAML files, comma-separated (default: the built-in catalogue)")
+	fl.IntVar(&f.runs, "runs", 1, "runs per pair, each with its own seed")
+	fl.StringVar(&f.backend, "backend", "", "miniredis or redis for every scenario (default: each scenario's own)")
+	fl.StringVar(&f.out, "out", "results", "results root; the matrix goes to OUT/matrix/<stamp>/")
+	fl.IntVar(&f.parallel, "parallel", scenarios.DefaultParallel(), "runs at once")
+	fl.BoolVar(&f.asJSON, "json", false, "print matrix.json (with its directory) on stdout")
+	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "bound on the checker per run; running out gives verdict unknown")
+	return cmd
+}
+
+// config checks the flags and loads the scenarios; every error names the
+// value at fault in one line.
+func (f *matrixFlags) config(cmd *cobra.Command) (scenarios.MatrixConfig, error) {
+	cfg := scenarios.MatrixConfig{Runs: f.runs, Backend: f.backend, Out: f.out, Parallel: f.parallel, CheckTimeout: f.timeout}
+	if f.runs < 1 {
+		return cfg, fmt.Errorf("--runs %d: must be at least 1", f.runs)
+	}
+	if f.parallel < 1 {
+		return cfg, fmt.Errorf("--parallel %d: must be at least 1", f.parallel)
+	}
+	if f.timeout <= 0 {
+		return cfg, fmt.Errorf("--timeout %v: must be positive", f.timeout)
+	}
+	if cmd.Flags().Changed("backend") && f.backend != string(sim.BackendMiniredis) && f.backend != string(sim.BackendRedis) {
+		return cfg, fmt.Errorf("--backend %q: want miniredis or redis", f.backend)
+	}
+	for _, a := range f.algos {
+		if _, err := lock.Lookup(a); err != nil {
+			return cfg, fmt.Errorf("--algos: %w", err)
+		}
+	}
+	cfg.Algorithms = f.algos
+	for _, name := range f.scenarios {
+		s, err := scenarios.Lookup(name)
+		if err != nil {
+			return cfg, fmt.Errorf("--scenarios: %w", err)
+		}
+		cfg.Scenarios = append(cfg.Scenarios, s)
+	}
+	return cfg, nil
+}
+
+func (f *matrixFlags) run(cmd *cobra.Command, cfg scenarios.MatrixConfig) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	prog := newMatrixProgress(stderr)
+	cfg.Progress = prog.update
+	m, err := scenarios.RunMatrix(cmd.Context(), cfg)
+	prog.finish()
+	if err != nil && m.Dir == "" {
+		if scenarios.IsBadInput(err) {
+			return usageErr(err)
+		}
+		return harnessErr(err)
+	}
+	if f.asJSON {
+		out := struct {
+			Dir string `json:"dir"`
+			scenarios.Matrix
+		}{m.Dir, m}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(out); jerr != nil {
+			return harnessErr(jerr)
+		}
+	} else {
+		printMatrix(stdout, m)
+	}
+	if err != nil {
+		return harnessErr(err)
+	}
+	if !m.OK() {
+		return &exitError{exitMismatch, fmt.Errorf("%d of %d pairs differ from their expectation (see %s)",
+			m.Totals.Differ, m.Totals.Cells, filepath.Join(m.Dir, scenarios.FileMatrixMD))}
+	}
+	return nil
+}
+
+func printMatrix(w io.Writer, m scenarios.Matrix) {
+	fmt.Fprintf(w, "%s.\n", m.Headline())
+	for _, c := range m.Differing() {
+		fmt.Fprintf(w, "  ✗ %s × %s: expected %s; runs: %s\n", c.Scenario, c.Algorithm, c.Expected, c.Tally())
+	}
+	fmt.Fprintf(w, "wall %s; written to %s (%s, %s, %s)\n",
+		(time.Duration(m.WallMS) * time.Millisecond).Round(100*time.Millisecond), m.Dir,
+		scenarios.FileMatrixHTML, scenarios.FileMatrixMD, scenarios.FileMatrixJSON)
+}
+
+// matrixProgress shows a bar on a terminal and one plain line per finished
+// run otherwise (a log, CI, a pipe).
+type matrixProgress struct {
+	w   io.Writer
+	tty bool
+	bar *progressbar.ProgressBar
+}
+
+func newMatrixProgress(w io.Writer) *matrixProgress {
+	f, ok := w.(*os.File)
+	return &matrixProgress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
+}
+
+func (p *matrixProgress) update(ev scenarios.MatrixProgress) {
+	line := fmt.Sprintf("%s %s %s", ev.Scenario, ev.Algorithm, ev.Verdict)
+	if ev.Run > 0 && !ev.AsExpected {
+		line += " ✗"
+	}
+	if ev.Done == 0 {
+		line = "starting"
+		if !p.tty {
+			return
+		}
+	}
+	if !p.tty {
+		fmt.Fprintf(p.w, "[%d/%d] %s\n", ev.Done, ev.Total, line)
+		return
+	}
+	if p.bar == nil {
+		p.bar = progressbar.NewOptions(ev.Total,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionShowDescriptionAtLineEnd(),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	p.bar.Describe(line)
+	_ = p.bar.Set(ev.Done)
+}
+
+func (p *matrixProgress) finish() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+		fmt.Fprintln(p.w)
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/scenarios"
+)
+
+func TestMatrixBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("name: x\nbogus: 1\n"), 0o644))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown algorithm", []string{"matrix", "--algos", "setpx,bogus"}, `"bogus"`},
+		{"unknown scenario", []string{"matrix", "--scenarios", "crash-holder,no-such-scenario"}, "no-such-scenario"},
+		{"bad scenario file", []string{"matrix", "--scenarios", bad}, "bogus"},
+		{"zero runs", []string{"matrix", "--runs", "0"}, "--runs 0"},
+		{"zero parallel", []string{"matrix", "--parallel", "0"}, "--parallel 0"},
+		{"bad backend", []string{"matrix", "--backend", "etcd"}, `"etcd"`},
+		{"no matrix to report", []string{"report", "--matrix", filepath.Join(dir, "none")}, filepath.Join(dir, "none")},
+		{"not a bench dir", []string{"report", "--matrix", dir, "--bench", dir}, dir},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := execute(t, append(tc.args, "--out", filepath.Join(dir, "out"))...)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Contains(t, stderr, tc.want)
+			assert.NotContains(t, stderr, "\n", "one clear line")
+		})
+	}
+	_, err := os.Stat(filepath.Join(dir, "out"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "bad input writes nothing")
+}
+
+// TestMatrixMismatchThenReport: a matrix with a deliberately wrong
+// expectation exits 1 and still writes the matrix, which `locksim report`
+// turns into the review page.
+func TestMatrixMismatchThenReport(t *testing.T) {
+	dir := t.TempDir()
+	wrong := filepath.Join(dir, "wrong.yaml")
+	require.NoError(t, os.WriteFile(wrong, []byte(`name: wrong-expectation
+doc: Kleppmann's pause (gc-pause-after-check), which makes setpx unsafe, expected safe.
+options: {ttl: 200ms}
+clients: 2
+duration: 1s
+hold: 50ms
+faults:
+  - kind: pause-client
+    client: 1
+    when: {point: before-acquire}
+    until: {client: 0, point: after-acquire}
+    for: 300ms
+  - kind: pause-client
+    client: 0
+    when: {point: after-check}
+    for: 500ms
+    until: {client: 1, point: after-enter}
+  - kind: crash-client
+    client: 0
+    when: {point: before-release}
+expect:
+  "*": safe
+`), 0o644))
+	out := filepath.Join(dir, "results")
+	stdout, stderr, code := execute(t, "matrix", "--scenarios", wrong, "--algos", "setpx", "--out", out, "--json")
+	require.Equal(t, exitMismatch, code, stderr)
+	assert.Contains(t, stderr, "1 of 1 pairs differ")
+	assert.Contains(t, stderr, "[1/1] wrong-expectation setpx unsafe ✗", "plain progress lines off a terminal")
+
+	var res struct {
+		Dir string `json:"dir"`
+		scenarios.Matrix
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &res), stdout)
+	assert.Equal(t, scenarios.MatrixTotals{Cells: 1, Differ: 1}, res.Totals)
+	c := res.Cell("wrong-expectation", "setpx")
+	require.NotNil(t, c)
+	assert.Equal(t, "unsafe", c.Verdict)
+	assert.Equal(t, 0, c.Agreed)
+	assert.Equal(t, wrong, res.Scenarios[0].File)
+	for _, f := range []string{scenarios.FileMatrixMD, scenarios.FileMatrixJSON, scenarios.FileMatrixHTML} {
+		assert.FileExists(t, filepath.Join(res.Dir, f))
+	}
+
+	stdout, stderr, code = execute(t, "report", "--matrix", filepath.Join(out, "matrix", "latest"), "--bench", "")
+	require.Equal(t, exitOK, code, stderr)
+	page := filepath.Join(out, "review", res.Stamp()+".html")
+	assert.Contains(t, stdout, page)
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "wrong-expectation")
+	assert.Contains(t, string(html), "NOT AS EXPECTED")
+	assert.Equal(t, 1, strings.Count(string(html), `src="data:image/png;base64,`))
+	assert.FileExists(t, filepath.Join(out, "review", res.Stamp()+".md"))
+}

@@ -1,0 +1,196 @@
+package review
+
+import (
+	"encoding/base64"
+	"html/template"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/scenarios"
+)
+
+// WriteHTML writes the self-contained page: every image is a data URI, the
+// CSS is inline, and no element loads anything from elsewhere, so the file
+// can be mailed, attached to a ticket or opened offline.
+func (r *Review) WriteHTML(w io.Writer) error {
+	inline := mdRenderer{link: externalOnly}
+	findings := map[string]bool{}
+	for _, f := range r.Findings {
+		findings[f.Anchor()] = true
+	}
+	table := r.Matrix.HTMLTable(func(c scenarios.Cell) string {
+		if a := CellAnchor(c); findings[a] {
+			return "#" + a
+		}
+		return ""
+	}, false)
+	data := map[string]any{
+		"R":         r,
+		"CSS":       template.CSS(pageCSS + scenarios.MatrixCSS),
+		"Legend":    scenarios.MatrixLegend,
+		"Table":     table,
+		"Groups":    r.byScenario(),
+		"Designs":   r.byDesign(),
+		"Differ":    r.Matrix.Differing(),
+		"Unsafe":    countVerdict(r.Findings, "unsafe"),
+		"Deadlock":  countVerdict(r.Findings, "deadlock"),
+		"BenchHTML": template.HTML(""),
+		"Wall":      wall(r.Matrix),
+	}
+	if b := r.Bench; b != nil {
+		md := mdRenderer{shift: 2, link: externalOnly, image: func(target string) string {
+			if png := b.chart(target); png != nil {
+				return dataURI(png)
+			}
+			return ""
+		}}
+		html := md.html(b.Summary)
+		for _, n := range b.Unreferenced() {
+			html += `<figure><img src="` + dataURI(b.Charts[n]) + `" alt="` + template.HTMLEscapeString(n) + `"/><figcaption>` +
+				template.HTMLEscapeString(n) + `</figcaption></figure>` + "\n"
+		}
+		data["BenchHTML"] = template.HTML(html)
+	}
+	funcs := template.FuncMap{
+		"md": func(s string) template.HTML { return template.HTML(inline.inline(s)) },
+		// The img tag is built here: html/template would escape each "+"
+		// of the base64 as "&#43;", a third more bytes for nothing.
+		"img": func(b []byte, alt string) template.HTML {
+			return template.HTML(`<img src="` + dataURI(b) + `" alt="` + template.HTMLEscapeString(alt) + `"/>`)
+		},
+		"join":    strings.Join,
+		"oneLine": func(s string) string { return strings.Join(strings.Fields(s), " ") },
+	}
+	t, err := template.New("review").Funcs(funcs).Parse(pageTemplate)
+	if err != nil {
+		return err
+	}
+	return t.Execute(w, data)
+}
+
+// chart finds the PNG for an image target of summary.md; an SVG target
+// gets its PNG twin, which every lockbench chart has.
+func (b *Bench) chart(target string) []byte {
+	if png, ok := b.Charts[target]; ok {
+		return png
+	}
+	if strings.HasSuffix(target, ".svg") {
+		return b.Charts[strings.TrimSuffix(target, ".svg")+".png"]
+	}
+	return nil
+}
+
+func wall(m scenarios.Matrix) time.Duration {
+	return (time.Duration(m.WallMS) * time.Millisecond).Round(100 * time.Millisecond)
+}
+
+func dataURI(png []byte) string {
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)
+}
+
+// externalOnly keeps links to the web and drops links to files next to the
+// Markdown, which do not travel with a self-contained page.
+func externalOnly(target string) string {
+	if strings.HasPrefix(target, "https://") || strings.HasPrefix(target, "http://") {
+		return target
+	}
+	return ""
+}
+
+func countVerdict(fs []Finding, v string) int {
+	n := 0
+	for _, f := range fs {
+		if string(f.Cell.Runs[f.Run].Verdict) == v {
+			n++
+		}
+	}
+	return n
+}
+
+const pageCSS = `
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 1500px; padding: 0 20px; color: #222; line-height: 1.4; }
+h1 { font-size: 24px; margin-bottom: 2px; }
+h2 { font-size: 19px; margin-top: 34px; border-bottom: 2px solid #ddd; padding-bottom: 3px; }
+h3 { font-size: 16px; margin-top: 26px; }
+h4 { font-size: 14px; margin: 18px 0 4px 0; }
+p.meta { color: #555; font-size: 13px; margin-top: 2px; }
+p.headline { font-size: 16px; font-weight: 600; }
+p.doc { font-size: 13px; color: #333; max-width: 1100px; }
+.source { color: #666; font-style: italic; }
+table.md, table.designs, table.checks { border-collapse: collapse; font-size: 12px; margin: 6px 0 12px 0; }
+table.md th, table.md td, table.designs th, table.designs td, table.checks td { border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; }
+table.md th, table.designs th { background: #f0f0f0; }
+table.designs td.count { text-align: right; }
+table.designs td:first-child { white-space: nowrap; }
+table.checks td.name { font-weight: 600; white-space: nowrap; }
+table.checks td.v { white-space: nowrap; }
+tr.failed td { background: #fbe3e3; }
+div.finding { border-left: 4px solid #bbb; padding: 2px 0 8px 12px; margin: 10px 0 22px 0; page-break-inside: avoid; }
+div.finding.unsafe { border-color: #d9534f; }
+div.finding.deadlock { border-color: #f0a030; }
+div.finding .exp { font-size: 12px; color: #444; }
+div.finding .exp.differ { color: #c00; font-weight: 700; }
+div.finding ul.witness { font-size: 13px; margin: 4px 0 8px 0; }
+div.finding img, figure img, .bench img { max-width: 100%; border: 1px solid #ddd; }
+.missing { color: #a00; font-size: 12px; }
+.bench { font-size: 13px; }
+ol.notrun { font-size: 12px; } ol.notrun .cells { color: #777; }
+dl.scenarios dt { font-weight: 600; margin-top: 8px; } dl.scenarios dd { margin-left: 16px; font-size: 13px; }
+dl.verdicts dt { font-weight: 600; float: left; width: 90px; clear: left; } dl.verdicts dd { margin-left: 100px; font-size: 13px; }
+code { background: #f4f4f4; padding: 0 3px; }
+@media print { body { max-width: none; margin: 0; } h2 { page-break-after: avoid; } }
+`
+
+const pageTemplate = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"/>
+<title>locksim design review — {{.R.Matrix.Started.UTC.Format "2006-01-02"}}</title>
+<style>{{.CSS}}</style></head>
+<body>
+<h1>Redis lock designs under failure: design review</h1>
+<p class="meta"><b>Machine:</b> {{.R.Matrix.Machine}} · <b>matrix run:</b> {{.R.Matrix.Started.UTC.Format "2006-01-02 15:04"}} UTC, wall {{.Wall}} · page generated {{.R.Generated.UTC.Format "2006-01-02 15:04"}} UTC by locksim<br/>
+{{.R.Matrix.Shape}}.<br/>Load: {{.R.Matrix.Load}}.{{with .R.CommonNotes}}<br/>In every run shown: {{join . "; "}}.{{end}}</p>
+<p class="headline">{{.R.Matrix.Headline}}. {{.Unsafe}} pair(s) came out unsafe and {{.Deadlock}} deadlocked; each is shown below with its witness and timeline.</p>
+
+<h2>What breaks each design</h2>
+<table class="designs"><thead><tr><th>design</th><th>pairs run</th><th>unsafe under</th><th>deadlocked under</th><th>not as expected</th></tr></thead><tbody>
+{{range .Designs}}<tr><td><b>{{.Algorithm}}</b></td><td class="count">{{.Ran}}</td><td>{{with .Unsafe}}<b>{{len .}}</b>: {{join . ", "}}{{end}}</td><td>{{with .Deadlock}}<b>{{len .}}</b>: {{join . ", "}}{{end}}</td><td>{{with .Differ}}<b>{{len .}}</b>: {{join . ", "}}{{end}}</td></tr>
+{{end}}</tbody></table>
+
+<h2>Verdict matrix</h2>
+{{.Legend}}
+{{.Table}}
+<p class="meta">A cell: the verdict over the pair's runs, n/k runs that met the scenario's expectation (✓ all, ✗ not all). Unsafe and deadlocked cells link to their finding below.</p>
+{{with .Differ}}<h2>Not as expected</h2>
+<ul>{{range .}}<li><b>{{.Scenario}} × {{.Algorithm}}</b>: expected {{if .Expected}}{{.Expected}}{{else}}nothing (only safe passes){{end}}; runs: {{.Tally}}{{if .Reason}}; {{.Reason}}{{end}}</li>{{end}}</ul>{{end}}
+
+<h2>Findings: unsafe and deadlocked pairs</h2>
+{{if not .Groups}}<p>None: every pair that ran was safe.</p>{{end}}
+{{range .Groups}}<h3 id="s-{{.Scenario.Name}}">{{.Scenario.Name}}</h3>
+<p class="doc">{{oneLine .Scenario.Doc}}{{if .Scenario.Source}} <span class="source">Source: {{.Scenario.Source}}.</span>{{end}}</p>
+{{range .Findings}}{{$run := index .Cell.Runs .Run}}<div class="finding {{$run.Verdict}}" id="{{.Anchor}}">
+<h4>{{.Cell.Algorithm}}: {{$run.Verdict}}</h4>
+<div class="exp{{if not .Cell.AsExpected}} differ{{end}}">{{.Expectation}} · {{.RunsLine}}</div>
+{{with .Witnesses}}<ul class="witness">{{range .}}<li>{{md .}}</li>{{end}}</ul>{{end}}
+{{with .Checks}}<table class="checks">{{range .}}<tr{{if .Failed}} class="failed"{{end}}><td class="name">{{.Name}}</td><td class="v">{{.Verdict}}</td><td>{{.Detail}}</td></tr>{{end}}</table>{{end}}
+{{range .OwnNotes}}<div class="meta">note: {{.}}</div>{{end}}
+{{with .Missing}}<div class="missing">missing: {{join . "; "}}</div>{{end}}
+{{with .Timeline}}{{img . "timeline of the run: critical sections per client, faults shaded, the witness framed"}}{{end}}
+</div>
+{{end}}{{end}}
+{{if .R.Bench}}<h2>Benchmark</h2>
+<div class="bench">{{.BenchHTML}}</div>{{end}}
+
+<h2>Scenarios</h2>
+<dl class="scenarios">{{range .R.Matrix.Scenarios}}<dt>{{.Name}}</dt><dd>{{oneLine .Doc}}{{if .Source}} <span class="source">Source: {{.Source}}.</span>{{end}}</dd>{{end}}</dl>
+
+<h2>How to read a verdict</h2>
+<dl class="verdicts">
+<dt>safe</dt><dd>no client was ever inside the critical section together with another (exclusion), the lock never granted overlapping leases (claim), fencing tokens only grew, and after every fault healed a probe acquired the lock in time (liveness).</dd>
+<dt>unsafe</dt><dd>a safety check failed. <b>exclusion</b> unsafe with <b>claim</b> safe: the lock kept its promise but a client acted outside its lease (a pause after the validity check); <b>claim</b> unsafe: the algorithm itself granted two overlapping leases (clock jump, failover, restart without fsync); <b>fencing</b> unsafe: the tokens did not protect the resource.</dd>
+<dt>deadlock</dt><dd>safe, but after every fault healed the lock could not be acquired within TTL + slack (e.g. a key without TTL left by a crashed client).</dd>
+<dt>unknown</dt><dd>the checker could not decide; never counted as a pass.</dd>
+<dt>mixed</dt><dd>the pair's runs (different seeds) disagreed.</dd>
+</dl>
+</body></html>
+`

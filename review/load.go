@@ -1,0 +1,296 @@
+// Package review builds the design-review page: one self-contained HTML
+// file (images inlined, CSS inline, nothing fetched) and its Markdown twin,
+// from a verdict matrix (scenarios.RunMatrix's directory) and, when given,
+// a lockbench run. It only reads what earlier stages wrote: matrix.json,
+// each run's verdict.json, summary.md and timeline.png, and lockbench's
+// summary.md and charts.
+package review
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/scenarios"
+)
+
+// Review is everything the page shows.
+type Review struct {
+	Generated time.Time
+	Matrix    scenarios.Matrix
+	// Findings are the unsafe and deadlocked pairs, in matrix order.
+	Findings []Finding
+	Bench    *Bench // nil without a bench run
+	// CommonNotes are the notes every finding's run has (an emulation,
+	// the Lua interpreter), said once rather than under each finding.
+	CommonNotes []string
+}
+
+// Finding is one pair with a run that came out unsafe or deadlocked, told
+// from that run's files.
+type Finding struct {
+	Cell scenarios.Cell
+	// Run is the index of the run shown: the first unsafe or deadlocked one.
+	Run int
+	// Dir is the run's directory as found on disk ("" when the matrix
+	// does not name one).
+	Dir     string
+	Verdict report.Verdict
+	// Witnesses are summary.md's witness lines (Markdown), for an unsafe run.
+	Witnesses []string
+	// Timeline is timeline.png; nil when missing.
+	Timeline []byte
+	// Missing says what could not be read; the finding is still shown.
+	Missing []string
+	// OwnNotes are the run's notes less the review's CommonNotes.
+	OwnNotes []string
+}
+
+// Anchor is the finding's id in the page.
+func (f Finding) Anchor() string { return CellAnchor(f.Cell) }
+
+// CellAnchor is the page id of a cell's finding.
+func CellAnchor(c scenarios.Cell) string {
+	return "f-" + anchorSafe(c.Scenario) + "--" + anchorSafe(c.Algorithm)
+}
+
+func anchorSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// Load reads the matrix in matrixDir (a matrix directory or a link to one)
+// and, when benchDir is not "", the lockbench run there.
+func Load(matrixDir, benchDir string) (*Review, error) {
+	m, err := scenarios.ReadMatrix(matrixDir)
+	if err != nil {
+		return nil, fmt.Errorf("matrix: %w", err)
+	}
+	r := &Review{Generated: time.Now(), Matrix: m}
+	for _, c := range m.Cells {
+		if i := findingRun(c); i >= 0 {
+			r.Findings = append(r.Findings, loadFinding(m.Dir, c, i))
+		}
+	}
+	r.splitNotes()
+	if benchDir != "" {
+		if r.Bench, err = LoadBench(benchDir); err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// splitNotes finds the notes common to every finding.
+func (r *Review) splitNotes() {
+	if len(r.Findings) == 0 {
+		return
+	}
+	for _, n := range r.Findings[0].Verdict.Notes {
+		common := len(r.Findings) > 1
+		for _, f := range r.Findings[1:] {
+			common = common && slices.Contains(f.Verdict.Notes, n)
+		}
+		if common && !slices.Contains(r.CommonNotes, n) {
+			r.CommonNotes = append(r.CommonNotes, n)
+		}
+	}
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		f.OwnNotes = nil
+		for _, n := range f.Verdict.Notes {
+			if !slices.Contains(r.CommonNotes, n) {
+				f.OwnNotes = append(f.OwnNotes, n)
+			}
+		}
+	}
+}
+
+// findingRun is the first run of c that was unsafe or deadlocked, or -1.
+func findingRun(c scenarios.Cell) int {
+	for i, run := range c.Runs {
+		if run.Verdict == checker.Unsafe || run.Verdict == checker.Deadlock {
+			return i
+		}
+	}
+	return -1
+}
+
+func loadFinding(matrixDir string, c scenarios.Cell, i int) Finding {
+	f := Finding{Cell: c, Run: i}
+	rel := c.Runs[i].Dir
+	if rel == "" {
+		f.Missing = append(f.Missing, "the matrix names no run directory")
+		return f
+	}
+	f.Dir = filepath.Join(matrixDir, filepath.FromSlash(rel))
+	v, err := report.ReadVerdict(filepath.Join(f.Dir, report.FileVerdict))
+	if err != nil {
+		f.Missing = append(f.Missing, report.FileVerdict+": "+err.Error())
+	}
+	f.Verdict = v
+	if sum, err := os.ReadFile(filepath.Join(f.Dir, report.FileSummary)); err == nil {
+		f.Witnesses = section(string(sum), "Witnesses")
+	} else if v.Verdict == checker.Unsafe {
+		f.Missing = append(f.Missing, report.FileSummary+": "+err.Error())
+	}
+	if png, err := os.ReadFile(filepath.Join(f.Dir, report.FilePNG)); err == nil {
+		f.Timeline = png
+	} else {
+		f.Missing = append(f.Missing, report.FilePNG+": "+err.Error())
+	}
+	return f
+}
+
+// section returns the list items of the "## title" section of a Markdown
+// document, without their "- ".
+func section(md, title string) []string {
+	var out []string
+	in := false
+	for _, line := range strings.Split(md, "\n") {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			in = strings.TrimSpace(line[3:]) == title
+		case in && strings.HasPrefix(line, "- "):
+			out = append(out, strings.TrimSpace(line[2:]))
+		}
+	}
+	return out
+}
+
+// Checks are the run's checks in the order of DESIGN.md section 5.
+func (f Finding) Checks() []NamedCheck {
+	var out []NamedCheck
+	for _, name := range []string{"exclusion", "claim", "fencing", "liveness"} {
+		if c, ok := f.Verdict.Checks[name]; ok {
+			out = append(out, NamedCheck{name, c})
+		}
+	}
+	return out
+}
+
+// NamedCheck is a check of verdict.json with its name.
+type NamedCheck struct {
+	Name string
+	report.Check
+}
+
+// Failed reports whether the check is what made the run unsafe or
+// deadlocked.
+func (c NamedCheck) Failed() bool {
+	return c.Verdict == checker.Unsafe || c.Verdict == checker.Deadlock
+}
+
+// Summary says in words what the finding's run showed: the witnesses for
+// an unsafe run, the liveness detail for a deadlock.
+func (f Finding) Summary() []string {
+	if len(f.Witnesses) > 0 {
+		return f.Witnesses
+	}
+	var out []string
+	for _, c := range f.Checks() {
+		if c.Failed() {
+			out = append(out, fmt.Sprintf("**%s** %s: %s", c.Name, c.Verdict, c.Detail))
+		}
+	}
+	return out
+}
+
+// RunsLine says how the cell's runs came out, and which one is shown.
+func (f Finding) RunsLine() string {
+	c := f.Cell
+	s := fmt.Sprintf("runs: %s; %d of %d met the expectation", c.Tally(), c.Agreed, len(c.Runs))
+	if len(c.Runs) > 1 {
+		s += fmt.Sprintf("; shown: run %d (seed %d)", f.Run+1, c.Runs[f.Run].Seed)
+	} else if len(c.Runs) == 1 {
+		s += fmt.Sprintf(" (seed %d)", c.Runs[0].Seed)
+	}
+	return s
+}
+
+// Expectation says what was expected and whether the cell met it.
+func (f Finding) Expectation() string {
+	c := f.Cell
+	exp := "nothing expected (only safe passes)"
+	switch {
+	case strings.HasPrefix(c.Expected, "any"):
+		exp = "not asserted (" + c.Expected + ")"
+	case c.Expected != "":
+		exp = "expected " + c.Expected
+	}
+	if c.AsExpected {
+		return exp + " ✓"
+	}
+	return exp + " ✗ NOT AS EXPECTED"
+}
+
+// scenario returns the matrix row of a scenario.
+func (r *Review) scenario(name string) scenarios.MatrixScenario {
+	for _, s := range r.Matrix.Scenarios {
+		if s.Name == name {
+			return s
+		}
+	}
+	return scenarios.MatrixScenario{Name: name}
+}
+
+// byScenario groups the findings by scenario, in matrix order.
+func (r *Review) byScenario() []scenarioFindings {
+	var out []scenarioFindings
+	for _, f := range r.Findings {
+		if len(out) == 0 || out[len(out)-1].Scenario.Name != f.Cell.Scenario {
+			out = append(out, scenarioFindings{Scenario: r.scenario(f.Cell.Scenario)})
+		}
+		out[len(out)-1].Findings = append(out[len(out)-1].Findings, f)
+	}
+	return out
+}
+
+type scenarioFindings struct {
+	Scenario scenarios.MatrixScenario
+	Findings []Finding
+}
+
+// designRow is one design's line in the by-design summary.
+type designRow struct {
+	Algorithm string
+	Unsafe    []string // scenarios
+	Deadlock  []string
+	Differ    []string
+	Ran       int
+}
+
+// byDesign says, per design, where it broke.
+func (r *Review) byDesign() []designRow {
+	var out []designRow
+	for _, a := range r.Matrix.Algorithms {
+		row := designRow{Algorithm: a}
+		for _, c := range r.Matrix.Cells {
+			if c.Algorithm != a || c.Status == scenarios.CellSkip || c.Status == scenarios.CellNA {
+				continue
+			}
+			row.Ran++
+			if !c.AsExpected {
+				row.Differ = append(row.Differ, c.Scenario)
+			}
+			switch i := findingRun(c); {
+			case i < 0:
+			case c.Runs[i].Verdict == checker.Unsafe:
+				row.Unsafe = append(row.Unsafe, c.Scenario)
+			default:
+				row.Deadlock = append(row.Deadlock, c.Scenario)
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}

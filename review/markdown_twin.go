@@ -1,0 +1,194 @@
+package review
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/scenarios"
+)
+
+// WriteMarkdown writes the page's Markdown twin, for a file in mdDir: the
+// same sections, with images and links as paths relative to mdDir (into
+// the matrix's run directories and the bench run), so it reads in an
+// editor or a repository next to the results it describes.
+func (r *Review) WriteMarkdown(w io.Writer, mdDir string) error {
+	rel := func(path string) string {
+		from, err1 := filepath.Abs(mdDir)
+		to, err2 := filepath.Abs(path)
+		if err1 != nil || err2 != nil {
+			return filepath.ToSlash(path)
+		}
+		if p, err := filepath.Rel(from, to); err == nil {
+			return filepath.ToSlash(p)
+		}
+		return filepath.ToSlash(to)
+	}
+	m := r.Matrix
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# Redis lock designs under failure: design review\n\n")
+	p("**Machine:** %s · **matrix run:** %s UTC, wall %s · page generated %s UTC by locksim  \n%s.  \nLoad: %s.  \n",
+		m.Machine, m.Started.UTC().Format("2006-01-02 15:04"), wall(m), r.Generated.UTC().Format("2006-01-02 15:04"), m.Shape(), m.Load)
+	if len(r.CommonNotes) > 0 {
+		p("In every run shown: %s.\n", strings.Join(r.CommonNotes, "; "))
+	}
+	p("\n**%s.** %d pair(s) came out unsafe and %d deadlocked; each is shown below with its witness and timeline.\n\n",
+		m.Headline(), countVerdict(r.Findings, "unsafe"), countVerdict(r.Findings, "deadlock"))
+
+	p("## What breaks each design\n\n| design | pairs run | unsafe under | deadlocked under | not as expected |\n|---|---:|---|---|---|\n")
+	for _, d := range r.byDesign() {
+		p("| **%s** | %d | %s | %s | %s |\n", d.Algorithm, d.Ran, counted(d.Unsafe), counted(d.Deadlock), counted(d.Differ))
+	}
+
+	p("\n## Verdict matrix\n\n")
+	anchors := map[string]bool{}
+	for _, f := range r.Findings {
+		anchors[f.Anchor()] = true
+	}
+	p("| scenario | %s |\n|---|%s\n", strings.Join(m.Algorithms, " | "), strings.Repeat("---|", len(m.Algorithms)))
+	for _, s := range m.Scenarios {
+		p("| %s |", s.Name)
+		for _, a := range m.Algorithms {
+			c := m.Cell(s.Name, a)
+			if c == nil {
+				p(" – |")
+				continue
+			}
+			label := c.Label()
+			if c.Status == scenarios.CellRan {
+				label = "**" + label + "**"
+			}
+			if anchors[CellAnchor(*c)] {
+				label = "[" + label + "](#" + CellAnchor(*c) + ")"
+			}
+			cell := strings.TrimSpace(label + " " + c.Agreement() + " " + c.Note())
+			if c.Status == scenarios.CellSkip || c.Status == scenarios.CellError {
+				cell += " (" + mdCellText(c.Reason) + ")"
+			}
+			p(" %s |", cell)
+		}
+		p("\n")
+	}
+	p("\nA cell: the verdict over the pair's runs, n/k runs that met the scenario's expectation (✓ all, ✗ not all). "+
+		"Unsafe and deadlocked cells link to their finding below. Full matrix with links to every run: [%s](%s).\n",
+		scenarios.FileMatrixMD, rel(filepath.Join(m.Dir, scenarios.FileMatrixMD)))
+	if d := m.Differing(); len(d) > 0 {
+		p("\n## Not as expected\n\n")
+		for _, c := range d {
+			exp := c.Expected
+			if exp == "" {
+				exp = "nothing (only safe passes)"
+			}
+			p("- **%s × %s**: expected %s; runs: %s\n", c.Scenario, c.Algorithm, exp, c.Tally())
+		}
+	}
+
+	p("\n## Findings: unsafe and deadlocked pairs\n\n")
+	if len(r.Findings) == 0 {
+		p("None: every pair that ran was safe.\n")
+	}
+	for _, g := range r.byScenario() {
+		p("### %s\n\n%s", g.Scenario.Name, oneLineMD(g.Scenario.Doc))
+		if g.Scenario.Source != "" {
+			p(" *Source: %s.*", g.Scenario.Source)
+		}
+		p("\n\n")
+		for _, f := range g.Findings {
+			run := f.Cell.Runs[f.Run]
+			p("<a id=\"%s\"></a>\n#### %s: %s\n\n%s · %s\n\n", f.Anchor(), f.Cell.Algorithm, run.Verdict, f.Expectation(), f.RunsLine())
+			for _, line := range f.Summary() {
+				p("- %s\n", line)
+			}
+			if checks := f.Checks(); len(checks) > 0 {
+				var parts []string
+				for _, c := range checks {
+					s := c.Name + " " + string(c.Verdict)
+					if c.Failed() {
+						s = "**" + s + "**"
+					}
+					parts = append(parts, s)
+				}
+				p("- checks: %s\n", strings.Join(parts, " · "))
+			}
+			for _, n := range f.OwnNotes {
+				p("- note: %s\n", n)
+			}
+			if len(f.Missing) > 0 {
+				p("- missing: %s\n", strings.Join(f.Missing, "; "))
+			}
+			if f.Dir != "" {
+				p("\n![timeline of %s × %s](%s)\n\n[run report](%s)\n\n", f.Cell.Scenario, f.Cell.Algorithm,
+					rel(filepath.Join(f.Dir, report.FilePNG)), rel(filepath.Join(f.Dir, report.FileSummary)))
+			}
+		}
+	}
+
+	if bn := r.Bench; bn != nil {
+		p("\n## Benchmark\n\n")
+		p("%s\n", relinkMarkdown(demote(bn.Summary, 2), func(target string) string {
+			if externalOnly(target) != "" || strings.HasPrefix(target, "#") {
+				return target
+			}
+			return rel(filepath.Join(bn.Dir, filepath.FromSlash(target)))
+		}))
+		for _, n := range bn.Unreferenced() {
+			p("![%s](%s)\n\n", n, rel(filepath.Join(bn.Dir, n)))
+		}
+	}
+
+	p("\n## Scenarios\n\n")
+	for _, s := range m.Scenarios {
+		p("- **%s**: %s", s.Name, oneLineMD(s.Doc))
+		if s.Source != "" {
+			p(" *Source: %s.*", s.Source)
+		}
+		p("\n")
+	}
+	p("\n## How to read a verdict\n\n" +
+		"- **safe**: no two clients were inside the critical section together (exclusion), the lock never granted overlapping leases (claim), fencing tokens only grew, and after every fault healed a probe acquired the lock in time (liveness).\n" +
+		"- **unsafe**: a safety check failed. exclusion unsafe with claim safe: the lock kept its promise but a client acted outside its lease; claim unsafe: the algorithm itself granted overlapping leases; fencing unsafe: the tokens did not protect the resource.\n" +
+		"- **deadlock**: safe, but after every fault healed the lock could not be acquired within TTL + slack.\n" +
+		"- **unknown**: the checker could not decide; never counted as a pass.\n" +
+		"- **mixed**: the pair's runs (different seeds) disagreed.\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+var (
+	mdTargetRE  = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	mdHeadingRE = regexp.MustCompile(`(?m)^(#{1,6})(\s)`)
+)
+
+// relinkMarkdown rewrites every link and image target with fix.
+func relinkMarkdown(md string, fix func(string) string) string {
+	return mdTargetRE.ReplaceAllStringFunc(md, func(s string) string {
+		return "](" + fix(mdTargetRE.FindStringSubmatch(s)[1]) + ")"
+	})
+}
+
+// demote pushes every heading down by n levels, at most to h6.
+func demote(md string, n int) string {
+	return mdHeadingRE.ReplaceAllStringFunc(md, func(s string) string {
+		level := min(len(strings.TrimRight(s, " \t"))+n, 6)
+		return strings.Repeat("#", level) + s[len(s)-1:]
+	})
+}
+
+func oneLineMD(s string) string { return mdCellText(s) }
+
+// mdCellText keeps free text on one line and out of table syntax.
+func mdCellText(s string) string {
+	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", `\|`)
+}
+
+// counted writes a list as "n: a, b", or nothing.
+func counted(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d: %s", len(names), strings.Join(names, ", "))
+}

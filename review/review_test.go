@@ -1,0 +1,259 @@
+package review_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/locksim/locksim/review"
+	"github.com/locksim/locksim/scenarios"
+)
+
+// testOut holds the package's shared matrix; TestMain removes it.
+var testOut string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "review-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testOut = dir
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// tinyMatrix runs one small real matrix for every test of the package: an
+// unsafe pair (Kleppmann's pause on setpx), a safe one, and naive's
+// deadlocks.
+var tinyMatrix = sync.OnceValues(func() (string, error) {
+	out := testOut
+	var list []*scenarios.Scenario
+	for _, n := range []string{"crash-holder", "gc-pause-after-check"} {
+		s, err := scenarios.Lookup(n)
+		if err != nil {
+			return "", err
+		}
+		list = append(list, s)
+	}
+	m, err := scenarios.RunMatrix(context.Background(), scenarios.MatrixConfig{
+		Scenarios: list, Algorithms: []string{"setpx", "naive"}, Runs: 1, Out: out,
+	})
+	if err != nil {
+		return "", err
+	}
+	return m.Dir, nil
+})
+
+func matrixDir(t *testing.T) string {
+	t.Helper()
+	dir, err := tinyMatrix()
+	require.NoError(t, err)
+	return dir
+}
+
+// TestReportFromRealMatrix: the page is self-contained, shows every unsafe
+// or deadlocked pair with its timeline inlined, and the Markdown twin
+// lists the same pairs.
+func TestReportFromRealMatrix(t *testing.T) {
+	mdir := matrixDir(t)
+	r, err := review.Load(mdir, "")
+	require.NoError(t, err)
+	m := r.Matrix
+
+	var want []string // "scenario/algo" of unsafe or deadlocked cells
+	for _, c := range m.Cells {
+		for _, run := range c.Runs {
+			if run.Verdict == "unsafe" || run.Verdict == "deadlock" {
+				want = append(want, c.Scenario+"/"+c.Algorithm)
+				break
+			}
+		}
+	}
+	require.Contains(t, want, "gc-pause-after-check/setpx", "the matrix has an unsafe pair")
+	require.Len(t, r.Findings, len(want))
+	for _, f := range r.Findings {
+		assert.Empty(t, f.Missing, f.Anchor())
+		assert.NotEmpty(t, f.Timeline, f.Anchor())
+		assert.NotEmpty(t, f.Summary(), "%s has its witness in words", f.Anchor())
+	}
+
+	out := filepath.Join(t.TempDir(), "review", "page.html")
+	require.NoError(t, r.Write(out))
+	page := read(t, out)
+	md := read(t, review.MarkdownPath(out))
+
+	selfContained(t, page)
+	wellFormed(t, page)
+	// One inlined PNG per finding, each that run's own timeline.
+	assert.Equal(t, len(want), strings.Count(page, `src="data:image/png;base64,`))
+	for _, f := range r.Findings {
+		assert.Contains(t, page, `id="`+f.Anchor()+`"`)
+		assert.Contains(t, page, `href="#`+f.Anchor()+`"`, "the matrix cell links its finding")
+		assert.Contains(t, page, base64.StdEncoding.EncodeToString(f.Timeline))
+	}
+	unsafe := findingOf(t, r, "gc-pause-after-check", "setpx")
+	assert.Contains(t, page, "Kleppmann", "the scenario's doc")
+	assert.Contains(t, page, "client 0 entered at", "the witness in words")
+	assert.Contains(t, page, unsafe.Verdict.Machine)
+	assert.Contains(t, page, m.Started.UTC().Format("2006-01-02 15:04"))
+
+	// The Markdown lists the same cells, with timelines that resolve.
+	headings := regexp.MustCompile(`(?m)^<a id="([^"]+)"></a>\n#### `).FindAllStringSubmatch(md, -1)
+	var got []string
+	for _, h := range headings {
+		got = append(got, h[1])
+	}
+	var anchors []string
+	for _, f := range r.Findings {
+		anchors = append(anchors, f.Anchor())
+	}
+	assert.Equal(t, anchors, got)
+	for _, img := range regexp.MustCompile(`!\[[^\]]*\]\(([^)]+)\)`).FindAllStringSubmatch(md, -1) {
+		assert.FileExists(t, filepath.Join(filepath.Dir(out), filepath.FromSlash(img[1])))
+	}
+	assert.Contains(t, md, "| gc-pause-after-check | [**unsafe**](#"+unsafe.Anchor()+")")
+}
+
+func findingOf(t *testing.T, r *review.Review, scenario, algo string) review.Finding {
+	t.Helper()
+	for _, f := range r.Findings {
+		if f.Cell.Scenario == scenario && f.Cell.Algorithm == algo {
+			return f
+		}
+	}
+	t.Fatalf("no finding for %s × %s", scenario, algo)
+	return review.Finding{}
+}
+
+// TestReportWithBench: the bench's summary tables and every chart are in
+// the page, inlined; the Markdown points at the bench's files.
+func TestReportWithBench(t *testing.T) {
+	mdir := matrixDir(t)
+	bench := filepath.Join(t.TempDir(), "lockbench", "20260101T000000Z")
+	require.NoError(t, os.MkdirAll(bench, 0o755))
+	write(t, filepath.Join(bench, "bench.json"), "{}")
+	write(t, filepath.Join(bench, "summary.md"), "# lockbench\n\n- Machine: test box\n\n## Uncontended\n\n"+
+		"| design | cycles/s | ×raw |\n|---|---:|---:|\n| **raw** | 900 | – |\n| setpx | 800 | 0.89 |\n\n"+
+		"![throughput](throughput.png)\n\nSee [throughput.svg](throughput.svg) and [redis](https://redis.io/docs/).\n")
+	for i, name := range []string{"throughput.png", "latency.png"} {
+		write(t, filepath.Join(bench, name), string(tinyPNG(t, uint8(i))))
+	}
+
+	r, err := review.Load(mdir, bench)
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "page.html")
+	require.NoError(t, r.Write(out))
+	page, md := read(t, out), read(t, review.MarkdownPath(out))
+	selfContained(t, page)
+	wellFormed(t, page)
+	assert.Contains(t, page, `<td style="text-align: right">800</td>`)
+	assert.Contains(t, page, "<strong>raw</strong>")
+	for _, name := range []string{"throughput.png", "latency.png"} {
+		assert.Contains(t, page, base64.StdEncoding.EncodeToString([]byte(read(t, filepath.Join(bench, name)))), name)
+	}
+	assert.Contains(t, page, `href="https://redis.io/docs/"`, "web links stay")
+	assert.NotContains(t, page, `href="throughput.svg"`, "links to files beside summary.md do not travel")
+	assert.Equal(t, len(r.Findings)+2, strings.Count(page, `src="data:image/png;base64,`))
+
+	assert.Contains(t, md, "### lockbench", "bench headings demoted under the page's")
+	for _, img := range regexp.MustCompile(`\]\(([^)#]+)\)`).FindAllStringSubmatch(md, -1) {
+		if strings.HasPrefix(img[1], "http") || strings.HasSuffix(img[1], ".svg") {
+			continue
+		}
+		assert.FileExists(t, filepath.Join(filepath.Dir(out), filepath.FromSlash(img[1])))
+	}
+	assert.Contains(t, md, "latency.png", "a chart summary.md does not show is added")
+}
+
+func TestLatestBench(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "lockbench")
+	dir, err := review.LatestBench(root)
+	require.NoError(t, err)
+	assert.Empty(t, dir, "no lockbench directory: no bench")
+	for _, name := range []string{"20260101T000000Z", "20260301T000000Z", ".20260401T000000Z.partial-1", "notes"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, name), 0o755))
+		write(t, filepath.Join(root, name, "summary.md"), "# x\n")
+		write(t, filepath.Join(root, name, "bench.json"), "{}")
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "20260501T000000Z"), 0o755)) // empty: a failed run
+	dir, err = review.LatestBench(root)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(root, "20260301T000000Z"), dir)
+}
+
+func TestLoadErrors(t *testing.T) {
+	_, err := review.Load(filepath.Join(t.TempDir(), "nope"), "")
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, err = review.Load(matrixDir(t), t.TempDir())
+	assert.ErrorContains(t, err, "does not look like a lockbench run")
+}
+
+// selfContained: nothing in the page is fetched from elsewhere.
+func selfContained(t *testing.T, page string) {
+	t.Helper()
+	assert.NotContains(t, page, `src="http`)
+	assert.NotContains(t, page, "<link")
+	assert.NotContains(t, page, "@import")
+	assert.NotContains(t, page, "url(")
+	for _, m := range regexp.MustCompile(`src="([^"]*)"`).FindAllStringSubmatch(page, -1) {
+		assert.True(t, strings.HasPrefix(m[1], "data:image/png;base64,"), "src %.60s", m[1])
+	}
+}
+
+func wellFormed(t *testing.T, page string) {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(page))
+	d.Strict, d.Entity = true, xml.HTMLEntity
+	for {
+		_, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		require.NoError(t, err, "well-formed HTML")
+	}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(path, []byte(s), 0o644))
+}
+
+func tinyPNG(t *testing.T, shade uint8) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 4, 3))
+	img.Set(1, 1, color.RGBA{shade, 100, 200, 255})
+	var b bytes.Buffer
+	require.NoError(t, png.Encode(&b, img))
+	return b.Bytes()
+}

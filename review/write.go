@@ -1,0 +1,66 @@
+package review
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MarkdownPath is where the Markdown twin of the page at htmlPath goes:
+// the same name with .md.
+func MarkdownPath(htmlPath string) string {
+	return strings.TrimSuffix(htmlPath, filepath.Ext(htmlPath)) + ".md"
+}
+
+// Write writes the page to htmlPath and its twin to MarkdownPath(htmlPath).
+// Each file is written under a temporary name and renamed into place, so a
+// reader sees the old file or the new one, never half of one; the Markdown
+// goes first so that a new page never points at an old twin.
+func (r *Review) Write(htmlPath string) error {
+	dir := filepath.Dir(htmlPath)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	mdPath := MarkdownPath(htmlPath)
+	if mdPath == htmlPath {
+		return fmt.Errorf("%s: the page needs an extension other than .md (its twin is the .md)", htmlPath)
+	}
+	if err := writeAtomic(mdPath, func(w io.Writer) error { return r.WriteMarkdown(w, dir) }); err != nil {
+		return err
+	}
+	return writeAtomic(htmlPath, r.WriteHTML)
+}
+
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(f.Name())
+		}
+	}()
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

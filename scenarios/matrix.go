@@ -1,0 +1,395 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/sim"
+)
+
+// MatrixConfig says which scenario x algorithm pairs a matrix runs and how.
+type MatrixConfig struct {
+	// Scenarios are the rows, in order [Builtin()]. Names must be unique.
+	Scenarios []*Scenario
+	// Algorithms are the columns, in order [every design some scenario
+	// applies to, in lock.Names() order].
+	Algorithms []string
+	// Runs is how many times each pair runs, run i with the scenario's seed
+	// + i: independent runs, each reproducible with `locksim run --seed` [1].
+	Runs int
+	// Backend overrides every scenario's backend when set (miniredis, redis).
+	Backend string
+	// Out is the results root; the matrix lands in Out/matrix/<UTC stamp>/
+	// ["results"].
+	Out string
+	// Parallel is how many runs go at once [DefaultParallel()].
+	Parallel int
+	// CheckTimeout bounds porcupine per run [10s].
+	CheckTimeout time.Duration
+	// Progress, when set, hears once before anything runs (Done 0), then
+	// of every finished run and every pair that is not run; calls come one
+	// at a time.
+	Progress func(MatrixProgress)
+}
+
+// MatrixProgress is one step of a matrix: a finished run, or a pair that
+// is not run (Run 0).
+type MatrixProgress struct {
+	Done, Total int
+	Scenario    string
+	Algorithm   string
+	Run         int    // 1-based; 0 for a pair that is not run
+	Verdict     string // the run's verdict, or skip, n/a, error
+	AsExpected  bool
+}
+
+// DefaultParallel is how many scenario runs a matrix runs at once: one
+// more than the cores, because a run mostly sleeps (holds, pauses, TTLs)
+// while its checker and in-process nodes use little CPU. Measured on 2
+// cores with the built-in catalogue: 3 at a time keep locksim at about a
+// tenth of the machine, with the Go scheduler's p99 latency far below a
+// millisecond. Every matrix measures its own load (MatrixLoad) and says
+// when the machine was too busy for its timings to be trusted.
+func DefaultParallel() int { return max(1, runtime.NumCPU()+1) }
+
+// Matrix is the outcome of RunMatrix, as matrix.json holds it.
+type Matrix struct {
+	// Dir is where the matrix was written; not in matrix.json, whose
+	// paths are all relative to its own directory.
+	Dir        string            `json:"-"`
+	Started    time.Time         `json:"started"`
+	WallMS     float64           `json:"wall_ms"`
+	Machine    string            `json:"machine"`
+	Runs       int               `json:"runs"`     // per pair
+	Parallel   int               `json:"parallel"` // runs at once
+	Backend    string            `json:"backend,omitempty"`
+	Algorithms []string          `json:"algorithms"`
+	Scenarios  []MatrixScenario  `json:"scenarios"`
+	Cells      []Cell            `json:"cells"` // row by row, in Scenarios x Algorithms order
+	Totals     MatrixTotals      `json:"totals"`
+	Load       MatrixLoad        `json:"load"`
+	Verdicts   map[string]string `json:"verdicts"` // what each cell verdict means
+}
+
+// MatrixScenario is a row of the matrix.
+type MatrixScenario struct {
+	Name   string `json:"name"`
+	Doc    string `json:"doc,omitempty"`
+	Source string `json:"source,omitempty"`
+	File   string `json:"file,omitempty"` // a user's file; "" for a built-in
+}
+
+// CellStatus says what became of a pair.
+type CellStatus string
+
+const (
+	CellRan   CellStatus = "run"   // its runs are in Runs
+	CellSkip  CellStatus = "skip"  // not run, Reason says why (expect: skip, or the backend lacks what it needs)
+	CellNA    CellStatus = "n/a"   // the scenario does not apply to the design (not in its algorithm list)
+	CellError CellStatus = "error" // a run failed in locksim itself; Reason has the first error
+)
+
+// Mixed is the verdict of a cell whose runs disagree among themselves.
+const Mixed = "mixed"
+
+// Cell is one scenario x algorithm pair over its runs.
+type Cell struct {
+	Scenario  string     `json:"scenario"`
+	Algorithm string     `json:"algorithm"`
+	Status    CellStatus `json:"status"`
+	// Expected is the expectation as written ("" when none), and
+	// ExpectedChecks the single checks it names.
+	Expected       string            `json:"expected,omitempty"`
+	ExpectedChecks map[string]string `json:"expected_checks,omitempty"`
+	Reason         string            `json:"reason,omitempty"`
+	// Verdict is the runs' verdict when they all agree, else Mixed; empty
+	// when nothing ran.
+	Verdict string `json:"verdict,omitempty"`
+	// Agreed counts the runs whose verdict met the expectation.
+	Agreed     int       `json:"agreed"`
+	AsExpected bool      `json:"as_expected"` // every run agreed (skip and n/a: true; error: false)
+	Runs       []CellRun `json:"runs,omitempty"`
+}
+
+// CellRun is one run of a pair.
+type CellRun struct {
+	Seed       uint64                     `json:"seed"`
+	Verdict    checker.Verdict            `json:"verdict,omitempty"`
+	Checks     map[string]checker.Verdict `json:"checks,omitempty"`
+	AsExpected bool                       `json:"as_expected"`
+	// Dir is the run's report directory, relative to the matrix directory,
+	// with forward slashes.
+	Dir    string   `json:"dir,omitempty"`
+	WallMS float64  `json:"wall_ms"`
+	Notes  []string `json:"notes,omitempty"`
+	Error  string   `json:"error,omitempty"`
+}
+
+// MatrixTotals counts the cells by what became of them.
+type MatrixTotals struct {
+	Cells   int `json:"cells"`   // pairs run
+	Agreed  int `json:"agreed"`  // pairs run whose every run met the expectation
+	Differ  int `json:"differ"`  // pairs run with a run that did not
+	Skipped int `json:"skipped"` // pairs not run, with a reason
+	NA      int `json:"na"`      // pairs that do not apply
+	Errors  int `json:"errors"`  // pairs locksim failed to run
+}
+
+// OK reports whether the matrix met every expectation: every pair that
+// ran agreed in all its runs, and none failed to run.
+func (m Matrix) OK() bool { return m.Totals.Differ == 0 && m.Totals.Errors == 0 }
+
+// Cell returns the cell of scenario x algo, or nil.
+func (m *Matrix) Cell(scenario, algo string) *Cell {
+	for i := range m.Cells {
+		if m.Cells[i].Scenario == scenario && m.Cells[i].Algorithm == algo {
+			return &m.Cells[i]
+		}
+	}
+	return nil
+}
+
+// RunMatrix runs every pair of cfg, K times each, in parallel, and writes
+// Out/matrix/<stamp>/ with matrix.md, matrix.json, matrix.html and the
+// run directories under runs/. The directory is built under a temporary
+// name and renamed when complete, then Out/matrix/latest points at it: a
+// matrix directory that exists is a finished matrix.
+//
+// Errors: bad input (an unknown design, a scenario that does not resolve)
+// is a *Error or wraps sim.ErrConfig, found before anything runs. A run
+// that locksim failed to carry out makes its cell an error cell; the
+// matrix is still written and returned, with an error wrapping
+// sim.ErrHarness. A cancelled ctx stops the matrix: running runs end,
+// nothing is written, and the error wraps ctx.Err().
+func RunMatrix(ctx context.Context, cfg MatrixConfig) (Matrix, error) {
+	p, err := planMatrix(cfg)
+	if err != nil {
+		return Matrix{}, err
+	}
+	cfg = p.cfg
+	m := Matrix{
+		Started:    time.Now(),
+		Machine:    Machine(),
+		Runs:       cfg.Runs,
+		Parallel:   cfg.Parallel,
+		Backend:    cfg.Backend,
+		Algorithms: cfg.Algorithms,
+		Cells:      p.cells,
+		Verdicts:   verdictMeanings,
+	}
+	for _, s := range cfg.Scenarios {
+		m.Scenarios = append(m.Scenarios, MatrixScenario{Name: s.Name, Doc: strings.TrimSpace(s.Doc), Source: s.Source, File: userFile(s)})
+	}
+	w, err := newMatrixDir(cfg.Out, m.Started)
+	if err != nil {
+		return Matrix{}, fmt.Errorf("%w: %w", sim.ErrHarness, err)
+	}
+	meter := startLoad()
+	if err := runJobs(ctx, cfg, w.tmp, p.jobs, m.Cells); err != nil {
+		w.discard()
+		return Matrix{}, err
+	}
+	m.Load = meter.stop()
+	m.WallMS = float64(time.Since(m.Started)) / float64(time.Millisecond)
+	m.summarize()
+	if err := w.finish(&m); err != nil {
+		w.discard()
+		return Matrix{}, fmt.Errorf("%w: matrix: %w", sim.ErrHarness, err)
+	}
+	if m.Totals.Errors > 0 {
+		return m, fmt.Errorf("%w: %d of %d pairs could not be run (see matrix.md)", sim.ErrHarness, m.Totals.Errors, m.Totals.Cells+m.Totals.Errors)
+	}
+	return m, nil
+}
+
+// verdictMeanings is the legend matrix.json carries for readers without
+// the README.
+var verdictMeanings = map[string]string{
+	"safe":     "every safety check and liveness held",
+	"unsafe":   "a safety check (exclusion, claim or fencing) failed; the run's verdict.json has the witness",
+	"deadlock": "safe, but after every fault healed a probe could not acquire within TTL + slack",
+	"unknown":  "the checker could not decide (timeout); never counted as a pass",
+	Mixed:      "the cell's runs disagree among themselves; see each run",
+	"skip":     "not run; reason says why",
+	"n/a":      "the scenario does not apply to the design",
+	"error":    "locksim failed to run the pair; reason has the error",
+}
+
+// job is one run of one pair.
+type job struct {
+	cell int       // index into the cells
+	run  int       // 0-based
+	s    *Scenario // this run's own copy, seed and backend set
+	algo string
+}
+
+// runJobs runs the jobs on cfg.Parallel workers and fills in the cells.
+// The jobs of a cell are filled in run order whatever order they finish in.
+func runJobs(ctx context.Context, cfg MatrixConfig, root string, jobs []job, cells []Cell) error {
+	for i := range cells {
+		if cells[i].Status == CellRan {
+			cells[i].Runs = make([]CellRun, cfg.Runs)
+		}
+	}
+	total := len(jobs)
+	for _, c := range cells {
+		if c.Status != CellRan {
+			total++
+		}
+	}
+	var mu sync.Mutex
+	done := 0
+	report := func(ev MatrixProgress) {
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		ev.Done, ev.Total = done, total
+		if cfg.Progress != nil {
+			cfg.Progress(ev)
+		}
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(MatrixProgress{Total: total})
+	}
+	for _, c := range cells {
+		if c.Status != CellRan {
+			report(MatrixProgress{Scenario: c.Scenario, Algorithm: c.Algorithm, Verdict: string(c.Status), AsExpected: c.AsExpected})
+		}
+	}
+
+	queue := make(chan job)
+	var wg sync.WaitGroup
+	var interrupted error
+	for range cfg.Parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range queue {
+				r, err := runOne(ctx, cfg, root, j)
+				mu.Lock()
+				cells[j.cell].Runs[j.run] = r
+				if err != nil && ctx.Err() != nil && interrupted == nil {
+					interrupted = fmt.Errorf("matrix interrupted, nothing written: %w", ctx.Err())
+				}
+				mu.Unlock()
+				verdict := string(r.Verdict)
+				if r.Error != "" {
+					verdict = string(CellError)
+				}
+				report(MatrixProgress{Scenario: cells[j.cell].Scenario, Algorithm: j.algo, Run: j.run + 1, Verdict: verdict, AsExpected: r.AsExpected})
+			}
+		}()
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case queue <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(queue)
+	wg.Wait()
+	if interrupted != nil {
+		return interrupted
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("matrix interrupted, nothing written: %w", err)
+	}
+	return nil
+}
+
+// runOne executes one job into root/runs/<algo>/: one results root per
+// design, so that the designs' runs of a scenario, which share seeds and
+// may share a start second, never compete for a run directory name.
+func runOne(ctx context.Context, cfg MatrixConfig, root string, j job) (CellRun, error) {
+	r := CellRun{Seed: deref(j.s.Seed)}
+	start := time.Now()
+	o, err := Execute(ctx, j.s, j.algo, RunOptions{Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout})
+	r.WallMS = float64(time.Since(start)) / float64(time.Millisecond)
+	r.Verdict, r.Checks, r.AsExpected, r.Notes = o.Verdict, o.Checks, o.AsExpected && err == nil, o.Notes
+	if o.Dir != "" {
+		if rel, rerr := filepath.Rel(root, o.Dir); rerr == nil {
+			r.Dir = filepath.ToSlash(rel)
+		}
+	}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	return r, err
+}
+
+// summarize derives each cell's verdict and agreement from its runs, and
+// the totals.
+func (m *Matrix) summarize() {
+	m.Totals = MatrixTotals{}
+	for i := range m.Cells {
+		c := &m.Cells[i]
+		switch c.Status {
+		case CellSkip:
+			m.Totals.Skipped++
+			continue
+		case CellNA:
+			m.Totals.NA++
+			continue
+		}
+		c.Agreed, c.Verdict = 0, ""
+		for _, r := range c.Runs {
+			if r.Error != "" {
+				c.Status = CellError
+				if c.Reason == "" {
+					c.Reason = r.Error
+				}
+				continue
+			}
+			if r.AsExpected {
+				c.Agreed++
+			}
+			switch {
+			case c.Verdict == "":
+				c.Verdict = string(r.Verdict)
+			case c.Verdict != string(r.Verdict):
+				c.Verdict = Mixed
+			}
+		}
+		c.AsExpected = c.Status == CellRan && c.Agreed == len(c.Runs)
+		switch {
+		case c.Status == CellError:
+			m.Totals.Errors++
+		case c.AsExpected:
+			m.Totals.Cells++
+			m.Totals.Agreed++
+		default:
+			m.Totals.Cells++
+			m.Totals.Differ++
+		}
+	}
+}
+
+// userFile is the file a scenario came from, "" for a built-in.
+func userFile(s *Scenario) string {
+	if s.file == "" || isBuiltinFile(s.file) {
+		return ""
+	}
+	return s.file
+}
+
+func isBuiltinFile(f string) bool {
+	for _, b := range builtins() {
+		if b.file == f {
+			return true
+		}
+	}
+	return false
+}
+
+// badMatrix marks a matrix configuration the user got wrong.
+func badMatrix(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", sim.ErrConfig, fmt.Sprintf(format, args...))
+}

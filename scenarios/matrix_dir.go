@@ -1,0 +1,143 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/locksim/locksim/report"
+)
+
+// Files of a matrix directory.
+const (
+	FileMatrixMD   = "matrix.md"
+	FileMatrixJSON = "matrix.json"
+	FileMatrixHTML = "matrix.html"
+)
+
+// MatrixRoot is where the matrices of a results root go.
+func MatrixRoot(out string) string { return filepath.Join(out, "matrix") }
+
+// matrixDir is a matrix directory being built: runs and files go into tmp,
+// a hidden sibling of the final directory, renamed when complete.
+type matrixDir struct {
+	root  string // Out/matrix
+	stamp string
+	tmp   string
+}
+
+func newMatrixDir(out string, started time.Time) (*matrixDir, error) {
+	root := MatrixRoot(out)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, err
+	}
+	stamp := started.UTC().Format("20060102T150405Z")
+	tmp, err := os.MkdirTemp(root, "."+stamp+".partial-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+		_ = os.RemoveAll(tmp)
+		return nil, err
+	}
+	return &matrixDir{root: root, stamp: stamp, tmp: tmp}, nil
+}
+
+// discard removes everything the matrix wrote: an interrupted or failed
+// matrix leaves nothing that looks like one.
+func (d *matrixDir) discard() { _ = os.RemoveAll(d.tmp) }
+
+// finish writes the three files, renames the directory to its stamp
+// (-2, -3... when a matrix started in the same second) and points latest
+// at it. On success m.Dir is the final directory.
+func (d *matrixDir) finish(m *Matrix) error {
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{FileMatrixJSON, m.WriteJSON},
+		{FileMatrixMD, m.WriteMarkdown},
+		{FileMatrixHTML, m.WriteHTML},
+	}
+	for _, f := range files {
+		if err := writeFileSynced(filepath.Join(d.tmp, f.name), f.write); err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	if err := syncDir(d.tmp); err != nil {
+		return err
+	}
+	name := d.stamp
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(filepath.Join(d.root, name)); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		name = d.stamp + "-" + strconv.Itoa(n)
+	}
+	final := filepath.Join(d.root, name)
+	if err := os.Rename(d.tmp, final); err != nil {
+		return err
+	}
+	_ = syncDir(d.root)
+	m.Dir = final
+	return report.UpdateLatest(d.root, name)
+}
+
+func writeFileSynced(path string, write func(io.Writer) error) (err error) {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// ReadMatrix reads dir/matrix.json; dir may be a matrix directory or a
+// link to one (latest). The Matrix's Dir is dir with links resolved, so
+// that paths made from it stay valid when latest moves on.
+func ReadMatrix(dir string) (Matrix, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return Matrix{}, err
+	}
+	b, err := os.ReadFile(filepath.Join(real, FileMatrixJSON))
+	if err != nil {
+		return Matrix{}, err
+	}
+	var m Matrix
+	if err := json.Unmarshal(b, &m); err != nil {
+		return Matrix{}, fmt.Errorf("%s: %w", filepath.Join(dir, FileMatrixJSON), err)
+	}
+	if len(m.Cells) == 0 {
+		return Matrix{}, fmt.Errorf("%s: no cells", filepath.Join(dir, FileMatrixJSON))
+	}
+	m.Dir = real
+	return m, nil
+}

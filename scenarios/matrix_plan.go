@@ -1,0 +1,171 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim"
+)
+
+// matrixPlan is a matrix before it runs: the configuration with its
+// defaults, every cell (those that will not run already decided) and the
+// runs to make.
+type matrixPlan struct {
+	cfg   MatrixConfig
+	cells []Cell
+	jobs  []job
+}
+
+// planMatrix checks cfg and decides every pair before anything runs, so
+// that a typo fails at once rather than after minutes of runs.
+func planMatrix(cfg MatrixConfig) (matrixPlan, error) {
+	if cfg.Scenarios == nil {
+		cfg.Scenarios = Builtin()
+	}
+	switch {
+	case len(cfg.Scenarios) == 0:
+		return matrixPlan{}, badMatrix("no scenarios to run")
+	case cfg.Runs < 0:
+		return matrixPlan{}, badMatrix("runs %d: must be at least 1", cfg.Runs)
+	case cfg.Parallel < 0:
+		return matrixPlan{}, badMatrix("parallel %d: must be at least 1", cfg.Parallel)
+	}
+	cfg.Runs = max(cfg.Runs, 1)
+	if cfg.Parallel == 0 {
+		cfg.Parallel = DefaultParallel()
+	}
+	if cfg.Out == "" {
+		cfg.Out = "results"
+	}
+	if cfg.CheckTimeout == 0 {
+		cfg.CheckTimeout = 10 * time.Second
+	}
+	switch sim.Backend(cfg.Backend) {
+	case "", sim.BackendMiniredis:
+	case sim.BackendRedis:
+		// The user asked for real servers: without them nothing can run,
+		// which is locksim's environment failing, not a pair to skip.
+		if _, err := sim.LookupRedisServer(""); err != nil {
+			return matrixPlan{}, fmt.Errorf("%w: backend redis: %w", sim.ErrHarness, err)
+		}
+	default:
+		return matrixPlan{}, badMatrix("backend %q: want miniredis or redis", cfg.Backend)
+	}
+	seen := map[string]bool{}
+	for _, s := range cfg.Scenarios {
+		if seen[s.Name] {
+			return matrixPlan{}, badMatrix("scenario %q given twice", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	algos, err := matrixColumns(cfg)
+	if err != nil {
+		return matrixPlan{}, err
+	}
+	cfg.Algorithms = algos
+
+	p := matrixPlan{cfg: cfg}
+	for _, s := range cfg.Scenarios {
+		for _, algo := range algos {
+			c, run, err := planCell(cfg, s, algo)
+			if err != nil {
+				return matrixPlan{}, err
+			}
+			p.cells = append(p.cells, c)
+			if c.Status != CellRan {
+				continue
+			}
+			for i := range cfg.Runs {
+				r := *run
+				seed := deref(s.Seed) + uint64(i)
+				r.Seed = &seed
+				p.jobs = append(p.jobs, job{cell: len(p.cells) - 1, run: i, s: &r, algo: algo})
+			}
+		}
+	}
+	return p, nil
+}
+
+// matrixColumns are the designs asked for, checked and without repeats,
+// else every design some scenario applies to.
+func matrixColumns(cfg MatrixConfig) ([]string, error) {
+	var out []string
+	if len(cfg.Algorithms) > 0 {
+		for _, a := range cfg.Algorithms {
+			if _, err := lock.Lookup(a); err != nil {
+				return nil, fmt.Errorf("%w: %w", sim.ErrConfig, err)
+			}
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+		return out, nil
+	}
+	for _, a := range lock.Names() {
+		for _, s := range cfg.Scenarios {
+			if appliesTo(s, a) {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// appliesTo: a scenario that lists designs applies to those alone.
+func appliesTo(s *Scenario, algo string) bool {
+	return len(s.Algorithm) == 0 || slices.Contains(s.Algorithm, algo)
+}
+
+// planCell decides whether a pair runs. A pair that runs comes back with
+// the scenario as it will run (the backend override applied).
+func planCell(cfg MatrixConfig, s *Scenario, algo string) (Cell, *Scenario, error) {
+	c := Cell{Scenario: s.Name, Algorithm: algo, Status: CellRan}
+	if !appliesTo(s, algo) {
+		c.Status, c.AsExpected = CellNA, true
+		c.Reason = "the scenario runs only " + strings.Join(s.Algorithm, ", ")
+		return c, nil, nil
+	}
+	exp, has := s.Expect(algo)
+	if has {
+		c.Expected = exp.String()
+		for name, v := range exp.Checks {
+			if c.ExpectedChecks == nil {
+				c.ExpectedChecks = map[string]string{}
+			}
+			c.ExpectedChecks[name] = string(v)
+		}
+		if exp.Verdict == Skip {
+			c.Status, c.Reason, c.AsExpected = CellSkip, exp.Reason, true
+			return c, nil, nil
+		}
+	}
+	run := *s
+	if cfg.Backend != "" {
+		run.Backend = cfg.Backend
+	}
+	if _, err := run.Config(algo); err != nil {
+		// A scenario that resolves on its own backend but not on the one
+		// asked for needs what that backend lacks: a skip, with the
+		// reason, not a failure of the whole matrix.
+		if run.Backend != s.Backend {
+			if _, own := s.Config(algo); own == nil {
+				c.Status, c.AsExpected = CellSkip, true
+				c.Reason = fmt.Sprintf("not on backend %s: %v", cfg.Backend, err)
+				return c, nil, nil
+			}
+		}
+		return c, nil, err
+	}
+	if sim.Backend(run.Backend) == sim.BackendRedis && cfg.Backend == "" {
+		if _, err := sim.LookupRedisServer(""); err != nil {
+			c.Status, c.AsExpected = CellSkip, true
+			c.Reason = "needs the redis backend: " + err.Error()
+			return c, nil, nil
+		}
+	}
+	return c, &run, nil
+}

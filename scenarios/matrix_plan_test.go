@@ -1,0 +1,144 @@
+package scenarios
+
+import (
+	"errors"
+	"runtime/metrics"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/sim"
+)
+
+func mustParse(t *testing.T, yaml string) *Scenario {
+	t.Helper()
+	s, err := Parse("test.yaml", []byte(yaml))
+	require.NoError(t, err)
+	return s
+}
+
+// TestPlanMatrixCells: every pair is decided before anything runs, and a
+// pair that is not run says why.
+func TestPlanMatrixCells(t *testing.T) {
+	skipping := mustParse(t, `name: skipping
+seed: 10
+expect:
+  fenced: {verdict: skip, reason: "no tokens to test here"}
+  "*": safe
+`)
+	listed := mustParse(t, `name: listed
+algorithm: [setpx]
+expect: {"*": safe}
+`)
+	p, err := planMatrix(MatrixConfig{Scenarios: []*Scenario{skipping, listed}, Algorithms: []string{"setpx", "fenced"}, Runs: 3})
+	require.NoError(t, err)
+	require.Len(t, p.cells, 4)
+
+	byPair := map[string]Cell{}
+	for _, c := range p.cells {
+		byPair[c.Scenario+"/"+c.Algorithm] = c
+	}
+	assert.Equal(t, CellRan, byPair["skipping/setpx"].Status)
+	assert.Equal(t, CellSkip, byPair["skipping/fenced"].Status)
+	assert.Equal(t, "no tokens to test here", byPair["skipping/fenced"].Reason)
+	assert.Equal(t, CellRan, byPair["listed/setpx"].Status)
+	assert.Equal(t, CellNA, byPair["listed/fenced"].Status)
+	assert.Contains(t, byPair["listed/fenced"].Reason, "only setpx")
+
+	// Runs: K per pair that runs, seeds the scenario's seed + i, each
+	// run with its own copy of the scenario.
+	require.Len(t, p.jobs, 2*3)
+	var seeds []uint64
+	for _, j := range p.jobs[:3] {
+		assert.Equal(t, "skipping", j.s.Name)
+		seeds = append(seeds, *j.s.Seed)
+	}
+	assert.Equal(t, []uint64{10, 11, 12}, seeds)
+	assert.Equal(t, uint64(10), *skipping.Seed, "the caller's scenario is left alone")
+	assert.Equal(t, []uint64{0, 1, 2}, []uint64{*p.jobs[3].s.Seed, *p.jobs[4].s.Seed, *p.jobs[5].s.Seed}, "no seed: 0 + i")
+}
+
+// TestPlanMatrixBackendLacks: a scenario that needs what the chosen
+// backend lacks is a skip with the reason, not a failure.
+func TestPlanMatrixBackendLacks(t *testing.T) {
+	s := mustParse(t, `name: needs-fsync
+backend: redis
+persistence: always
+expect: {"*": safe}
+`)
+	p, err := planMatrix(MatrixConfig{Scenarios: []*Scenario{s}, Algorithms: []string{"setpx"}, Backend: "miniredis"})
+	require.NoError(t, err)
+	require.Len(t, p.cells, 1)
+	assert.Equal(t, CellSkip, p.cells[0].Status)
+	assert.Contains(t, p.cells[0].Reason, "not on backend miniredis")
+	assert.Contains(t, p.cells[0].Reason, "persistence")
+	assert.Empty(t, p.jobs)
+}
+
+func TestPlanMatrixBadInput(t *testing.T) {
+	s := mustParse(t, "name: one\nexpect: {\"*\": safe}\n")
+	for name, cfg := range map[string]MatrixConfig{
+		"unknown design":   {Scenarios: []*Scenario{s}, Algorithms: []string{"bogus"}},
+		"scenario twice":   {Scenarios: []*Scenario{s, s}},
+		"negative runs":    {Scenarios: []*Scenario{s}, Runs: -1},
+		"negative workers": {Scenarios: []*Scenario{s}, Parallel: -2},
+		"unknown backend":  {Scenarios: []*Scenario{s}, Backend: "etcd"},
+		"no scenarios":     {Scenarios: []*Scenario{}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := planMatrix(cfg)
+			require.Error(t, err)
+			assert.True(t, IsBadInput(err), "%v is bad input", err)
+		})
+	}
+	_, err := planMatrix(MatrixConfig{Scenarios: []*Scenario{s}, Algorithms: []string{"bogus"}})
+	assert.Contains(t, err.Error(), `"bogus"`, "the error names the value")
+}
+
+// TestPlanMatrixDefaults: every built-in, every design, one run, one more
+// worker than cores.
+func TestPlanMatrixDefaults(t *testing.T) {
+	p, err := planMatrix(MatrixConfig{})
+	require.NoError(t, err)
+	assert.Len(t, p.cfg.Scenarios, len(Builtin()))
+	assert.NotEmpty(t, p.cfg.Algorithms)
+	assert.Equal(t, 1, p.cfg.Runs)
+	assert.Equal(t, DefaultParallel(), p.cfg.Parallel)
+	assert.Equal(t, "results", p.cfg.Out)
+	assert.Len(t, p.cells, len(p.cfg.Scenarios)*len(p.cfg.Algorithms))
+}
+
+func TestSummarize(t *testing.T) {
+	m := Matrix{Cells: []Cell{
+		{Status: CellRan, Runs: []CellRun{{Verdict: "unsafe", AsExpected: true}, {Verdict: "unsafe", AsExpected: true}}},
+		{Status: CellRan, Runs: []CellRun{{Verdict: "safe", AsExpected: false}, {Verdict: "unsafe", AsExpected: true}}},
+		{Status: CellRan, Runs: []CellRun{{Verdict: "safe", AsExpected: true}, {Error: "boom"}}},
+		{Status: CellSkip, AsExpected: true, Reason: "n/a here"},
+		{Status: CellNA, AsExpected: true},
+	}}
+	m.summarize()
+	assert.Equal(t, "unsafe", m.Cells[0].Verdict)
+	assert.Equal(t, 2, m.Cells[0].Agreed)
+	assert.True(t, m.Cells[0].AsExpected)
+	assert.Equal(t, Mixed, m.Cells[1].Verdict)
+	assert.Equal(t, 1, m.Cells[1].Agreed)
+	assert.False(t, m.Cells[1].AsExpected)
+	assert.Equal(t, CellError, m.Cells[2].Status)
+	assert.Equal(t, "boom", m.Cells[2].Reason)
+	assert.Equal(t, MatrixTotals{Cells: 2, Agreed: 1, Differ: 1, Skipped: 1, NA: 1, Errors: 1}, m.Totals)
+	assert.False(t, m.OK())
+}
+
+func TestQuantileSince(t *testing.T) {
+	start := &metrics.Float64Histogram{Counts: []uint64{5, 0, 0}, Buckets: []float64{0, 0.001, 0.01, 0.1}}
+	end := &metrics.Float64Histogram{Counts: []uint64{5 + 98, 1, 1}, Buckets: start.Buckets}
+	assert.Equal(t, 0.001, quantileSince(start, end, 0.5))
+	assert.Equal(t, 0.01, quantileSince(start, end, 0.99))
+	assert.Equal(t, 0.1, quantileSince(start, end, 1))
+	assert.Equal(t, 0.0, quantileSince(end, end, 0.99), "no new samples")
+}
+
+func TestBadMatrixIsConfig(t *testing.T) {
+	assert.True(t, errors.Is(badMatrix("x"), sim.ErrConfig))
+}
