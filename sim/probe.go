@@ -36,13 +36,37 @@ func probe(ctx context.Context, w *World) {
 		key := fmt.Sprintf("locksim:%d", k)
 		pctx, cancel := context.WithTimeout(ctx, bound)
 		op := Op{Kind: KindProbe, Client: NoClient, Key: key, Call: w.rec.Now()}
-		lease, err := lock.Blocking(pctx, l.Acquire, key, cfg.Options.Retry, lock.SystemClock{}, nil)
+		var unknowns, refusals int
+		var lastUnknown error
+		// A command that times out (a node still waking from a pause, a
+		// connection re-dialing after a restart) is not a refusal: the probe
+		// retries it like one until its bound, and only then says deadlock.
+		acquire := func(ctx context.Context, key string) (*lock.Lease, error) {
+			lease, err := l.Acquire(ctx, key)
+			if errors.Is(err, lock.ErrNotAcquired) {
+				refusals++
+			}
+			if err != nil && !errors.Is(err, lock.ErrNotAcquired) && ctx.Err() == nil {
+				unknowns++
+				lastUnknown = err
+				return nil, fmt.Errorf("%w (outcome unknown: %v)", lock.ErrNotAcquired, err)
+			}
+			return lease, err
+		}
+		lease, err := lock.Blocking(pctx, acquire, key, cfg.Options.Retry, lock.SystemClock{}, nil)
 		op.Return = w.rec.Now()
 		cancel()
+		if err != nil && unknowns > 0 {
+			err = fmt.Errorf("%w; %d attempt(s) had unknown outcomes, the last: %v", err, unknowns, lastUnknown)
+		}
 		switch {
 		case err == nil:
 			op.Outcome, op.Token = OK, lease.Token
 			_ = l.Release(ctx, lease)
+		case refusals == 0:
+			// Never a definite answer: the probe cannot tell a deadlock from
+			// a node that does not answer, and does not guess.
+			op.Outcome, op.Err = Unknown, fmt.Sprintf("no definite answer within %v: %v", bound, err)
 		case errors.Is(err, lock.ErrNotAcquired):
 			op.Outcome, op.Err = Fail, fmt.Sprintf("not acquired within %v: %v", bound, err)
 		default:

@@ -95,6 +95,11 @@ clients: 2
 duration: 1s
 hold: 50ms
 faults:
+  - kind: pause-client # client 1 starts once client 0 holds the lock
+    client: 1
+    when: {point: before-acquire}
+    until: {client: 0, point: after-acquire}
+    for: 300ms
   - kind: pause-client
     client: 0
     when: {point: after-check}
