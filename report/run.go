@@ -109,11 +109,11 @@ func WriteRun(dir string, in Run) (err error) {
 		if err := beforeWrite(f.name); err != nil {
 			return fmt.Errorf("report: %s: %w", f.name, err)
 		}
-		if err := writeSynced(filepath.Join(tmp, f.name), f.write); err != nil {
+		if err := WriteSynced(filepath.Join(tmp, f.name), f.write); err != nil {
 			return fmt.Errorf("report: %s: %w", f.name, err)
 		}
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := SyncDir(tmp); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	// rename(2) would replace an empty directory that appeared at dir
@@ -126,12 +126,13 @@ func WriteRun(dir string, in Run) (err error) {
 	}
 	// The rename is done; a failed sync of the parent only weakens
 	// durability, and removing dir now would lose a complete report.
-	_ = syncDir(parent)
+	_ = SyncDir(parent)
 	return nil
 }
 
-// writeSynced writes a file through a buffer and syncs it to disk.
-func writeSynced(path string, write func(io.Writer) error) (err error) {
+// WriteSynced writes a new file (it must not exist) through a buffer and
+// syncs it to disk: the building block of every atomic artifact directory.
+func WriteSynced(path string, write func(io.Writer) error) (err error) {
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
 		return err
@@ -151,7 +152,8 @@ func writeSynced(path string, write func(io.Writer) error) (err error) {
 	return f.Sync()
 }
 
-func syncDir(dir string) error {
+// SyncDir syncs a directory, so that a rename into it is durable.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

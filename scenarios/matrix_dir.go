@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,11 +66,11 @@ func (d *matrixDir) finish(m *Matrix) error {
 		{FileMatrixHTML, m.WriteHTML},
 	}
 	for _, f := range files {
-		if err := writeFileSynced(filepath.Join(d.tmp, f.name), f.write); err != nil {
+		if err := report.WriteSynced(filepath.Join(d.tmp, f.name), f.write); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 	}
-	if err := syncDir(d.tmp); err != nil {
+	if err := report.SyncDir(d.tmp); err != nil {
 		return err
 	}
 	name := d.stamp
@@ -85,38 +84,9 @@ func (d *matrixDir) finish(m *Matrix) error {
 	if err := os.Rename(d.tmp, final); err != nil {
 		return err
 	}
-	_ = syncDir(d.root)
+	_ = report.SyncDir(d.root)
 	m.Dir = final
 	return report.UpdateLatest(d.root, name)
-}
-
-func writeFileSynced(path string, write func(io.Writer) error) (err error) {
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		return err
-	}
-	return f.Sync()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // ReadMatrix reads dir/matrix.json; dir may be a matrix directory or a
