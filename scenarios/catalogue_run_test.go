@@ -31,20 +31,24 @@ func TestCatalogue(t *testing.T) {
 		t.Logf("short catalogue (designs %v); %s=full runs every pair", keys(shortSubset), catalogueEnv)
 	}
 	// Runs are point-triggered, so parallel runs do not blur verdicts; the
-	// limit keeps 2 cores from starving any one of them.
+	// limit keeps 2 cores from starving any one of them. The pairs run from
+	// goroutines rather than as parallel subtests, so that go test's
+	// -parallel (GOMAXPROCS, 2 here) does not lower it.
 	sem := make(chan struct{}, 3)
 	var mu sync.Mutex
 	var mismatches []string
+	var wg sync.WaitGroup
 	for _, s := range scenarios.Builtin() {
-		t.Run(s.Name, func(t *testing.T) {
-			for _, algo := range s.Algorithms() {
-				if !full && !shortSubset[algo] {
-					continue
-				}
-				t.Run(algo, func(t *testing.T) {
-					t.Parallel()
-					sem <- struct{}{}
-					defer func() { <-sem }()
+		for _, algo := range s.Algorithms() {
+			if !full && !shortSubset[algo] {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				t.Run(s.Name+"/"+algo, func(t *testing.T) {
 					o, err := scenarios.Execute(context.Background(), s, algo, scenarios.RunOptions{Out: t.TempDir()})
 					if err != nil {
 						t.Fatalf("%s/%s: %v", s.Name, algo, err)
@@ -62,9 +66,10 @@ func TestCatalogue(t *testing.T) {
 						t.Error(msg)
 					}
 				})
-			}
-		})
+			}()
+		}
 	}
+	wg.Wait()
 	t.Cleanup(func() {
 		if len(mismatches) > 0 {
 			t.Logf("%d pairs differ from their expectation:\n%s", len(mismatches), strings.Join(mismatches, "\n"))
@@ -88,6 +93,12 @@ func TestCatalogueOnRedisServer(t *testing.T) {
 			}
 			t.Run(s.Name+"/"+algo, func(t *testing.T) {
 				s.Backend = string(sim.BackendRedis)
+				if keepsData(s) {
+					// On redis-server a restart keeps what the persistence
+					// setting wrote; keep_data means every acknowledged
+					// write (redlock-restart-fsync-always).
+					s.Persistence = string(sim.PersistenceAlways)
+				}
 				o, err := scenarios.Execute(context.Background(), s, algo, scenarios.RunOptions{Out: t.TempDir()})
 				if err != nil {
 					t.Fatal(err)
@@ -98,6 +109,16 @@ func TestCatalogueOnRedisServer(t *testing.T) {
 			})
 		}
 	}
+}
+
+// keepsData reports whether a fault of s restarts a node with its data.
+func keepsData(s *scenarios.Scenario) bool {
+	for _, f := range s.Faults {
+		if f.KeepData != nil && *f.KeepData {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(xs []string, x string) bool {

@@ -66,9 +66,27 @@ func TestBuiltinsParse(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	assert.Len(t, names, len(files), "Builtin returns every file")
-	for _, want := range []string{"control-contention", "control-short-pauses", "crash-between-setnx-expire", "crash-holder",
-		"gc-pause-after-check", "gc-pause-before-check", "gc-pause-before-check-no-validity-check"} {
-		assert.Contains(t, names, want)
+	// Every row of SCENARIOS.md, in its order, and the variants.
+	canonical := []string{
+		"control-contention", "control-short-pauses", "race-exists-set", "crash-between-setnx-expire",
+		"crash-holder", "gc-pause-after-check", "gc-pause-before-check", "delayed-write",
+		"unlock-after-expiry", "getset-client-clock-ahead", "failover-async-replication",
+		"redlock-restart-no-fsync", "redlock-delayed-restart", "redlock-restart-fsync-always",
+		"redlock-node-clock-jump", "redlock-node-clock-fast", "redlock-node-clock-within-drift",
+		"holder-partitioned", "watchdog-long-hold", "watchdog-gc-pause", "watchdog-renewal-cut",
+		"reentrant-nesting", "rw-reader-deletes-reader", "rw-reader-pause", "fenced-counter-failover",
+		"redlock-lost-replies",
+	}
+	last := -1
+	for _, want := range canonical {
+		i := slices.Index(names, want)
+		if assert.GreaterOrEqual(t, i, 0, "SCENARIOS.md's %s is not a built-in", want) {
+			assert.Greater(t, i, last, "%s out of SCENARIOS.md's order", want)
+			last = i
+		}
+	}
+	for _, variant := range []string{"gc-pause-before-check-no-validity-check", "watchdog-long-hold-no-watchdog"} {
+		assert.Contains(t, names, variant)
 	}
 	assert.Equal(t, "gc-pause-before-check", names[slices.Index(names, "gc-pause-before-check-no-validity-check")-1], "catalogue order")
 }
@@ -187,20 +205,39 @@ func TestPointsCoverLockPackage(t *testing.T) {
 	}
 }
 
-// TestFaultKinds: every supported kind is one DESIGN.md names; every
-// DESIGN.md kind is either supported or refused by name.
+// TestFaultKinds: the supported kinds are exactly the ones DESIGN.md names,
+// each parses and resolves with its own fields, and a kind nobody names is
+// refused with the known ones listed.
 func TestFaultKinds(t *testing.T) {
-	for k := range faultKinds {
-		assert.Contains(t, designKinds, k)
+	assert.ElementsMatch(t, designKinds, supportedKinds())
+	minimal := map[string]string{
+		"pause-client":      "client: 0, for: 100ms",
+		"crash-client":      "client: 0",
+		"clock-skew-client": "client: 0, offset: 2s",
+		"clock-jump-client": "client: 0, by: 2s",
+		"clock-jump-node":   "node: 0, by: 2s",
+		"clock-rate-node":   "node: 0, rate: 2",
+		"delay":             "client: 0, latency: 10ms",
+		"partition":         "groups: [[c0], [n0]]",
+		"drop":              "client: 0, node: 0",
+		"pause-node":        "node: 0, for: 100ms",
+		"kill-node":         "node: 0, restart_after: 10ms",
+		"failover":          "node: 0",
+		"random":            "for: 1s",
 	}
 	for _, k := range designKinds {
-		_, err := Parse("k.yaml", []byte("name: k\nfaults:\n  - kind: "+k+"\n    client: 0\n    at: 1s\n"))
-		if _, ok := faultKinds[k]; ok {
-			assert.NoError(t, err, k)
+		fields, ok := minimal[k]
+		if !assert.True(t, ok, "no minimal entry for %s", k) {
 			continue
 		}
-		assert.EqualError(t, err, `k.yaml:3: faults[0].kind: fault kind "`+k+`" is not supported yet (supported: crash-client, pause-client)`)
+		s, err := Parse("k.yaml", []byte("name: k\nalgorithm: setpx\nreplicas: 1\nfaults:\n  - {kind: "+k+", "+fields+", at: 1s}\n"))
+		if assert.NoError(t, err, k) {
+			_, err = s.Config("setpx")
+			assert.NoError(t, err, k)
+		}
 	}
+	_, err := Parse("k.yaml", []byte("name: k\nfaults:\n  - kind: teleport\n    client: 0\n    at: 1s\n"))
+	assert.EqualError(t, err, `k.yaml:3: faults[0].kind: unknown fault kind "teleport" (known: `+strings.Join(designKinds, ", ")+`)`)
 	// faultFields covers every field of FaultSpec but the kind and trigger.
 	var fields []string
 	for _, n := range yamlNames(reflect.TypeFor[FaultSpec]()) {
