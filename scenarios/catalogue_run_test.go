@@ -12,9 +12,10 @@ import (
 
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/simtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, simtest.LeakOptions()...) }
 
 // catalogueEnv set to "full" runs every pair even under -short or -race.
 const catalogueEnv = "LOCKSIM_CATALOGUE"
