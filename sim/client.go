@@ -131,7 +131,12 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 		case <-actx.Done():
 		}
 	}()
-	l, err := lock.Blocking(actx, c.recordedAcquire(read), key, cfg.Options.Retry, c.Clock, c.rnd)
+	// The end of the run stops the waiting between attempts, never an
+	// attempt in progress: cutting setnx-expire between its SETNX and its
+	// EXPIRE would leave a key without TTL that no fault put there.
+	attempt := c.recordedAcquire(read)
+	inFull := func(_ context.Context, key string) (*lock.Lease, error) { return attempt(ctx, key) }
+	l, err := lock.Blocking(actx, inFull, key, cfg.Options.Retry, c.Clock, c.rnd)
 	cancel()
 	if err != nil {
 		return c.stopErr(ctx)
