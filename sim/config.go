@@ -40,12 +40,16 @@ type Config struct {
 // WithDefaults fills unset fields.
 func (c Config) WithDefaults() Config {
 	c.Options = c.Options.WithDefaults()
-	if info, err := lock.Lookup(c.Algorithm); err == nil && !info.MultiNode && c.Options.NodeTimeout == 0 {
+	if c.Options.NodeTimeout == 0 {
 		// A simulated node that stops answering must not hold a client for
 		// the connection's whole read timeout; but a bound as tight as
 		// Redlock's (TTL/10) turns a slow harness (-race, a loaded machine)
 		// into lost SETNX replies, i.e. keys without TTL no fault put there.
+		// Redlock keeps its own, much smaller default.
 		c.Options.NodeTimeout = max(c.Options.TTL/2, 50*time.Millisecond)
+		if info, err := lock.Lookup(c.Algorithm); err == nil && info.MultiNode {
+			c.Options.NodeTimeout = lock.DefaultNodeTimeout(c.Options.TTL)
+		}
 	}
 	if c.Cluster.Backend == "" {
 		c.Cluster.Backend = BackendMiniredis
