@@ -34,6 +34,13 @@ func run(t *testing.T, cfg sim.Config) (*sim.Result, checker.Result) {
 	for _, n := range res.Notes {
 		t.Log("note:", n)
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			var b strings.Builder
+			_ = res.History.WriteJSONL(&b)
+			t.Logf("history of the failed run:\n%s", b.String())
+		}
+	})
 	return res, checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing()})
 }
 
