@@ -44,7 +44,8 @@ const forever = time.Duration(math.MaxInt64)
 
 // leases pairs each ok acquire with the release that ended it. Releases
 // pair last-in first-out per token, so a reentrant lock's outer acquire
-// lasts until the outer release. Empty windows (validity already over when
+// lasts until the outer release, and a nested acquire renews the levels
+// already open. Empty windows (validity already over when
 // the reply came) are dropped.
 func leases(h sim.History, end time.Duration) (ls []lease, unknown int) {
 	byID := map[leaseID][]*sim.Op{}
@@ -93,22 +94,28 @@ func leases(h sim.History, end time.Duration) (ls []lease, unknown int) {
 				ls = append(ls, l)
 			}
 		}
+		// renew: an extend, or a nested acquire of the same hold (a
+		// reentrant lock renews the whole hold), stretches every open level
+		renew := func(until time.Duration) {
+			for i := range open {
+				if until == 0 {
+					open[i].valid = forever
+				} else {
+					open[i].valid = max(open[i].valid, until)
+				}
+			}
+		}
 		for _, e := range evs {
 			switch e.Kind {
 			case sim.KindAcquire:
+				renew(e.ValidUntil)
 				valid := e.ValidUntil
 				if valid == 0 {
 					valid = forever
 				}
 				open = append(open, held{e, valid})
 			case sim.KindExtend:
-				for i := range open {
-					if e.ValidUntil == 0 {
-						open[i].valid = forever
-					} else {
-						open[i].valid = max(open[i].valid, e.ValidUntil)
-					}
-				}
+				renew(e.ValidUntil)
 			case sim.KindRelease:
 				if len(open) > 0 {
 					closeLease(open[len(open)-1], e.Call)

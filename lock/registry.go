@@ -51,6 +51,25 @@ func register(i Info) {
 	registry[i.Name] = i
 }
 
+// Register adds a design that is not built in: an application's own lock
+// to run through the simulator and the checker, or a deliberately broken
+// one in a test. Call it before any run (from an init function); the name
+// must be new. Such designs follow the built-in ones in Algorithms.
+func Register(i Info) error {
+	switch {
+	case i.Name == "" || strings.ContainsAny(i.Name, " ,\t\n"):
+		return fmt.Errorf("lock: register: bad name %q", i.Name)
+	case i.New == nil:
+		return fmt.Errorf("lock: register %q: no factory (Info.New)", i.Name)
+	}
+	if _, dup := registry[i.Name]; dup {
+		return fmt.Errorf("lock: register %q: already registered", i.Name)
+	}
+	registry[i.Name] = i
+	order = append(order, i.Name)
+	return nil
+}
+
 // Algorithms lists every registered design in catalogue order.
 func Algorithms() []Info {
 	out := make([]Info, 0, len(registry))

@@ -36,14 +36,7 @@ func TestCatalogue(t *testing.T) {
 	if !full {
 		t.Logf("short catalogue (designs %v); %s=full runs every pair", keys(shortSubset), catalogueEnv)
 	}
-	// Runs are point-triggered, so parallel runs do not blur verdicts; the
-	// limit keeps 2 cores from starving any one of them. The pairs run from
-	// goroutines rather than as parallel subtests, so that go test's
-	// -parallel (GOMAXPROCS, 2 here) does not lower it.
-	sem := make(chan struct{}, 3)
-	var mu sync.Mutex
-	var mismatches []string
-	var wg sync.WaitGroup
+	var pairs []pair
 	for _, s := range scenarios.Builtin() {
 		for _, algo := range s.Algorithms() {
 			if !full && !shortSubset[algo] {
@@ -52,31 +45,75 @@ func TestCatalogue(t *testing.T) {
 			if !full && raceEnabled && !raceSmoke[s.Name+"/"+algo] {
 				continue
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				t.Run(s.Name+"/"+algo, func(t *testing.T) {
-					o, err := scenarios.Execute(context.Background(), s, algo, scenarios.RunOptions{Out: t.TempDir()})
-					if err != nil {
-						t.Fatalf("%s/%s: %v", s.Name, algo, err)
-					}
-					for _, n := range o.Notes {
-						if strings.Contains(n, "never fired") && !strings.Contains(s.Doc, "never fire") {
-							t.Errorf("%s/%s: %s", s.Name, algo, n)
-						}
-					}
-					if !o.AsExpected {
-						msg := fmt.Sprintf("%s/%s: verdict %s %v, expected %s (report: %s)", s.Name, algo, o.Verdict, o.Checks, o.Expected, o.Dir)
-						mu.Lock()
-						mismatches = append(mismatches, msg)
-						mu.Unlock()
-						t.Error(msg)
-					}
-				})
-			}()
+			pairs = append(pairs, pair{s, algo})
 		}
+	}
+	runPairs(t, pairs)
+}
+
+// TestCatalogueOnRedisServer runs the scenarios on real redis-server nodes
+// for one design of each family, so the verdicts do not hinge on miniredis.
+func TestCatalogueOnRedisServer(t *testing.T) {
+	full := os.Getenv(catalogueEnv) == "full"
+	switch {
+	case raceEnabled && !full:
+		t.Skipf("timing-sensitive under -race; CI runs it in its catalogue step without -race (%s=full forces it)", catalogueEnv)
+	case testing.Short() && !full:
+		t.Skipf("-short: the redis-server catalogue runs in the full suite (%s=full forces it)", catalogueEnv)
+	}
+	simtest.RequireRedisServer(t)
+	var pairs []pair
+	for _, s := range scenarios.Builtin() {
+		s.Backend = string(sim.BackendRedis)
+		for _, algo := range []string{"setpx", "redlock"} {
+			if contains(s.Algorithms(), algo) {
+				pairs = append(pairs, pair{s, algo})
+			}
+		}
+	}
+	runPairs(t, pairs)
+}
+
+type pair struct {
+	s    *scenarios.Scenario
+	algo string
+}
+
+// runPairs runs each pair and checks its verdict against the expectation.
+// Runs are point-triggered, so parallel runs do not blur verdicts; the limit
+// keeps 2 cores from starving any one of them. The pairs run from goroutines
+// rather than as parallel subtests, so that go test's -parallel (GOMAXPROCS,
+// 2 here) does not lower it.
+func runPairs(t *testing.T, pairs []pair) {
+	sem := make(chan struct{}, 3)
+	var mu sync.Mutex
+	var mismatches []string
+	var wg sync.WaitGroup
+	for _, p := range pairs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			t.Run(p.s.Name+"/"+p.algo, func(t *testing.T) {
+				o, err := scenarios.Execute(context.Background(), p.s, p.algo, scenarios.RunOptions{Out: t.TempDir()})
+				if err != nil {
+					t.Fatalf("%s/%s: %v", p.s.Name, p.algo, err)
+				}
+				for _, n := range o.Notes {
+					if strings.Contains(n, "never fired") && !strings.Contains(p.s.Doc, "never fire") {
+						t.Errorf("%s/%s: %s", p.s.Name, p.algo, n)
+					}
+				}
+				if !o.AsExpected {
+					msg := fmt.Sprintf("%s/%s: verdict %s %v, expected %s (report: %s)", p.s.Name, p.algo, o.Verdict, o.Checks, o.Expected, o.Dir)
+					mu.Lock()
+					mismatches = append(mismatches, msg)
+					mu.Unlock()
+					t.Error(msg)
+				}
+			})
+		}()
 	}
 	wg.Wait()
 	t.Cleanup(func() {
@@ -84,53 +121,6 @@ func TestCatalogue(t *testing.T) {
 			t.Logf("%d pairs differ from their expectation:\n%s", len(mismatches), strings.Join(mismatches, "\n"))
 		}
 	})
-}
-
-// TestCatalogueOnRedisServer runs the scenarios on real redis-server nodes
-// for one design of each family, so the verdicts do not hinge on miniredis.
-func TestCatalogueOnRedisServer(t *testing.T) {
-	if raceEnabled && os.Getenv(catalogueEnv) != "full" {
-		t.Skipf("timing-sensitive under -race; CI runs it in its catalogue step without -race (%s=full forces it)", catalogueEnv)
-	}
-	if _, err := sim.LookupRedisServer(""); err != nil {
-		if os.Getenv("LOCKSIM_REQUIRE_REDIS") == "1" {
-			t.Fatal(err)
-		}
-		t.Skipf("skipping: %v", err)
-	}
-	for _, s := range scenarios.Builtin() {
-		for _, algo := range []string{"setpx", "redlock"} {
-			if !contains(s.Algorithms(), algo) {
-				continue
-			}
-			t.Run(s.Name+"/"+algo, func(t *testing.T) {
-				s.Backend = string(sim.BackendRedis)
-				if keepsData(s) {
-					// On redis-server a restart keeps what the persistence
-					// setting wrote; keep_data means every acknowledged
-					// write (redlock-restart-fsync-always).
-					s.Persistence = string(sim.PersistenceAlways)
-				}
-				o, err := scenarios.Execute(context.Background(), s, algo, scenarios.RunOptions{Out: t.TempDir()})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !o.AsExpected {
-					t.Errorf("verdict %s %v, expected %s (report: %s)", o.Verdict, o.Checks, o.Expected, o.Dir)
-				}
-			})
-		}
-	}
-}
-
-// keepsData reports whether a fault of s restarts a node with its data.
-func keepsData(s *scenarios.Scenario) bool {
-	for _, f := range s.Faults {
-		if f.KeepData != nil && *f.KeepData {
-			return true
-		}
-	}
-	return false
 }
 
 func contains(xs []string, x string) bool {

@@ -176,6 +176,17 @@ func (s *Scenario) checkWorld() error {
 	if r := s.ReadRatio; r != nil && (*r < 0 || *r > 1) {
 		return s.errf("read_ratio", "must be in [0, 1] (%v)", *r)
 	}
+	if len(s.Roles) > 0 && len(s.Roles) != s.clients() {
+		return s.errf("roles", "give one per client: %d roles for %d clients (%s)", len(s.Roles), s.clients(), strings.Join(s.Roles, ", "))
+	}
+	for i, r := range s.Roles {
+		if _, ok := roleAccess[r]; !ok {
+			return s.errf(fmt.Sprintf("roles[%d]", i), "unknown role; want read, write or any (%s)", shown(r))
+		}
+	}
+	if s.Nest != nil && *s.Nest < 1 {
+		return s.errf("nest", "need at least 1 (%d)", *s.Nest)
+	}
 	if s.Duration != nil && *s.Duration <= 0 {
 		return s.errf("duration", "must be positive (%v)", *s.Duration)
 	}
@@ -308,6 +319,10 @@ func (s *Scenario) checkDesign(algo string) error {
 		return s.errf("options.fencing", "%s has no fencing tokens (fenced has)%s (true)", algo, hint)
 	case s.ReadRatio != nil && *s.ReadRatio > 0 && !info.ReadWrite:
 		return s.errf("read_ratio", "%s has no read lock%s (%v)", algo, hint, *s.ReadRatio)
+	case slices.Contains(s.Roles, string(sim.AccessRead)) && !info.ReadWrite:
+		return s.errf("roles", "%s has no read lock%s (%s)", algo, hint, strings.Join(s.Roles, ", "))
+	case s.Nest != nil && *s.Nest > 1 && !info.Reentrant:
+		return s.errf("nest", "%s is not reentrant: a nested acquire would wait for its own hold%s (%d)", algo, hint, *s.Nest)
 	}
 	if info.MultiNode {
 		if down := s.downForGood(); len(down) > s.nodes()-lock.Quorum(s.nodes()) {
@@ -383,6 +398,9 @@ func (f FaultSpec) value(name string) string {
 	}
 	return ""
 }
+
+// roleAccess maps a role as written to the simulator's.
+var roleAccess = map[string]sim.Access{"read": sim.AccessRead, "write": sim.AccessWrite, "any": sim.AccessAny}
 
 func (s *Scenario) clients() int {
 	if s.Clients != nil {

@@ -34,10 +34,19 @@ func (s *Scenario) Config(algo string) (sim.Config, error) {
 		Clients:   deref(s.Clients),
 		Keys:      deref(s.Keys),
 		ReadRatio: deref(s.ReadRatio),
+		Nest:      deref(s.Nest),
 		Duration:  deref(s.Duration).D(),
 		Hold:      deref(s.Hold).D(),
 		Think:     deref(s.Think).D(),
 		Seed:      deref(s.Seed),
+	}
+	for _, r := range s.Roles {
+		cfg.Roles = append(cfg.Roles, roleAccess[r])
+	}
+	if cfg.Cluster.Backend == sim.BackendRedis && cfg.Cluster.Persistence == "" && s.keepsData() {
+		// keep_data means the restarted node has every acknowledged
+		// write; on redis-server only appendfsync always gives that.
+		cfg.Cluster.Persistence = sim.PersistenceAlways
 	}
 	for i, f := range s.Faults {
 		p, err := f.plan()
@@ -61,6 +70,16 @@ func (s *Scenario) Config(algo string) (sim.Config, error) {
 		return sim.Config{}, &Error{File: s.file, Msg: fmt.Sprintf("%s: %v", algo, err)}
 	}
 	return cfg, nil
+}
+
+// keepsData: some kill-node restarts with keep_data.
+func (s *Scenario) keepsData() bool {
+	for _, f := range s.Faults {
+		if f.KeepData != nil && *f.KeepData {
+			return true
+		}
+	}
+	return false
 }
 
 // lock turns the options into lock.Options, leaving out what the simulator
@@ -145,6 +164,8 @@ func (s *Scenario) Resolved(algo string) ([]byte, error) {
 		Clients:     ptr(d.Clients),
 		Keys:        ptr(d.Keys),
 		ReadRatio:   ptr(d.ReadRatio),
+		Roles:       s.Roles,
+		Nest:        ptr(d.Nest),
 		Duration:    ptr(Duration(d.Duration)),
 		Hold:        ptr(Duration(d.Hold)),
 		Think:       ptr(Duration(d.Think)),

@@ -28,13 +28,19 @@ type Scenario struct {
 	Replicas    *int   `yaml:"replicas,omitempty"`    // per master, 0 or 1 [0]
 	Persistence string `yaml:"persistence,omitempty"` // none | everysec | always (redis backend)
 
-	Clients   *int      `yaml:"clients,omitempty"`    // [2]
-	Keys      *int      `yaml:"keys,omitempty"`       // lock keys the clients pick from [1]
-	ReadRatio *float64  `yaml:"read_ratio,omitempty"` // share of cycles taking a read lock [0]
-	Duration  *Duration `yaml:"duration,omitempty"`   // how long clients cycle [3s]
-	Hold      *Duration `yaml:"hold,omitempty"`       // inside the critical section [20ms]
-	Think     *Duration `yaml:"think,omitempty"`      // between cycles [5ms]
-	Seed      *uint64   `yaml:"seed,omitempty"`       // [0]
+	Clients   *int     `yaml:"clients,omitempty"`    // [2]
+	Keys      *int     `yaml:"keys,omitempty"`       // lock keys the clients pick from [1]
+	ReadRatio *float64 `yaml:"read_ratio,omitempty"` // share of cycles taking a read lock [0]
+	// Roles fixes each client's lock mode, one per client: read, write,
+	// or any (drawn from read_ratio each cycle).
+	Roles []string `yaml:"roles,omitempty,flow"`
+	// Nest is how many levels deep each client takes a reentrant lock per
+	// cycle [1]; the inner levels unwind inside the critical section.
+	Nest     *int      `yaml:"nest,omitempty"`
+	Duration *Duration `yaml:"duration,omitempty"` // how long clients cycle [3s]
+	Hold     *Duration `yaml:"hold,omitempty"`     // inside the critical section [20ms]
+	Think    *Duration `yaml:"think,omitempty"`    // between cycles [5ms]
+	Seed     *uint64   `yaml:"seed,omitempty"`     // [0]
 
 	Faults []FaultSpec `yaml:"faults,omitempty"`
 	// Expectations are the expected verdicts, per algorithm or "*" (expect:).

@@ -119,6 +119,9 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 	cfg := c.w.cfg
 	key := fmt.Sprintf("locksim:%d", c.rnd.IntN(cfg.Keys))
 	read := cfg.ReadRatio > 0 && c.rnd.Float64() < cfg.ReadRatio
+	if c.ID < len(cfg.Roles) && cfg.Roles[c.ID] != AccessAny {
+		read = cfg.Roles[c.ID] == AccessRead
+	}
 	if err := c.point(ctx, PointBeforeAcquire); err != nil {
 		return err
 	}
@@ -144,23 +147,64 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 	if err := c.point(ctx, PointAfterAcquire); err != nil {
 		return err
 	}
+	inner, err := c.nest(ctx, attempt, l)
+	if err != nil {
+		return err
+	}
 	valid := true
 	if cfg.Options.ValidityCheck {
-		valid = c.check(l)
+		// the newest hold carries the latest validity (a nested acquire
+		// of a reentrant lock renews the whole hold)
+		valid = c.check(append([]*lock.Lease{l}, inner...)[len(inner)])
 	}
 	if err := c.point(ctx, PointAfterCheck); err != nil {
 		return err
 	}
 	if valid {
-		if err := c.work(ctx, l); err != nil {
+		if err := c.work(ctx, l, inner); err != nil {
 			return err
 		}
+	} else if err := c.unwind(ctx, inner); err != nil {
+		return err
 	}
 	if err := c.point(ctx, PointBeforeRelease); err != nil {
 		return err
 	}
 	c.release(ctx, l)
 	return c.stopErr(ctx)
+}
+
+// nest takes Nest-1 more levels of a reentrant lock the client holds as
+// outer, one attempt each. A refused level ends the nesting (the history
+// shows the failed acquire); the cycle goes on with the levels it has.
+func (c *Client) nest(ctx context.Context, attempt lock.Acquirer, outer *lock.Lease) ([]*lock.Lease, error) {
+	var inner []*lock.Lease
+	for range c.w.cfg.Nest - 1 {
+		if err := c.point(ctx, PointBeforeNestedAcquire); err != nil {
+			return inner, err
+		}
+		l, err := attempt(ctx, outer.Key)
+		if err != nil {
+			break
+		}
+		inner = append(inner, l)
+	}
+	return inner, nil
+}
+
+// unwind releases the inner holds, innermost first, then reaches
+// after-unwind; it does nothing without nesting.
+func (c *Client) unwind(ctx context.Context, inner []*lock.Lease) error {
+	if c.w.cfg.Nest < 2 {
+		return nil
+	}
+	for i := len(inner) - 1; i >= 0; i-- {
+		if err := c.point(ctx, PointBeforeUnwind); err != nil {
+			return err
+		}
+		c.release(ctx, inner[i])
+	}
+	return c.point(ctx, PointAfterUnwind)
 }
 
 // stopErr turns a crashed gate or an ended run into the loop's stop signal.
@@ -213,14 +257,26 @@ func (c *Client) check(l *lock.Lease) bool {
 	return valid
 }
 
-// work is the critical section: enter, hold, exit at the resource.
-func (c *Client) work(ctx context.Context, l *lock.Lease) error {
+// work is the critical section: enter, hold, exit at the resource. With
+// nesting, the inner holds are released halfway through the hold, so the
+// client is still inside, on its outer hold alone, while the lock unwinds.
+func (c *Client) work(ctx context.Context, l *lock.Lease, inner []*lock.Lease) error {
 	fenced := c.w.cfg.Fencing()
 	c.resourceOp(ctx, l, KindEnter, fenced)
 	if err := c.point(ctx, PointAfterEnter); err != nil {
 		return err
 	}
-	if sleep(ctx, c.w.cfg.Hold) != nil {
+	hold := c.w.cfg.Hold
+	if c.w.cfg.Nest > 1 {
+		if sleep(ctx, hold/2) != nil {
+			return ctx.Err()
+		}
+		if err := c.unwind(ctx, inner); err != nil {
+			return err
+		}
+		hold -= hold / 2
+	}
+	if sleep(ctx, hold) != nil {
 		return ctx.Err()
 	}
 	if err := c.point(ctx, PointBeforeExit); err != nil {

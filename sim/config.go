@@ -24,7 +24,17 @@ type Config struct {
 	// ReadRatio is the share of cycles that take a read lock (read/write
 	// designs only).
 	ReadRatio float64
-	Seed      uint64
+	// Roles fixes each client's mode, one entry per client: AccessRead,
+	// AccessWrite, or "" to draw from ReadRatio every cycle. A fixed role
+	// keeps who reads and who writes the same under every seed.
+	Roles []Access
+	// Nest is how many levels deep a client takes the lock each cycle
+	// (reentrant designs only) [1]: the outer hold by the blocking acquire,
+	// the inner ones by one attempt each; the inner holds are released
+	// innermost first inside the critical section, halfway through the hold,
+	// and the outer one after exit.
+	Nest int
+	Seed uint64
 
 	Faults []Planned
 
@@ -62,6 +72,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Keys == 0 {
 		c.Keys = 1
+	}
+	if c.Nest == 0 {
+		c.Nest = 1
 	}
 	if c.Duration == 0 {
 		c.Duration = 3 * time.Second
@@ -132,10 +145,27 @@ func (c Config) Validate() error {
 		return fmt.Errorf("read_ratio %v: must be in [0, 1]", c.ReadRatio)
 	case c.ReadRatio > 0 && !info.ReadWrite:
 		return fmt.Errorf("read_ratio %v: %s has no read lock", c.ReadRatio, c.Algorithm)
+	case len(c.Roles) > 0 && len(c.Roles) != c.Clients:
+		return fmt.Errorf("roles: %d given for %d clients; give one per client", len(c.Roles), c.Clients)
+	case c.Nest < 1:
+		return fmt.Errorf("nest %d: need at least 1", c.Nest)
+	case c.Nest > 1 && !info.Reentrant:
+		return fmt.Errorf("nest %d: %s is not reentrant (a nested acquire would wait for its own hold)", c.Nest, c.Algorithm)
 	case c.Options.Fencing && !info.Fencing:
 		return fmt.Errorf("fencing: %s has no fencing tokens (use fenced)", c.Algorithm)
 	case c.Options.Watchdog && !info.Watchdog:
 		return fmt.Errorf("watchdog: %s has no watchdog", c.Algorithm)
+	}
+	for i, r := range c.Roles {
+		switch r {
+		case AccessAny, AccessWrite:
+		case AccessRead:
+			if !info.ReadWrite {
+				return fmt.Errorf("roles[%d] %s: %s has no read lock", i, r, c.Algorithm)
+			}
+		default:
+			return fmt.Errorf("roles[%d] %q: unknown role; want read or write", i, r)
+		}
 	}
 	if _, err := c.Cluster.withDefaults(); err != nil {
 		return err
