@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -483,6 +484,34 @@ func TestRunDir(t *testing.T) {
 		RunDir(root, "gc-pause-after-check", started.Add(time.Second), 6))
 	assert.Equal(t, filepath.Join(root, "locksim", "a_b", "20250314T092653Z-s7"), RunDir(root, "a/b", started, 7), "a name stays one path element")
 	assert.Equal(t, filepath.Join(root, "locksim", "unnamed", "20250314T092653Z-s7"), RunDir(root, "..", started, 7))
+}
+
+// TestWriteNewRunConcurrent: runs that pick the same name at the same time
+// (same scenario, seed and second) each get a directory of their own.
+func TestWriteNewRunConcurrent(t *testing.T) {
+	root := t.TempDir()
+	started := time.Date(2025, 3, 14, 10, 26, 53, 0, time.UTC)
+	in := gcPauseRun(t)
+	const n = 4
+	dirs := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dirs[i], errs[i] = WriteNewRun(root, "same", started, 1, in)
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i := range n {
+		require.NoError(t, errs[i])
+		assert.False(t, seen[dirs[i]], "directory %s given twice", dirs[i])
+		seen[dirs[i]] = true
+		assert.FileExists(t, filepath.Join(dirs[i], FileVerdict))
+	}
+	assert.Len(t, listDir(t, filepath.Join(root, "locksim", "same")), n, "no temporary directory left")
 }
 
 func TestUpdateLatest(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/locksim/locksim/checker"
@@ -62,7 +63,7 @@ func WriteRun(dir string, in Run) (err error) {
 		return errors.New("report: no simulation result")
 	}
 	if _, err := os.Lstat(dir); err == nil {
-		return fmt.Errorf("report: %s already exists", dir)
+		return fmt.Errorf("report: %s: %w", dir, ErrExists)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -119,9 +120,12 @@ func WriteRun(dir string, in Run) (err error) {
 	// rename(2) would replace an empty directory that appeared at dir
 	// since the check above; refuse that too.
 	if _, err := os.Lstat(dir); err == nil {
-		return fmt.Errorf("report: %s already exists", dir)
+		return fmt.Errorf("report: %s: %w", dir, ErrExists)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
+		if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
+			return fmt.Errorf("report: %s: %w", dir, ErrExists)
+		}
 		return fmt.Errorf("report: %w", err)
 	}
 	// The rename is done; a failed sync of the parent only weakens
@@ -192,6 +196,23 @@ func writeCheckHTML(w io.Writer, in Run) error {
 		"<p>See <a href=\"summary.md\">summary.md</a> and <a href=\"timeline.svg\">timeline.svg</a>.</p></body></html>\n",
 		html.EscapeString(in.Scenario), html.EscapeString(in.Algorithm), html.EscapeString(ex.Detail), html.EscapeString(err.Error()))
 	return werr
+}
+
+// ErrExists: the run directory WriteRun was given is taken.
+var ErrExists = errors.New("run directory already exists")
+
+// WriteNewRun writes the run under root with RunDir's name and returns the
+// directory. Two runs that pick the same name at once (same scenario,
+// seed and second) do not collide: the loser takes the next free name.
+func WriteNewRun(root, scenario string, started time.Time, seed uint64, in Run) (string, error) {
+	for range 100 {
+		dir := RunDir(root, scenario, started, seed)
+		err := WriteRun(dir, in)
+		if !errors.Is(err, ErrExists) {
+			return dir, err
+		}
+	}
+	return "", fmt.Errorf("report: no free run directory for %s at %s", scenario, started.UTC().Format(time.RFC3339))
 }
 
 // RunDir names a new run directory: root/locksim/<scenario>/<UTC
