@@ -13,12 +13,15 @@ import (
 )
 
 func listCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, points bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the built-in scenarios with their expected verdicts",
+		Short: "List the built-in scenarios with their expected verdicts (--points: the points a trigger may name)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if points {
+				return listPoints(cmd, asJSON)
+			}
 			type row struct {
 				Name       string            `json:"name"`
 				Doc        string            `json:"doc"`
@@ -56,7 +59,19 @@ func listCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&points, "points", false, "list the points a fault's when/until may name instead: the client loop's, in cycle order, then the designs' own")
 	return cmd
+}
+
+func listPoints(cmd *cobra.Command, asJSON bool) error {
+	out := cmd.OutOrStdout()
+	if asJSON {
+		return json.NewEncoder(out).Encode(scenarios.Points())
+	}
+	for _, p := range scenarios.Points() {
+		fmt.Fprintln(out, p)
+	}
+	return nil
 }
 
 func firstSentence(s string) string {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,4 +122,14 @@ func TestAlgosListsEveryDesign(t *testing.T) {
 	}
 	assert.Contains(t, stdout, "weakness:")
 	assert.Contains(t, stdout, "source:")
+}
+
+func TestListPoints(t *testing.T) {
+	stdout, _, code := execute(t, "list", "--points")
+	require.Equal(t, exitOK, code)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	assert.Equal(t, "before-acquire", lines[0], "the client loop's points first, in cycle order")
+	for _, p := range []string{"after-check", "after-unwind", "between-setnx-and-expire", "watchdog-renew"} {
+		assert.Contains(t, lines, p)
+	}
 }
