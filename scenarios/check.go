@@ -368,7 +368,8 @@ func (f FaultSpec) present() map[string]bool {
 		"until": f.Until != nil, "by": f.By != nil, "offset": f.Offset != nil,
 		"rate": f.Rate != nil, "latency": f.Latency != nil, "jitter": f.Jitter != nil,
 		"groups": f.Groups != nil, "restart_after": f.RestartAfter != nil,
-		"keep_data": f.KeepData != nil,
+		"keep_data": f.KeepData != nil, "kinds": f.Kinds != nil, "interval": f.Interval != nil,
+		"seed": f.Seed != nil,
 	}
 }
 
@@ -387,6 +388,10 @@ func (f FaultSpec) value(name string) string {
 		return shown(fmt.Sprint(f.Groups))
 	case "keep_data":
 		return fmt.Sprint(*f.KeepData)
+	case "kinds":
+		return shown(strings.Join(f.Kinds, ", "))
+	case "seed":
+		return fmt.Sprint(*f.Seed)
 	}
 	for _, d := range []struct {
 		n string

@@ -83,7 +83,7 @@ var faultKinds = map[string]faultKind{
 		build:    buildFailover,
 	},
 	"random": {
-		optional: []string{"for", "until"},
+		optional: []string{"kinds", "interval", "seed", "for", "until"},
 		note:     "random draws its targets itself (seeded by the scenario's seed)",
 		build:    buildRandom,
 	},
@@ -102,5 +102,5 @@ var designKinds = []string{
 // trigger (at, when), in schema order.
 var faultFields = []string{
 	"client", "node", "for", "until", "by", "offset", "rate", "latency",
-	"jitter", "groups", "restart_after", "keep_data",
+	"jitter", "groups", "restart_after", "keep_data", "kinds", "interval", "seed",
 }

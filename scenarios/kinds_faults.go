@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
@@ -93,9 +94,19 @@ func buildFailover(f FaultSpec) (sim.Fault, error) {
 	return faults.Failover{Node: *f.Node}, nil
 }
 
-// buildRandom: the seed is the run's and the interval the lock TTL; the
-// schema has no fields for kinds or interval yet, so the mix is the
-// backend's default.
-func buildRandom(FaultSpec) (sim.Fault, error) {
-	return faults.Random{}, nil
+// buildRandom: unset, the seed is the run's, the interval the lock TTL and
+// the mix the backend's default kinds; faults.Random.Validate checks the
+// kinds against what the backend can do.
+func buildRandom(f FaultSpec) (sim.Fault, error) {
+	r := faults.Random{Seed: deref(f.Seed), Kinds: f.Kinds}
+	if f.Interval != nil {
+		if *f.Interval <= 0 {
+			return nil, fmt.Errorf("interval: must be positive; leave it out for the lock TTL (%v)", *f.Interval)
+		}
+		r.Interval = f.Interval.D()
+	}
+	if f.Kinds != nil && len(f.Kinds) == 0 {
+		return nil, errors.New("kinds: empty; leave it out for the backend's default mix")
+	}
+	return r, nil
 }

@@ -30,6 +30,7 @@ faults:
   - {kind: kill-node, node: 4, at: 1200ms, keep_data: true}
   - {kind: failover, node: 0, when: {client: 0, point: after-acquire}}
   - {kind: random, at: 0s, for: 1s}
+  - {kind: random, at: 0s, kinds: [delay, pause-node], interval: 100ms, seed: 9}
 `))
 	require.NoError(t, err)
 	cfg, err := s.Config("redlock")
@@ -47,6 +48,7 @@ faults:
 		faults.KillNode{Node: 4, RestartAfter: faults.StayDown, KeepData: true},
 		faults.Failover{Node: 0},
 		faults.Random{},
+		faults.Random{Seed: 9, Interval: 100 * time.Millisecond, Kinds: []string{"delay", "pause-node"}},
 	}
 	require.Len(t, cfg.Faults, len(want))
 	for i, w := range want {
@@ -65,6 +67,11 @@ func TestFaultKindErrors(t *testing.T) {
 		"jump node for":   {"  - {kind: clock-jump-node, node: 0, by: 1s, at: 0s, for: 1s}\n", "has no end"},
 		"drop resource":   {"  - {kind: drop, groups: [[c0], [resource]], at: 0s}\n", "no connection to reset"},
 		"latency rounded": {"  - {kind: delay, client: 0, latency: 1500us, at: 0s}\n", "whole milliseconds"},
+		"random kind":     {"  - {kind: random, kinds: [delay, meteor], at: 0s}\n", `kind "meteor": random mixes`},
+		"random no kinds": {"  - {kind: random, kinds: [], at: 0s}\n", "kinds: empty"},
+		"random interval": {"  - {kind: random, interval: 0s, at: 0s}\n", "interval: must be positive"},
+		"random failover": {"  - {kind: random, kinds: [failover], at: 0s}\n", "kind failover"},
+		"seed elsewhere":  {"  - {kind: delay, client: 0, latency: 5ms, seed: 3, at: 0s}\n", "seed"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s, err := Parse("k.yaml", []byte("name: k\nalgorithm: setpx\nfaults:\n"+c.yaml))

@@ -92,6 +92,11 @@ type FaultSpec struct {
 	Groups       [][]string `yaml:"groups,omitempty"` // partition sides
 	RestartAfter *Duration  `yaml:"restart_after,omitempty"`
 	KeepData     *bool      `yaml:"keep_data,omitempty"`
+	// random: the kinds it mixes, how long each fault and each calm lasts,
+	// and its own seed (default: the backend's kinds, the TTL, the run's).
+	Kinds    []string  `yaml:"kinds,omitempty,flow"`
+	Interval *Duration `yaml:"interval,omitempty"`
+	Seed     *uint64   `yaml:"seed,omitempty"`
 }
 
 // PointSpec names the nth time a client reaches a point. Client defaults to
