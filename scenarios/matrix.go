@@ -23,8 +23,19 @@ type MatrixConfig struct {
 	// Runs is how many times each pair runs, run i with the scenario's seed
 	// + i: independent runs, each reproducible with `locksim run --seed` [1].
 	Runs int
-	// Backend overrides every scenario's backend when set (miniredis, redis).
+	// Backend overrides every scenario's backend when set (miniredis,
+	// redis, or external, which needs Addrs).
 	Backend string
+	// Addrs run every pair on the external backend, on the masters at
+	// these host:port addresses (RunOptions.Addrs); Backend may be left
+	// out or be external. Pairs that need what those servers do not give
+	// (process control, replicas, another node count) are skipped with
+	// the reason. Runs on the same servers share their keys, so they go
+	// one at a time: Parallel defaults to, and must be, 1.
+	Addrs []string
+	// Toxiproxy puts every run's proxies on the toxiproxy server whose API
+	// is at this host:port (RunOptions.Toxiproxy).
+	Toxiproxy string
 	// Out is the results root; the matrix lands in Out/matrix/<UTC stamp>/
 	// ["results"].
 	Out string
@@ -69,6 +80,8 @@ type Matrix struct {
 	Runs       int               `json:"runs"`     // per pair
 	Parallel   int               `json:"parallel"` // runs at once
 	Backend    string            `json:"backend,omitempty"`
+	Addrs      []string          `json:"addrs,omitempty"`     // the external backend's masters
+	Toxiproxy  string            `json:"toxiproxy,omitempty"` // the toxiproxy server that held the proxies
 	Algorithms []string          `json:"algorithms"`
 	Scenarios  []MatrixScenario  `json:"scenarios"`
 	Cells      []Cell            `json:"cells"` // row by row, in Scenarios x Algorithms order
@@ -179,6 +192,8 @@ func RunMatrix(ctx context.Context, cfg MatrixConfig) (Matrix, error) {
 		Runs:       cfg.Runs,
 		Parallel:   cfg.Parallel,
 		Backend:    cfg.Backend,
+		Addrs:      cfg.Addrs,
+		Toxiproxy:  cfg.Toxiproxy,
 		Algorithms: cfg.Algorithms,
 		Cells:      p.cells,
 		Verdicts:   verdictMeanings,
@@ -311,7 +326,9 @@ feed:
 func runOne(ctx context.Context, cfg MatrixConfig, root string, j job) (CellRun, error) {
 	r := CellRun{Seed: deref(j.s.Seed)}
 	start := time.Now()
-	o, err := Execute(ctx, j.s, j.algo, RunOptions{Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout})
+	o, err := Execute(ctx, j.s, j.algo, RunOptions{
+		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy,
+	})
 	r.WallMS = float64(time.Since(start)) / float64(time.Millisecond)
 	r.Verdict, r.Checks, r.AsExpected, r.Notes = o.Verdict, o.Checks, o.AsExpected && err == nil, o.Notes
 	if o.Dir != "" {

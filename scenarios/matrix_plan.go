@@ -34,6 +34,9 @@ func planMatrix(cfg MatrixConfig) (matrixPlan, error) {
 		return matrixPlan{}, badMatrix("parallel %d: must be at least 1", cfg.Parallel)
 	}
 	cfg.Runs = max(cfg.Runs, 1)
+	if err := planExternal(&cfg); err != nil {
+		return matrixPlan{}, err
+	}
 	if cfg.Parallel == 0 {
 		cfg.Parallel = DefaultParallel()
 	}
@@ -51,8 +54,14 @@ func planMatrix(cfg MatrixConfig) (matrixPlan, error) {
 		if _, err := sim.LookupRedisServer(""); err != nil {
 			return matrixPlan{}, fmt.Errorf("%w: backend redis: %w", sim.ErrHarness, err)
 		}
+	case sim.BackendExternal: // planExternal checked its addresses
 	default:
-		return matrixPlan{}, badMatrix("backend %q: want miniredis or redis", cfg.Backend)
+		return matrixPlan{}, badMatrix("backend %q: want miniredis, redis or external", cfg.Backend)
+	}
+	if cfg.Toxiproxy != "" {
+		if err := CheckAddr(cfg.Toxiproxy); err != nil {
+			return matrixPlan{}, badMatrix("toxiproxy: %v", err)
+		}
 	}
 	seen := map[string]bool{}
 	for _, s := range cfg.Scenarios {
@@ -87,6 +96,34 @@ func planMatrix(cfg MatrixConfig) (matrixPlan, error) {
 		}
 	}
 	return p, nil
+}
+
+// planExternal checks the external backend's part of cfg: addresses go
+// with backend external (or none), and runs on them go one at a time.
+func planExternal(cfg *MatrixConfig) error {
+	if len(cfg.Addrs) == 0 {
+		if sim.Backend(cfg.Backend) == sim.BackendExternal {
+			return badMatrix("backend external: no addresses (give the masters' host:port)")
+		}
+		return nil
+	}
+	switch sim.Backend(cfg.Backend) {
+	case "":
+		cfg.Backend = string(sim.BackendExternal)
+	case sim.BackendExternal:
+	default:
+		return badMatrix("addresses are for the external backend, not %s", cfg.Backend)
+	}
+	if err := CheckAddrs(cfg.Addrs); err != nil {
+		return badMatrix("backend external: %v", err)
+	}
+	switch {
+	case cfg.Parallel == 0:
+		cfg.Parallel = 1
+	case cfg.Parallel > 1:
+		return badMatrix("parallel %d: runs on the same external servers use the same keys, so they go one at a time (parallel 1)", cfg.Parallel)
+	}
+	return nil
 }
 
 // matrixColumns are the designs asked for, checked and without repeats,
@@ -144,14 +181,15 @@ func planCell(cfg MatrixConfig, s *Scenario, algo string) (Cell, *Scenario, erro
 		}
 	}
 	run := *s
-	if cfg.Backend != "" {
+	external := len(cfg.Addrs) > 0
+	if cfg.Backend != "" && !external {
 		run.Backend = cfg.Backend
 	}
-	if _, err := run.Config(algo); err != nil {
+	if _, err := run.RunConfig(algo, RunOptions{Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy}); err != nil {
 		// A scenario that resolves on its own backend but not on the one
 		// asked for needs what that backend lacks: a skip, with the
 		// reason, not a failure of the whole matrix.
-		if run.Backend != s.Backend {
+		if run.Backend != s.Backend || external {
 			if _, own := s.Config(algo); own == nil {
 				c.Status, c.AsExpected = CellSkip, true
 				c.Reason = fmt.Sprintf("not on backend %s: %v", cfg.Backend, err)

@@ -76,15 +76,66 @@ expect: {"*": safe}
 	assert.Empty(t, p.jobs)
 }
 
+// TestPlanMatrixExternalLacks: on the external backend, a pair whose
+// scenario needs process control, replicas, persistence or another node
+// count is a skip naming what it needs; the rest run, one at a time.
+func TestPlanMatrixExternalLacks(t *testing.T) {
+	const head = "algorithm: setpx\nnodes: 3\nexpect: {\"*\": safe}\n"
+	for _, tc := range []struct {
+		name   string
+		yaml   string
+		reason []string // none: the pair runs
+	}{
+		{"client pause", head + "faults:\n  - {kind: pause-client, client: 0, at: 10ms, for: 1s}\n", nil},
+		{"partition", head + "faults:\n  - {kind: partition, groups: [[c0], [nodes]], at: 10ms, for: 100ms}\n", nil},
+		{"timed pause-node", head + "faults:\n  - {kind: pause-node, node: 0, at: 10ms, for: 100ms}\n", nil},
+		{"no nodes given", "algorithm: setpx\nexpect: {\"*\": safe}\n", nil},
+		{"kill-node", head + "faults:\n  - {kind: kill-node, node: 0, at: 10ms}\n", []string{"kill-node", "process control"}},
+		{"clock-jump-node", head + "faults:\n  - {kind: clock-jump-node, node: 0, by: 1s, at: 10ms}\n", []string{"clock-jump-node", "process control"}},
+		{"clock-rate-node", head + "faults:\n  - {kind: clock-rate-node, node: 0, rate: 2, at: 10ms}\n", []string{"clock-rate-node", "process control"}},
+		{"open pause-node", head + "faults:\n  - {kind: pause-node, node: 0, at: 10ms}\n", []string{"pause-node", "for"}},
+		{"failover", "algorithm: setpx\nnodes: 3\nreplicas: 1\nexpect: {\"*\": safe}\nfaults:\n  - {kind: failover, node: 0, at: 10ms}\n", []string{"failover", "process control"}},
+		{"persistence", "algorithm: setpx\nnodes: 3\nbackend: redis\npersistence: always\nexpect: {\"*\": safe}\n", []string{"persistence"}},
+		{"other node count", "algorithm: setpx\nnodes: 5\nexpect: {\"*\": safe}\n", []string{"5 nodes", "3 addresses"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mustParse(t, "name: ext\n"+tc.yaml)
+			p, err := planMatrix(MatrixConfig{Scenarios: []*Scenario{s}, Addrs: threeAddrs, Runs: 2})
+			require.NoError(t, err)
+			assert.Equal(t, string(sim.BackendExternal), p.cfg.Backend, "addresses imply the external backend")
+			assert.Equal(t, 1, p.cfg.Parallel, "runs on shared servers go one at a time")
+			require.Len(t, p.cells, 1)
+			c := p.cells[0]
+			if tc.reason == nil {
+				assert.Equal(t, CellRan, c.Status, c.Reason)
+				require.Len(t, p.jobs, 2)
+				return
+			}
+			assert.Equal(t, CellSkip, c.Status)
+			assert.True(t, c.AsExpected, "a skip is not a failure")
+			assert.Contains(t, c.Reason, "not on backend external")
+			for _, r := range tc.reason {
+				assert.Contains(t, c.Reason, r)
+			}
+			assert.Empty(t, p.jobs)
+		})
+	}
+}
+
 func TestPlanMatrixBadInput(t *testing.T) {
 	s := mustParse(t, "name: one\nexpect: {\"*\": safe}\n")
 	for name, cfg := range map[string]MatrixConfig{
-		"unknown design":   {Scenarios: []*Scenario{s}, Algorithms: []string{"bogus"}},
-		"scenario twice":   {Scenarios: []*Scenario{s, s}},
-		"negative runs":    {Scenarios: []*Scenario{s}, Runs: -1},
-		"negative workers": {Scenarios: []*Scenario{s}, Parallel: -2},
-		"unknown backend":  {Scenarios: []*Scenario{s}, Backend: "etcd"},
-		"no scenarios":     {Scenarios: []*Scenario{}},
+		"unknown design":         {Scenarios: []*Scenario{s}, Algorithms: []string{"bogus"}},
+		"scenario twice":         {Scenarios: []*Scenario{s, s}},
+		"negative runs":          {Scenarios: []*Scenario{s}, Runs: -1},
+		"negative workers":       {Scenarios: []*Scenario{s}, Parallel: -2},
+		"unknown backend":        {Scenarios: []*Scenario{s}, Backend: "etcd"},
+		"no scenarios":           {Scenarios: []*Scenario{}},
+		"external, no addresses": {Scenarios: []*Scenario{s}, Backend: "external"},
+		"addresses on miniredis": {Scenarios: []*Scenario{s}, Backend: "miniredis", Addrs: threeAddrs},
+		"bad address":            {Scenarios: []*Scenario{s}, Addrs: []string{"10.0.0.1"}},
+		"parallel on external":   {Scenarios: []*Scenario{s}, Addrs: threeAddrs, Parallel: 3},
+		"bad toxiproxy":          {Scenarios: []*Scenario{s}, Toxiproxy: "toxi.example"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := planMatrix(cfg)

@@ -14,14 +14,13 @@ import (
 
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
-	"github.com/locksim/locksim/sim"
 )
 
 type matrixFlags struct {
 	algos     []string
 	scenarios []string
 	runs      int
-	backend   string
+	where     backendFlags
 	out       string
 	parallel  int
 	asJSON    bool
@@ -37,7 +36,8 @@ func matrixCmd() *cobra.Command {
 scenario's seed + i), several at once, and write DIR/matrix/<UTC stamp>/ with
 matrix.md, matrix.json, matrix.html and every run's report under runs/; then
 point DIR/matrix/latest at it. Pairs a scenario expects as skip, or that need
-what the backend lacks, are shown as skip with the reason, never as passed.
+what the backend lacks (on --addrs servers: process control), are shown as
+skip with the reason, never as passed.
 Exit codes: 0 every pair met its expectation in every run, 1 some did not,
 2 bad input, 3 locksim itself failed (the matrix is still written when it got
 that far).`,
@@ -54,9 +54,9 @@ that far).`,
 	fl.StringSliceVar(&f.algos, "algos", nil, "designs to run, comma-separated (default: every design a scenario applies to)")
 	fl.StringSliceVar(&f.scenarios, "scenarios", nil, "scenarios to run, built-in names or YAML files, comma-separated (default: the built-in catalogue)")
 	fl.IntVar(&f.runs, "runs", 1, "runs per pair, each with its own seed")
-	fl.StringVar(&f.backend, "backend", "", "miniredis or redis for every scenario (default: each scenario's own)")
+	f.where.register(fl, "each scenario's own")
 	fl.StringVar(&f.out, "out", "results", "results root; the matrix goes to OUT/matrix/<stamp>/")
-	fl.IntVar(&f.parallel, "parallel", scenarios.DefaultParallel(), "runs at once")
+	fl.IntVar(&f.parallel, "parallel", scenarios.DefaultParallel(), "runs at once (with --addrs: 1, since runs on the same servers share their keys)")
 	fl.BoolVar(&f.asJSON, "json", false, "print matrix.json (with its directory) on stdout")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "bound on the checker per run; running out gives verdict unknown")
 	return cmd
@@ -65,7 +65,18 @@ that far).`,
 // config checks the flags and loads the scenarios; every error names the
 // value at fault in one line.
 func (f *matrixFlags) config(cmd *cobra.Command) (scenarios.MatrixConfig, error) {
-	cfg := scenarios.MatrixConfig{Runs: f.runs, Backend: f.backend, Out: f.out, Parallel: f.parallel, CheckTimeout: f.timeout}
+	cfg := scenarios.MatrixConfig{Runs: f.runs, Backend: f.where.backend, Addrs: f.where.addrs, Toxiproxy: f.where.toxiproxy,
+		Out: f.out, Parallel: f.parallel, CheckTimeout: f.timeout}
+	changed := cmd.Flags().Changed
+	if err := f.where.check(changed); err != nil {
+		return cfg, err
+	}
+	if f.where.external() {
+		if changed("parallel") && f.parallel > 1 {
+			return cfg, fmt.Errorf("--parallel %d: runs on the same --addrs servers use the same keys, so they go one at a time (leave --parallel out)", f.parallel)
+		}
+		cfg.Parallel = 1
+	}
 	if f.runs < 1 {
 		return cfg, fmt.Errorf("--runs %d: must be at least 1", f.runs)
 	}
@@ -74,9 +85,6 @@ func (f *matrixFlags) config(cmd *cobra.Command) (scenarios.MatrixConfig, error)
 	}
 	if f.timeout <= 0 {
 		return cfg, fmt.Errorf("--timeout %v: must be positive", f.timeout)
-	}
-	if cmd.Flags().Changed("backend") && f.backend != string(sim.BackendMiniredis) && f.backend != string(sim.BackendRedis) {
-		return cfg, fmt.Errorf("--backend %q: want miniredis or redis", f.backend)
 	}
 	for _, a := range f.algos {
 		if _, err := lock.Lookup(a); err != nil {
@@ -96,6 +104,12 @@ func (f *matrixFlags) config(cmd *cobra.Command) (scenarios.MatrixConfig, error)
 
 func (f *matrixFlags) run(cmd *cobra.Command, cfg scenarios.MatrixConfig) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := f.where.preflight(cmd.Context()); err != nil {
+		return usageErr(err)
+	}
+	if w := f.where.where(); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
 	prog := newMatrixProgress(stderr)
 	cfg.Progress = prog.update
 	m, err := scenarios.RunMatrix(cmd.Context(), cfg)

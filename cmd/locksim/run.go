@@ -20,7 +20,7 @@ import (
 // runFlags are the scenario fields a user may override on the command line.
 type runFlags struct {
 	algos        []string
-	backend      string
+	where        backendFlags
 	nodes        int
 	clients      int
 	ttl          time.Duration
@@ -40,8 +40,12 @@ func runCmd() *cobra.Command {
 		Short: "Run a scenario (built-in name or YAML file) and check mutual exclusion",
 		Long: `Run a scenario for each of its algorithms (or --algo), check the history and
 write a report under --out. Without a scenario, --algo and the other flags
-describe a fault-free run. Exit codes: 0 every verdict as expected, 1 a verdict
-differs from its expectation, 2 bad input, 3 locksim itself failed.`,
+describe a fault-free run. --addrs runs on Redis servers you run (backend
+external: network faults, client faults and timed pause-node only; locksim
+deletes their locksim:* keys before each run); --toxiproxy puts the network's
+proxies on a toxiproxy server. Exit codes: 0 every verdict as expected, 1 a
+verdict differs from its expectation, 2 bad input (also an address that does
+not answer), 3 locksim itself failed.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := f.scenario(cmd, args)
@@ -53,7 +57,7 @@ differs from its expectation, 2 bad input, 3 locksim itself failed.`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.algos, "algo", nil, "algorithms to run, comma-separated (default: the scenario's); see 'locksim algos'")
-	fl.StringVar(&f.backend, "backend", "", "miniredis or redis (default: the scenario's, else miniredis)")
+	f.where.register(fl, "the scenario's, else miniredis")
 	fl.IntVar(&f.nodes, "nodes", 0, "Redis masters")
 	fl.IntVar(&f.clients, "clients", 0, "clients contending for the lock")
 	fl.DurationVar(&f.ttl, "ttl", 0, "lock TTL, e.g. 500ms")
@@ -88,11 +92,11 @@ func (f *runFlags) scenario(cmd *cobra.Command, args []string) (*scenarios.Scena
 		}
 	}
 	changed := cmd.Flags().Changed
-	if changed("backend") {
-		if f.backend != string(sim.BackendMiniredis) && f.backend != string(sim.BackendRedis) {
-			return nil, fmt.Errorf("--backend %q: want miniredis or redis", f.backend)
-		}
-		s.Backend = f.backend
+	if err := f.where.check(changed); err != nil {
+		return nil, err
+	}
+	if changed("backend") && !f.where.external() {
+		s.Backend = f.where.backend
 	}
 	positive := func(name string, v int) error {
 		if v < 1 {
@@ -135,6 +139,19 @@ func (f *runFlags) scenario(cmd *cobra.Command, args []string) (*scenarios.Scena
 	if changed("seed") {
 		s.Seed = &f.seed
 	}
+	if n := len(f.where.addrs); n > 0 && s.Nodes != nil && *s.Nodes != n {
+		// The node count comes from the addresses; a scenario written
+		// for another count (its faults name nodes) is not silently
+		// reshaped.
+		given := fmt.Sprintf("%d addresses", n)
+		if n == 1 {
+			given = "1 address"
+		}
+		if changed("nodes") {
+			return nil, fmt.Errorf("--nodes %d but --addrs gives %s (one per node)", *s.Nodes, given)
+		}
+		return nil, fmt.Errorf("scenario %s has nodes: %d but --addrs gives %s (one per node)", s.Name, *s.Nodes, given)
+	}
 	return s, nil
 }
 
@@ -159,16 +176,37 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	if len(algos) == 0 {
 		algos = s.Algorithms()
 	}
+	opts := f.where.runOptions()
+	opts.Out, opts.CheckTimeout, opts.Timeout = f.out, f.checkTimeout, f.timeout
+	// Every design's configuration is checked before anything runs, so
+	// that what the backend cannot do is one line, not a failure midway.
+	cfgs := map[string]sim.Config{}
+	for _, algo := range algos {
+		if e, ok := s.Expect(algo); ok && e.Verdict == scenarios.Skip {
+			continue
+		}
+		cfg, err := s.RunConfig(algo, opts)
+		if err != nil {
+			return usageErr(err)
+		}
+		cfgs[algo] = cfg
+	}
+	if err := f.where.preflight(ctx); err != nil {
+		return usageErr(err)
+	}
+	if w := f.where.where(); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
 	res := jsonResult{Scenario: s.Name}
 	mismatches := 0
 	for i, algo := range algos {
 		fmt.Fprintf(stderr, "[%d/%d] %s with %s ...\n", i+1, len(algos), s.Name, algo)
-		if cfg, err := s.Config(algo); err == nil {
+		if cfg, ok := cfgs[algo]; ok {
 			for _, w := range cfg.WithDefaults().Warnings() {
 				fmt.Fprintln(stderr, "warning:", w)
 			}
 		}
-		o, err := scenarios.Execute(ctx, s, algo, scenarios.RunOptions{Out: f.out, CheckTimeout: f.checkTimeout, Timeout: f.timeout})
+		o, err := scenarios.Execute(ctx, s, algo, opts)
 		if err != nil {
 			if o.Dir != "" {
 				fmt.Fprintf(stderr, "partial run kept in %s (incomplete: not a verdict)\n", o.Dir)

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/spf13/pflag"
+
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+)
+
+// backendFlags say where a run's nodes and proxies are: --backend, --addrs
+// (the external backend's masters) and --toxiproxy (a toxiproxy server
+// holding the proxies). run and matrix share them.
+type backendFlags struct {
+	backend   string
+	addrs     []string
+	toxiproxy string
+}
+
+func (b *backendFlags) register(fl *pflag.FlagSet, defaultBackend string) {
+	fl.StringVar(&b.backend, "backend", "", "miniredis, redis or external (default: "+defaultBackend+"; external needs --addrs)")
+	fl.StringSliceVar(&b.addrs, "addrs", nil, "run on Redis servers you run: their masters' `host:port,...`, one per node (implies --backend external)")
+	// The same flag, with the same meaning, as doctor's.
+	fl.StringVar(&b.toxiproxy, "toxiproxy", "", "put the network's proxies on the toxiproxy server whose API is at `ADDR` (host:port), not in this process")
+}
+
+// external reports whether the run goes to the user's servers.
+func (b *backendFlags) external() bool { return len(b.addrs) > 0 }
+
+// check validates the flags without touching the network; every error is
+// one line naming the flag and the value.
+func (b *backendFlags) check(changed func(string) bool) error {
+	for i, a := range b.addrs {
+		b.addrs[i] = strings.TrimSpace(a) // "--addrs 'a:1, b:2'"
+	}
+	if changed("backend") {
+		switch sim.Backend(b.backend) {
+		case sim.BackendMiniredis, sim.BackendRedis:
+			if b.external() {
+				return fmt.Errorf("--addrs is for --backend external, not --backend %s", b.backend)
+			}
+		case sim.BackendExternal:
+			if !b.external() {
+				return errors.New("--backend external needs --addrs host:port,... (the masters of the servers you run, one per node)")
+			}
+		default:
+			return fmt.Errorf("--backend %q: want miniredis, redis or external", b.backend)
+		}
+	}
+	if changed("addrs") {
+		if err := scenarios.CheckAddrs(b.addrs); err != nil {
+			return fmt.Errorf("--addrs: %w", err)
+		}
+	}
+	if changed("toxiproxy") {
+		if err := scenarios.CheckAddr(b.toxiproxy); err != nil {
+			return fmt.Errorf("--toxiproxy: %w", err)
+		}
+	}
+	return nil
+}
+
+// preflightTimeout bounds each server's answer in preflight.
+const preflightTimeout = 3 * time.Second
+
+// preflight makes sure that the servers the flags name answer before
+// anything runs, so that a wrong address is one line now rather than a
+// harness failure in every run.
+func (b *backendFlags) preflight(ctx context.Context) error {
+	for i, addr := range b.addrs {
+		if err := ping(ctx, addr); err != nil {
+			return fmt.Errorf("--addrs: node %d at %s does not answer PING: %w", i, addr, err)
+		}
+	}
+	if b.toxiproxy != "" {
+		c := toxiproxyReachable(ctx, b.toxiproxy) // doctor's check
+		// Its keep-alive connection would otherwise outlive the command.
+		http.DefaultClient.CloseIdleConnections()
+		if !c.ok {
+			return fmt.Errorf("--toxiproxy: %s", c.detail)
+		}
+	}
+	return nil
+}
+
+func ping(ctx context.Context, addr string) error {
+	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
+	defer cancel()
+	// A plain dial first: go-redis answers a refused dial by retrying in
+	// a goroutine of its own that outlives the client by up to a second.
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	_ = conn.Close()
+	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 1, MaxRetries: -1, DialTimeout: preflightTimeout, ContextTimeoutEnabled: true})
+	defer c.Close()
+	return c.Ping(ctx).Err()
+}
+
+// runOptions are the scenarios.RunOptions the flags give.
+func (b *backendFlags) runOptions() scenarios.RunOptions {
+	return scenarios.RunOptions{Addrs: b.addrs, Toxiproxy: b.toxiproxy}
+}
+
+// where says in one line where the runs go, for stderr.
+func (b *backendFlags) where() string {
+	var parts []string
+	if b.external() {
+		parts = append(parts, fmt.Sprintf("backend external: %d masters at %s", len(b.addrs), strings.Join(b.addrs, ", ")))
+	}
+	if b.toxiproxy != "" {
+		parts = append(parts, "proxies on the toxiproxy server at "+b.toxiproxy)
+	}
+	return strings.Join(parts, "; ")
+}
