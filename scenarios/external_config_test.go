@@ -39,6 +39,7 @@ func TestRunConfigExternal(t *testing.T) {
 		{"kill-node", head + "faults:\n  - {kind: kill-node, node: 1, at: 10ms}\n", []string{"test.yaml:7", "faults[0]", "kill-node", "external backend"}},
 		{"clock-jump-node", head + "faults:\n  - {kind: clock-jump-node, node: 0, by: 1s, at: 10ms}\n", []string{"faults[0]", "clock-jump-node", "external backend"}},
 		{"clock-rate-node", head + "faults:\n  - {kind: delay, latency: 1ms, at: 5ms}\n  - {kind: clock-rate-node, node: 2, rate: 2, at: 10ms}\n", []string{"faults[1]", "clock-rate-node", "external backend"}},
+		{"random mixing kill-node", head + "faults:\n  - {kind: random, kinds: [delay, kill-node], at: 10ms}\n", []string{"faults[0]", "random", "kill-node", "external backend"}},
 		{"open pause-node", head + "faults:\n  - {kind: pause-node, node: 1, at: 10ms}\n", []string{"faults[0]", "pause-node", "external backend", "for"}},
 		{"pause-node until a point", head + "faults:\n  - {kind: pause-node, node: 1, when: {client: 0, point: after-acquire}, until: {client: 1, point: after-enter}, for: 1s}\n", []string{"pause-node", "external backend", "until"}},
 		{"failover", "name: ext\nalgorithm: setpx\nnodes: 3\nreplicas: 1\nfaults:\n  - {kind: failover, node: 0, at: 10ms}\n", []string{"failover", "external backend"}},
