@@ -130,8 +130,8 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	}
 	out.AsExpected = !res.Incomplete && report.AsExpected(cr.Verdict, in.Expected, in.ExpectedChecks, cr.Checks)
 
-	dir := report.RunDir(o.Out, s.Name, res.Started, cfg.Seed)
-	if err := report.WriteRun(dir, in); err != nil {
+	dir, err := report.WriteNewRun(o.Out, s.Name, res.Started, cfg.Seed, in)
+	if err != nil {
 		return out, fmt.Errorf("%w: write report: %w", sim.ErrHarness, err)
 	}
 	out.Dir = dir

@@ -4,14 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
+	"github.com/locksim/locksim/internal/progress"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -155,50 +153,20 @@ func printMatrix(w io.Writer, m scenarios.Matrix) {
 
 // matrixProgress shows a bar on a terminal and one plain line per finished
 // run otherwise (a log, CI, a pipe).
-type matrixProgress struct {
-	w   io.Writer
-	tty bool
-	bar *progressbar.ProgressBar
-}
+type matrixProgress struct{ bar *progress.Bar }
 
-func newMatrixProgress(w io.Writer) *matrixProgress {
-	f, ok := w.(*os.File)
-	return &matrixProgress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
-}
+func newMatrixProgress(w io.Writer) *matrixProgress { return &matrixProgress{progress.New(w)} }
 
 func (p *matrixProgress) update(ev scenarios.MatrixProgress) {
+	if ev.Done == 0 {
+		p.bar.Update(0, ev.Total, "starting", "")
+		return
+	}
 	line := fmt.Sprintf("%s %s %s", ev.Scenario, ev.Algorithm, ev.Verdict)
 	if ev.Run > 0 && !ev.AsExpected {
 		line += " ✗"
 	}
-	if ev.Done == 0 {
-		line = "starting"
-		if !p.tty {
-			return
-		}
-	}
-	if !p.tty {
-		fmt.Fprintf(p.w, "[%d/%d] %s\n", ev.Done, ev.Total, line)
-		return
-	}
-	if p.bar == nil {
-		p.bar = progressbar.NewOptions(ev.Total,
-			progressbar.OptionSetWriter(p.w),
-			progressbar.OptionSetWidth(30),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionSetElapsedTime(true),
-			progressbar.OptionShowDescriptionAtLineEnd(),
-			progressbar.OptionClearOnFinish(),
-		)
-	}
-	p.bar.Describe(line)
-	_ = p.bar.Set(ev.Done)
+	p.bar.Update(ev.Done, ev.Total, line, line)
 }
 
-func (p *matrixProgress) finish() {
-	if p.bar != nil {
-		_ = p.bar.Finish()
-		fmt.Fprintln(p.w)
-	}
-}
+func (p *matrixProgress) finish() { p.bar.Finish() }
