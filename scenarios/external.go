@@ -1,0 +1,236 @@
+package scenarios
+
+// Runs on the external backend (servers the user runs, --addrs) and
+// through a remote toxiproxy (--toxiproxy): resolving, checking the
+// addresses and clearing locksim's keys before a run.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// RunConfig is Config(algo) as a run with o carries it out: on the
+// external backend at o.Addrs when they are set, with the network's proxies
+// on the toxiproxy server o.Toxiproxy when that is set. What the external
+// backend cannot do comes back as a *Error naming it: a fault that needs
+// process control (naming the fault), replicas or persistence, or a node
+// count other than the number of addresses.
+func (s *Scenario) RunConfig(algo string, o RunOptions) (sim.Config, error) {
+	run, err := s.onAddrs(o.Addrs)
+	if err != nil {
+		return sim.Config{}, err
+	}
+	cfg, err := run.Config(algo)
+	if err != nil {
+		return sim.Config{}, err
+	}
+	if o.Toxiproxy != "" {
+		if err := CheckAddr(o.Toxiproxy); err != nil {
+			return sim.Config{}, fmt.Errorf("%w: toxiproxy: %w", sim.ErrConfig, err)
+		}
+		cfg.Cluster.Toxiproxy = o.Toxiproxy
+	}
+	if len(o.Addrs) == 0 {
+		return cfg, nil
+	}
+	cfg.Cluster.Backend = sim.BackendExternal
+	cfg.Cluster.Addrs = slices.Clone(o.Addrs)
+	cfg.Cluster.Nodes = len(o.Addrs)
+	// Config checked the faults against the scenario's own backend; the
+	// external one refuses more, and a fault's own check says best why.
+	full := cfg.WithDefaults()
+	for i, p := range full.Faults {
+		if v, ok := p.Fault.(sim.Validator); ok {
+			if err := v.Validate(full); err != nil {
+				return sim.Config{}, s.errf(fmt.Sprintf("faults[%d]", i), "%s: %v", p.Fault, err)
+			}
+		}
+	}
+	if err := full.Validate(); err != nil {
+		// The cluster's refusals name the external backend themselves.
+		return sim.Config{}, &Error{File: s.file, Msg: fmt.Sprintf("%s: %v", algo, err)}
+	}
+	return cfg, nil
+}
+
+// onAddrs is the scenario as it runs on len(addrs) external nodes: its own
+// nodes when it sets them and they match, else one per address.
+func (s *Scenario) onAddrs(addrs []string) (*Scenario, error) {
+	if len(addrs) == 0 {
+		return s, nil
+	}
+	if err := CheckAddrs(addrs); err != nil {
+		return nil, fmt.Errorf("%w: external backend: %w", sim.ErrConfig, err)
+	}
+	if s.Nodes != nil && *s.Nodes != len(addrs) {
+		return nil, s.errf("nodes", "the scenario has %s but the external backend was given %s (one per node)",
+			count(*s.Nodes, "node", "nodes"), count(len(addrs), "address", "addresses"))
+	}
+	run := *s
+	run.Nodes = ptr(len(addrs))
+	return &run, nil
+}
+
+// count writes n with the noun's singular or plural.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// CheckAddr checks one host:port address: a host and a port number.
+func CheckAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return fmt.Errorf("address %q: want host:port", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("address %q: port %q is not a number from 1 to 65535", addr, port)
+	}
+	return nil
+}
+
+// CheckAddrs checks the external backend's addresses: at least one, each
+// host:port, none twice (two nodes on one server would let one server
+// count twice towards a majority).
+func CheckAddrs(addrs []string) error {
+	if len(addrs) == 0 {
+		return errors.New("no addresses (give the masters' host:port)")
+	}
+	seen := map[string]bool{}
+	for _, a := range addrs {
+		if err := CheckAddr(a); err != nil {
+			return err
+		}
+		if seen[a] {
+			return fmt.Errorf("address %q given twice: each node must be a server of its own", a)
+		}
+		seen[a] = true
+	}
+	return nil
+}
+
+// resolvedFor is the run's scenario.yaml: Resolved, and what the schema
+// cannot say as comments in place. On external servers the backend line
+// becomes a comment naming the backend and the addresses (a scenario file
+// cannot name them, so the file does not claim a backend it did not run
+// on); with a toxiproxy server a comment says where the proxies were.
+func (s *Scenario) resolvedFor(algo string, o RunOptions) ([]byte, error) {
+	run, err := s.onAddrs(o.Addrs)
+	if err != nil {
+		return nil, err
+	}
+	b, err := run.Resolved(algo)
+	if err != nil || (len(o.Addrs) == 0 && o.Toxiproxy == "") {
+		return b, err
+	}
+	var out bytes.Buffer
+	found := false
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if found || !strings.HasPrefix(line, "backend:") {
+			out.WriteString(line)
+			continue
+		}
+		found = true
+		if len(o.Addrs) > 0 {
+			fmt.Fprintf(&out, "# backend: %s, the masters at %s (scenario files cannot name addresses: replay with locksim run --addrs)\n",
+				sim.BackendExternal, strings.Join(o.Addrs, ","))
+		} else {
+			out.WriteString(line)
+		}
+		if o.Toxiproxy != "" {
+			fmt.Fprintf(&out, "# network: the proxies were on the toxiproxy server at %s, not in locksim's process (locksim run --toxiproxy)\n", o.Toxiproxy)
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: scenario %s: resolved for %s without a backend line", sim.ErrHarness, s.Name, algo)
+	}
+	return out.Bytes(), nil
+}
+
+// prepare readies what o names outside this process before a run, and
+// returns the notes the run's report carries about it: the external
+// servers, cleared of the keys an earlier run left, and the toxiproxy
+// server.
+func (o RunOptions) prepare(ctx context.Context) ([]string, error) {
+	var notes []string
+	if len(o.Addrs) > 0 {
+		removed, err := clearKeys(ctx, o.Addrs)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", sim.ErrHarness, err)
+		}
+		n := fmt.Sprintf("%s backend: the masters at %s, not started by locksim; their keys under %q were deleted before the run",
+			sim.BackendExternal, strings.Join(o.Addrs, ", "), keyPrefix)
+		if removed > 0 {
+			n += fmt.Sprintf(" (%d left by an earlier run)", removed)
+		}
+		notes = append(notes, n)
+	}
+	if o.Toxiproxy != "" {
+		notes = append(notes, "network: the proxies (and every network fault) were on the toxiproxy server at "+o.Toxiproxy)
+	}
+	return notes, nil
+}
+
+// keyPrefix starts every key a run writes (the lock keys, fencing
+// counters, read/write markers).
+const keyPrefix = "locksim:"
+
+// clearKeys deletes the keys under keyPrefix on every server at addrs and
+// returns how many it deleted. Nothing else on the servers is touched.
+func clearKeys(ctx context.Context, addrs []string) (int, error) {
+	total := 0
+	for i, addr := range addrs {
+		n, err := clearKeysAt(ctx, addr)
+		total += n
+		if err != nil {
+			return total, fmt.Errorf("external node %d at %s: delete keys %s*: %w", i, addr, keyPrefix, err)
+		}
+	}
+	return total, nil
+}
+
+func clearKeysAt(ctx context.Context, addr string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 1, MaxRetries: -1, DialTimeout: 2 * time.Second, ContextTimeoutEnabled: true})
+	defer c.Close()
+	const batch = 500
+	n := 0
+	var keys []string
+	del := func() error {
+		if len(keys) == 0 {
+			return nil
+		}
+		if err := c.Del(ctx, keys...).Err(); err != nil {
+			return err
+		}
+		n += len(keys)
+		keys = keys[:0]
+		return nil
+	}
+	it := c.Scan(ctx, 0, keyPrefix+"*", batch).Iterator()
+	for it.Next(ctx) {
+		if keys = append(keys, it.Val()); len(keys) == batch {
+			if err := del(); err != nil {
+				return n, err
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		return n, err
+	}
+	return n, del()
+}
