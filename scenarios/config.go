@@ -55,21 +55,31 @@ func (s *Scenario) Config(algo string) (sim.Config, error) {
 		}
 		cfg.Faults = append(cfg.Faults, p)
 	}
-	// A fault's own validation knows its kind best; name its line.
+	if err := s.validate(algo, cfg); err != nil {
+		return sim.Config{}, err
+	}
+	return cfg, nil
+}
+
+// validate checks cfg, resolved from s, as the simulator will: each fault
+// first, since a fault's own validation knows its kind best and its error
+// can name the fault's line, then the whole configuration.
+func (s *Scenario) validate(algo string, cfg sim.Config) error {
 	full := cfg.WithDefaults()
-	for i, p := range cfg.Faults {
+	for i, p := range full.Faults {
 		if v, ok := p.Fault.(sim.Validator); ok {
 			if err := v.Validate(full); err != nil {
-				return sim.Config{}, s.errf(fmt.Sprintf("faults[%d]", i), "%s: %v", p.Fault, err)
+				return s.errf(fmt.Sprintf("faults[%d]", i), "%s: %v", p.Fault, err)
 			}
 		}
 	}
-	// The checks above should leave nothing for the simulator to refuse; if
-	// it does, say so rather than fail at run time.
+	// The checks above should leave nothing for the simulator to refuse;
+	// if it does (the external backend's cluster refusals, say), say so
+	// now rather than fail at run time.
 	if err := full.Validate(); err != nil {
-		return sim.Config{}, &Error{File: s.file, Msg: fmt.Sprintf("%s: %v", algo, err)}
+		return &Error{File: s.file, Msg: fmt.Sprintf("%s: %v", algo, err)}
 	}
-	return cfg, nil
+	return nil
 }
 
 // keepsData: some kill-node restarts with keep_data.

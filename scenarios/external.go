@@ -48,18 +48,9 @@ func (s *Scenario) RunConfig(algo string, o RunOptions) (sim.Config, error) {
 	cfg.Cluster.Addrs = slices.Clone(o.Addrs)
 	cfg.Cluster.Nodes = len(o.Addrs)
 	// Config checked the faults against the scenario's own backend; the
-	// external one refuses more, and a fault's own check says best why.
-	full := cfg.WithDefaults()
-	for i, p := range full.Faults {
-		if v, ok := p.Fault.(sim.Validator); ok {
-			if err := v.Validate(full); err != nil {
-				return sim.Config{}, s.errf(fmt.Sprintf("faults[%d]", i), "%s: %v", p.Fault, err)
-			}
-		}
-	}
-	if err := full.Validate(); err != nil {
-		// The cluster's refusals name the external backend themselves.
-		return sim.Config{}, &Error{File: s.file, Msg: fmt.Sprintf("%s: %v", algo, err)}
+	// external one refuses more.
+	if err := s.validate(algo, cfg); err != nil {
+		return sim.Config{}, err
 	}
 	return cfg, nil
 }
