@@ -51,8 +51,9 @@ func TestCatalogue(t *testing.T) {
 	runPairs(t, pairs)
 }
 
-// TestCatalogueOnRedisServer runs the scenarios on real redis-server nodes
-// for one design of each family, so the verdicts do not hinge on miniredis.
+// TestCatalogueOnRedisServer runs the scenarios on real redis-server nodes,
+// so the verdicts do not hinge on miniredis: every pair in the full suite
+// (CI's catalogue step), one design of each family otherwise.
 func TestCatalogueOnRedisServer(t *testing.T) {
 	full := os.Getenv(catalogueEnv) == "full"
 	switch {
@@ -65,8 +66,8 @@ func TestCatalogueOnRedisServer(t *testing.T) {
 	var pairs []pair
 	for _, s := range scenarios.Builtin() {
 		s.Backend = string(sim.BackendRedis)
-		for _, algo := range []string{"setpx", "redlock"} {
-			if contains(s.Algorithms(), algo) {
+		for _, algo := range s.Algorithms() {
+			if full || algo == "setpx" || algo == "redlock" {
 				pairs = append(pairs, pair{s, algo})
 			}
 		}
@@ -80,12 +81,12 @@ type pair struct {
 }
 
 // runPairs runs each pair and checks its verdict against the expectation.
-// Runs are point-triggered, so parallel runs do not blur verdicts; the limit
-// keeps 2 cores from starving any one of them. The pairs run from goroutines
-// rather than as parallel subtests, so that go test's -parallel (GOMAXPROCS,
-// 2 here) does not lower it.
+// Runs are point-triggered, so parallel runs do not blur verdicts; they go
+// as many at a time as locksim matrix runs them by default. The pairs run
+// from goroutines rather than as parallel subtests, so that go test's
+// -parallel (GOMAXPROCS, 2 here) does not lower it.
 func runPairs(t *testing.T, pairs []pair) {
-	sem := make(chan struct{}, 3)
+	sem := make(chan struct{}, scenarios.DefaultParallel())
 	var mu sync.Mutex
 	var mismatches []string
 	var wg sync.WaitGroup
@@ -121,15 +122,6 @@ func runPairs(t *testing.T, pairs []pair) {
 			t.Logf("%d pairs differ from their expectation:\n%s", len(mismatches), strings.Join(mismatches, "\n"))
 		}
 	})
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func keys(m map[string]bool) []string {
