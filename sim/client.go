@@ -155,7 +155,11 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 	if cfg.Options.ValidityCheck {
 		// the newest hold carries the latest validity (a nested acquire
 		// of a reentrant lock renews the whole hold)
-		valid = c.check(append([]*lock.Lease{l}, inner...)[len(inner)])
+		newest := l
+		if len(inner) > 0 {
+			newest = inner[len(inner)-1]
+		}
+		valid = c.check(newest)
 	}
 	if err := c.point(ctx, PointAfterCheck); err != nil {
 		return err
