@@ -6,7 +6,6 @@ package lock_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/lock/locktest"
 )
 
 const ttlRW = 300 * time.Millisecond
@@ -26,61 +26,10 @@ var rwDesigns = []string{"rwlock", "rwlock-hash", "rwlock-counted"}
 // predictable.
 var epochRW = time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
 
-// clockRW is a lock.Clock that moves only when told; sleepers wait until
-// Advance carries it past their deadline.
-type clockRW struct {
-	mu       sync.Mutex
-	now      time.Time
-	sleepers map[chan struct{}]time.Time
-}
+// clockRW is a clock that moves only when told (locktest.ManualClock).
+type clockRW = locktest.ManualClock
 
-func newClockRW() *clockRW {
-	return &clockRW{now: epochRW, sleepers: map[chan struct{}]time.Time{}}
-}
-
-func (c *clockRW) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clockRW) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	wake := make(chan struct{})
-	c.mu.Lock()
-	c.sleepers[wake] = c.now.Add(d)
-	c.mu.Unlock()
-	select {
-	case <-wake:
-		return nil
-	case <-ctx.Done():
-		c.mu.Lock()
-		delete(c.sleepers, wake)
-		c.mu.Unlock()
-		return ctx.Err()
-	}
-}
-
-func (c *clockRW) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	for wake, at := range c.sleepers {
-		if !at.After(c.now) {
-			close(wake)
-			delete(c.sleepers, wake)
-		}
-	}
-}
-
-// Sleeping counts the goroutines waiting on this clock.
-func (c *clockRW) Sleeping() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.sleepers)
-}
+func newClockRW() *clockRW { return locktest.NewManualClock(epochRW) }
 
 // worldRW is one miniredis with a shared manual clock; each client gets its
 // own go-redis connection pool, as a locksim client would.

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/lock/locktest"
 )
 
 const ttlStrings = 500 * time.Millisecond
@@ -27,60 +28,11 @@ var epochStrings = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
 // errCrashStrings is what a hook returns to crash the client at a point.
 var errCrashStrings = errors.New("client crashed (test)")
 
-// manualClockStrings is a lock.Clock that moves only when told. Sleepers wait
-// until Advance carries the clock past their deadline.
-type manualClockStrings struct {
-	mu       sync.Mutex
-	now      time.Time
-	sleepers map[chan struct{}]time.Time
-}
+// manualClockStrings is a clock that moves only when told (locktest.ManualClock).
+type manualClockStrings = locktest.ManualClock
 
 func newClockStrings(offset time.Duration) *manualClockStrings {
-	return &manualClockStrings{now: epochStrings.Add(offset), sleepers: map[chan struct{}]time.Time{}}
-}
-
-func (c *manualClockStrings) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *manualClockStrings) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	wake := make(chan struct{})
-	c.mu.Lock()
-	c.sleepers[wake] = c.now.Add(d)
-	c.mu.Unlock()
-	select {
-	case <-wake:
-		return nil
-	case <-ctx.Done():
-		c.mu.Lock()
-		delete(c.sleepers, wake)
-		c.mu.Unlock()
-		return ctx.Err()
-	}
-}
-
-func (c *manualClockStrings) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	for wake, at := range c.sleepers {
-		if !at.After(c.now) {
-			close(wake)
-			delete(c.sleepers, wake)
-		}
-	}
-}
-
-// Sleeping counts the goroutines waiting on this clock.
-func (c *manualClockStrings) Sleeping() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.sleepers)
+	return locktest.NewManualClock(epochStrings.Add(offset))
 }
 
 // newRedisStrings starts a miniredis and returns it with a factory for go-redis
