@@ -36,6 +36,16 @@ type Run struct {
 	Expected       string
 	ExpectedChecks map[string]string
 	Machine        string // e.g. "linux/amd64, 2 cores"
+	// Unplayed names the faults the scenario needs that never fired: the
+	// run did not play the scenario, so it cannot meet its expectation.
+	Unplayed []string
+}
+
+// Met: the run completed, played its scenario, and its verdict and
+// checks met the expectation.
+func (in Run) Met() bool {
+	return !in.Sim.Incomplete && len(in.Unplayed) == 0 &&
+		AsExpected(in.Check.Verdict, in.Expected, in.ExpectedChecks, in.Check.Checks)
 }
 
 // Files of a run directory, in the order they are written.

@@ -120,7 +120,7 @@ func mark(ok bool) string {
 
 // expectationMarkdown says what was expected and whether the run met it.
 func expectationMarkdown(in Run) string {
-	ok := !in.Sim.Incomplete && AsExpected(in.Check.Verdict, in.Expected, in.ExpectedChecks, in.Check.Checks)
+	ok := in.Met()
 	var s string
 	switch in.Expected {
 	case "":
@@ -139,6 +139,9 @@ func expectationMarkdown(in Run) string {
 	if in.Sim.Incomplete {
 		return s + " ✗ (incomplete)"
 	}
+	if len(in.Unplayed) > 0 {
+		return s + " ✗ **not played** (" + strings.Join(in.Unplayed, "; ") + " never fired)"
+	}
 	return s + " ✗ **not as expected**"
 }
 
@@ -155,7 +158,9 @@ func expectationPhrase(in Run) string {
 	switch {
 	case in.Sim.Incomplete:
 		return s + ": incomplete"
-	case AsExpected(in.Check.Verdict, in.Expected, in.ExpectedChecks, in.Check.Checks):
+	case len(in.Unplayed) > 0:
+		return s + ": not played (" + strings.Join(in.Unplayed, "; ") + " never fired)"
+	case in.Met():
 		return s + ": as expected"
 	}
 	return s + ": NOT as expected"

@@ -238,10 +238,11 @@ func TestFaultKinds(t *testing.T) {
 	}
 	_, err := Parse("k.yaml", []byte("name: k\nfaults:\n  - kind: teleport\n    client: 0\n    at: 1s\n"))
 	assert.EqualError(t, err, `k.yaml:3: faults[0].kind: unknown fault kind "teleport" (known: `+strings.Join(designKinds, ", ")+`)`)
-	// faultFields covers every field of FaultSpec but the kind and trigger.
+	// faultFields covers every field of FaultSpec but the kind, the
+	// trigger and optional, which apply to every kind.
 	var fields []string
 	for _, n := range yamlNames(reflect.TypeFor[FaultSpec]()) {
-		if n != "kind" && n != "at" && n != "when" {
+		if n != "kind" && n != "at" && n != "when" && n != "optional" {
 			fields = append(fields, n)
 		}
 	}

@@ -56,6 +56,9 @@ type Outcome struct {
 	Dir        string   `json:"dir,omitempty"`
 	Incomplete bool     `json:"incomplete,omitempty"`
 	Notes      []string `json:"notes,omitempty"`
+	// Unplayed names the faults the scenario needs that never fired; such
+	// a run did not play the scenario and is not as expected.
+	Unplayed []string `json:"unplayed,omitempty"`
 }
 
 // Execute runs scenario s for one algorithm, checks the history and writes
@@ -112,7 +115,7 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	}
 	in := report.Run{
 		Scenario: s.Name, Algorithm: algo, ScenarioYAML: resolved,
-		Sim: res, Check: cr, Machine: Machine(),
+		Sim: res, Check: cr, Machine: Machine(), Unplayed: s.unplayed(res.Unfired),
 	}
 	if hasExp {
 		in.Expected = string(exp.Verdict)
@@ -121,7 +124,7 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 			in.ExpectedChecks[k] = string(v)
 		}
 	}
-	out.AsExpected = !res.Incomplete && report.AsExpected(cr.Verdict, in.Expected, in.ExpectedChecks, cr.Checks)
+	out.AsExpected, out.Unplayed = in.Met(), in.Unplayed
 
 	dir, err := report.WriteNewRun(o.Out, s.Name, res.Started, cfg.Seed, in)
 	if err != nil {
@@ -148,4 +151,19 @@ func Machine() string {
 func IsBadInput(err error) bool {
 	var se *Error
 	return errors.As(err, &se) || errors.Is(err, sim.ErrConfig)
+}
+
+// unplayed names the faults among unfired (1-based ids) that the scenario
+// needs: every one not marked optional.
+func (s *Scenario) unplayed(unfired []int) []string {
+	var out []string
+	for _, id := range unfired {
+		if id < 1 || id > len(s.Faults) {
+			continue
+		}
+		if f := s.Faults[id-1]; f.Optional == nil || !*f.Optional {
+			out = append(out, fmt.Sprintf("fault %d %s", id, f.Kind))
+		}
+	}
+	return out
 }

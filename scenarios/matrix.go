@@ -144,7 +144,9 @@ type CellRun struct {
 	Dir    string   `json:"dir,omitempty"`
 	WallMS float64  `json:"wall_ms"`
 	Notes  []string `json:"notes,omitempty"`
-	Error  string   `json:"error,omitempty"`
+	// Unplayed: faults the scenario needs that never fired in this run.
+	Unplayed []string `json:"unplayed,omitempty"`
+	Error    string   `json:"error,omitempty"`
 }
 
 // MatrixTotals counts the cells by what became of them.
@@ -333,7 +335,7 @@ func runOne(ctx context.Context, cfg MatrixConfig, root string, j job) (CellRun,
 		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy,
 	})
 	r.WallMS = float64(time.Since(start)) / float64(time.Millisecond)
-	r.Verdict, r.Checks, r.AsExpected, r.Notes = o.Verdict, o.Checks, o.AsExpected && err == nil, o.Notes
+	r.Verdict, r.Checks, r.AsExpected, r.Notes, r.Unplayed = o.Verdict, o.Checks, o.AsExpected && err == nil, o.Notes, o.Unplayed
 	if o.Dir != "" {
 		if rel, rerr := filepath.Rel(root, o.Dir); rerr == nil {
 			r.Dir = filepath.ToSlash(rel)

@@ -70,6 +70,8 @@ func (c Cell) Note() string {
 	switch {
 	case c.Expected == "":
 		return "nothing expected"
+	case !c.AsExpected && c.unplayed() > 0:
+		return fmt.Sprintf("a needed fault never fired in %d run(s)", c.unplayed())
 	case !c.AsExpected && (c.Verdict == base || base == string(Any)):
 		// The verdict was right; a check was not.
 		for _, name := range checkNames {
@@ -90,6 +92,18 @@ func (c Cell) Note() string {
 		return "not asserted"
 	}
 	return ""
+}
+
+// unplayed counts the runs that did not play the scenario: a fault it
+// needs never fired (the run's notes say which).
+func (c Cell) unplayed() int {
+	n := 0
+	for _, r := range c.Runs {
+		if len(r.Unplayed) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // Tally counts the verdicts of the cell's runs: "safe ×1, unsafe ×1".

@@ -79,6 +79,11 @@ type FaultSpec struct {
 	// The trigger: At (true time since the run's start) or When, exactly one.
 	At   *Duration  `yaml:"at,omitempty"`
 	When *PointSpec `yaml:"when,omitempty,flow"`
+	// Optional: the fault may never fire for some designs (its point is
+	// one only some designs reach), and a run is still the scenario. A
+	// fault that is not optional and never fires makes the run not count:
+	// it did not play the scenario.
+	Optional *bool `yaml:"optional,omitempty"`
 	// For bounds the fault; Until ends it when a client reaches a point.
 	// Without either it lasts until the clients stop, then heals.
 	For   *Duration  `yaml:"for,omitempty"`

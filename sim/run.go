@@ -15,6 +15,9 @@ type Result struct {
 	History History
 	// Notes: what was emulated, triggers that never fired, faults that failed.
 	Notes []string
+	// Unfired are the faults (1-based, as in the history) whose trigger
+	// never came; a fault whose until came first is not among them.
+	Unfired []int
 	// Incomplete: the run was interrupted; its history must not be presented
 	// as a verdict.
 	Incomplete bool
@@ -81,7 +84,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if healErr != nil {
 		res.Notes = append(res.Notes, healErr.Error())
 	}
-	res.Notes = append(res.Notes, sched.unfired()...)
+	notes, unfired := sched.unfired()
+	res.Notes, res.Unfired = append(res.Notes, notes...), unfired
 	if ctx.Err() == nil && !cfg.NoProbe {
 		probe(ctx, w)
 	}

@@ -165,17 +165,17 @@ func (s *schedule) healAll() error {
 
 // unfired lists faults that never ran: their trigger never came (a scenario
 // that relies on them did not test what it says), or their until came first.
-func (s *schedule) unfired() []string {
-	var out []string
+func (s *schedule) unfired() (notes []string, never []int) {
 	for _, f := range s.faults {
 		f.mu.Lock()
 		switch {
 		case f.cancelled:
-			out = append(out, fmt.Sprintf("fault %d %s did not start: its until came first", f.id, f.plan))
+			notes = append(notes, fmt.Sprintf("fault %d %s did not start: its until came first", f.id, f.plan))
 		case !f.started:
-			out = append(out, fmt.Sprintf("fault %d %s never fired", f.id, f.plan))
+			notes = append(notes, fmt.Sprintf("fault %d %s never fired", f.id, f.plan))
+			never = append(never, f.id)
 		}
 		f.mu.Unlock()
 	}
-	return out
+	return notes, never
 }

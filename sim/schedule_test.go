@@ -47,8 +47,10 @@ func TestSchedulePointTriggersAndUntil(t *testing.T) {
 	assert.Zero(t, cancelled.starts, "a fault whose until came first never starts")
 	require.NoError(t, s.healAll())
 	assert.Equal(t, 1, started.stops, "healing does not stop a fault twice")
-	require.Len(t, s.unfired(), 1)
-	assert.Contains(t, s.unfired()[0], "until came first", "a cancelled fault is reported, not as unfired")
+	notes, never := s.unfired()
+	require.Len(t, notes, 1)
+	assert.Contains(t, notes[0], "until came first", "a cancelled fault is reported, not as unfired")
+	assert.Empty(t, never, "a cancelled fault is not unfired")
 
 	ops := w.rec.History().Ops
 	require.Len(t, ops, 1)
@@ -67,6 +69,8 @@ func TestScheduleTimeTriggerAndHeal(t *testing.T) {
 	require.Eventually(t, func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.starts == 1 }, 2*time.Second, time.Millisecond)
 	require.NoError(t, s.healAll())
 	assert.Equal(t, 1, f.stops, "a fault without for/until lasts until the heal")
-	assert.Len(t, s.unfired(), 1)
-	assert.Contains(t, s.unfired()[0], "never fired")
+	notes, unfired := s.unfired()
+	require.Len(t, notes, 1)
+	assert.Contains(t, notes[0], "never fired")
+	assert.Equal(t, []int{2}, unfired, "ids as in the history")
 }
