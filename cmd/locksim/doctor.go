@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -23,9 +24,10 @@ type check struct {
 
 func doctorCmd() *cobra.Command {
 	var toxiproxy string
+	var addrs []string
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check what locksim needs: redis-server, redis-sentinel, loopback ports, toxiproxy",
+		Short: "Check what locksim needs: redis-server, redis-sentinel, loopback ports, toxiproxy, your servers",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			checks := []check{
@@ -35,6 +37,9 @@ func doctorCmd() *cobra.Command {
 			}
 			if toxiproxy != "" {
 				checks = append(checks, toxiproxyReachable(cmd.Context(), toxiproxy))
+			}
+			for i, a := range addrs {
+				checks = append(checks, serverAnswers(cmd.Context(), i, strings.TrimSpace(a)))
 			}
 			failed := 0
 			for _, c := range checks {
@@ -52,7 +57,20 @@ func doctorCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&toxiproxy, "toxiproxy", "", "also check a toxiproxy server's API at `ADDR` (host:port)")
+	cmd.Flags().StringSliceVar(&addrs, "addrs", nil, "also check that the Redis servers at `host:port,...` (run's --addrs) answer PING")
 	return cmd
+}
+
+// serverAnswers checks one of the external backend's servers.
+func serverAnswers(ctx context.Context, i int, addr string) check {
+	name := fmt.Sprintf("node %d", i)
+	if err := scenarios.CheckAddr(addr); err != nil {
+		return check{name, false, fmt.Sprintf("--addrs %q: %v", addr, err)}
+	}
+	if err := ping(ctx, addr); err != nil {
+		return check{name, false, fmt.Sprintf("%s does not answer PING: %v", addr, err)}
+	}
+	return check{name, true, addr + " answers PING"}
 }
 
 func binaryVersion(name, hint string) check {
