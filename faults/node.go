@@ -168,6 +168,10 @@ type KillNode struct {
 	KeepData     bool
 }
 
+// KeepsData: on redis-server a restart that keeps its data needs
+// persistence always, which sim.Config.WithDefaults then picks.
+func (f KillNode) KeepsData() bool { return f.KeepData }
+
 func (f KillNode) String() string {
 	s := fmt.Sprintf("kill-node %d (", f.Node)
 	switch {

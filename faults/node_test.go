@@ -48,6 +48,7 @@ func TestKillNodeLosesOrKeepsTheKey(t *testing.T) {
 		"miniredis lose":           {sim.BackendMiniredis, "", false, false},
 		"miniredis keep":           {sim.BackendMiniredis, "", true, true},
 		"redis none keep_data":     {sim.BackendRedis, sim.PersistenceNone, true, false},
+		"redis unset keep_data":    {sim.BackendRedis, "", true, true}, // WithDefaults picks always
 		"redis always lose":        {sim.BackendRedis, sim.PersistenceAlways, false, false},
 		"redis always keep_data":   {sim.BackendRedis, sim.PersistenceAlways, true, true},
 		"redis everysec keep_data": {sim.BackendRedis, sim.PersistenceEverySec, true, true},
@@ -56,8 +57,12 @@ func TestKillNodeLosesOrKeepsTheKey(t *testing.T) {
 			if k.backend == sim.BackendRedis {
 				simtest.RequireRedisServer(t)
 			}
+			f := faults.KillNode{Node: 0, RestartAfter: faults.StayDown, KeepData: k.keepData}
 			cfg := baseConfig(k.backend, 1, 1)
 			cfg.Cluster.Persistence = k.persistence
+			// planned (never fired: started by hand below) so that the
+			// configuration's defaults see it
+			cfg.Faults = []sim.Planned{{Fault: f, Start: sim.Trigger{At: time.Hour}}}
 			w := world(t, cfg)
 			cl := direct(t, w, 0)
 			ctx := context.Background()
@@ -65,7 +70,6 @@ func TestKillNodeLosesOrKeepsTheKey(t *testing.T) {
 			// everysec too: Redis write()s the AOF before it replies, and a
 			// killed process's writes are in the page cache; fsync matters
 			// only when the host dies.
-			f := faults.KillNode{Node: 0, RestartAfter: faults.StayDown, KeepData: k.keepData}
 			start(t, w, f)
 			n, _ := w.Node(0)
 			require.False(t, n.Up())

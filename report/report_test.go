@@ -570,3 +570,25 @@ func TestExample(t *testing.T) {
 	}
 	t.Logf("wrote %s", dir)
 }
+
+// WriteFileAtomic replaces a file whole, and a failing writer changes
+// nothing and leaves no temporary file.
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "page.html")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o600))
+	require.NoError(t, WriteFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "new", string(b))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+
+	err = WriteFileAtomic(path, func(w io.Writer) error { _, _ = io.WriteString(w, "half"); return errors.New("boom") })
+	require.ErrorContains(t, err, "boom")
+	b, err = os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "new", string(b), "a failed write leaves the old file")
+	assert.Equal(t, []string{"page.html"}, listDir(t, dir), "no temporary file left")
+}

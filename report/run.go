@@ -146,20 +146,56 @@ func WriteRun(dir string, in Run) (err error) {
 
 // WriteSynced writes a new file (it must not exist) through a buffer and
 // syncs it to disk: the building block of every atomic artifact directory.
-func WriteSynced(path string, write func(io.Writer) error) (err error) {
+func WriteSynced(path string, write func(io.Writer) error) error {
+	return writeSynced(write, func() (*os.File, error) {
+		return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	})
+}
+
+// WriteFileAtomic replaces path with what write produces: written and
+// synced under a temporary name next to it, then renamed over it, so a
+// reader sees the old file or the whole new one; on error nothing changes.
+func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+	var tmp string
+	err = writeSynced(write, func() (*os.File, error) {
+		f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+		if err == nil {
+			tmp = f.Name()
+			err = f.Chmod(0o644) // CreateTemp makes it 0600
+		}
+		return f, err
+	})
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		if tmp != "" {
+			_ = os.Remove(tmp)
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	_ = SyncDir(filepath.Dir(path)) // the rename is done; this is durability only
+	return nil
+}
+
+// writeSynced renders write into a buffer (so a failing writer leaves no
+// file behind) and writes and syncs it to the file open gives.
+func writeSynced(write func(io.Writer) error, open func() (*os.File, error)) (err error) {
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := open()
+	if f != nil {
+		defer func() {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}()
+	}
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
 	if _, err := f.Write(buf.Bytes()); err != nil {
 		return err
 	}

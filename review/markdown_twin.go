@@ -92,7 +92,7 @@ func (r *Review) WriteMarkdown(w io.Writer, mdDir string) error {
 		p("None: every pair that ran was safe.\n")
 	}
 	for _, g := range r.byScenario() {
-		p("### %s\n\n%s", g.Scenario.Name, oneLineMD(g.Scenario.Doc))
+		p("### %s\n\n%s", g.Scenario.Name, mdCellText(g.Scenario.Doc))
 		if g.Scenario.Source != "" {
 			p(" *Source: %s.*", g.Scenario.Source)
 		}
@@ -142,7 +142,7 @@ func (r *Review) WriteMarkdown(w io.Writer, mdDir string) error {
 
 	p("\n## Scenarios\n\n")
 	for _, s := range m.Scenarios {
-		p("- **%s**: %s", s.Name, oneLineMD(s.Doc))
+		p("- **%s**: %s", s.Name, mdCellText(s.Doc))
 		if s.Source != "" {
 			p(" *Source: %s.*", s.Source)
 		}
@@ -177,8 +177,6 @@ func demote(md string, n int) string {
 		return strings.Repeat("#", level) + s[len(s)-1:]
 	})
 }
-
-func oneLineMD(s string) string { return mdCellText(s) }
 
 // mdCellText keeps free text on one line and out of table syntax.
 func mdCellText(s string) string {

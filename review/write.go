@@ -1,12 +1,13 @@
 package review
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/locksim/locksim/report"
 )
 
 // MarkdownPath is where the Markdown twin of the page at htmlPath goes:
@@ -28,39 +29,8 @@ func (r *Review) Write(htmlPath string) error {
 	if mdPath == htmlPath {
 		return fmt.Errorf("%s: the page needs an extension other than .md (its twin is the .md)", htmlPath)
 	}
-	if err := writeAtomic(mdPath, func(w io.Writer) error { return r.WriteMarkdown(w, dir) }); err != nil {
+	if err := report.WriteFileAtomic(mdPath, func(w io.Writer) error { return r.WriteMarkdown(w, dir) }); err != nil {
 		return err
 	}
-	return writeAtomic(htmlPath, r.WriteHTML)
-}
-
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(f.Name())
-		}
-	}()
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return report.WriteFileAtomic(htmlPath, r.WriteHTML)
 }

@@ -43,11 +43,6 @@ func (s *Scenario) Config(algo string) (sim.Config, error) {
 	for _, r := range s.Roles {
 		cfg.Roles = append(cfg.Roles, roleAccess[r])
 	}
-	if cfg.Cluster.Backend == sim.BackendRedis && cfg.Cluster.Persistence == "" && s.keepsData() {
-		// keep_data means the restarted node has every acknowledged
-		// write; on redis-server only appendfsync always gives that.
-		cfg.Cluster.Persistence = sim.PersistenceAlways
-	}
 	for i, f := range s.Faults {
 		p, err := f.plan()
 		if err != nil {
@@ -80,16 +75,6 @@ func (s *Scenario) validate(algo string, cfg sim.Config) error {
 		return &Error{File: s.file, Msg: fmt.Sprintf("%s: %v", algo, err)}
 	}
 	return nil
-}
-
-// keepsData: some kill-node restarts with keep_data.
-func (s *Scenario) keepsData() bool {
-	for _, f := range s.Faults {
-		if f.KeepData != nil && *f.KeepData {
-			return true
-		}
-	}
-	return false
 }
 
 // lock turns the options into lock.Options, leaving out what the simulator

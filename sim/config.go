@@ -91,10 +91,30 @@ func (c Config) WithDefaults() Config {
 	if c.Grace == 0 {
 		c.Grace = 2*c.Options.TTL + c.Hold + time.Second
 	}
+	if c.Cluster.Backend == BackendRedis && c.Cluster.Persistence == "" && c.keepsData() {
+		// keep_data means the restarted node has every acknowledged
+		// write; on redis-server only appendfsync always gives that.
+		c.Cluster.Persistence = PersistenceAlways
+	}
 	if c.Cluster.ProxiedClients == 0 && c.needsNetwork() {
 		c.Cluster.ProxiedClients = c.Clients
 	}
 	return c
+}
+
+// DataKeeper is implemented by faults that restart a node expecting its
+// data back (kill-node with keep_data).
+type DataKeeper interface {
+	KeepsData() bool
+}
+
+func (c Config) keepsData() bool {
+	for _, p := range c.Faults {
+		if k, ok := p.Fault.(DataKeeper); ok && k.KeepsData() {
+			return true
+		}
+	}
+	return false
 }
 
 // NetworkUser is implemented by faults that act on the links between

@@ -89,26 +89,7 @@ func TestMismatchExitsOne(t *testing.T) {
 	// Expecting safe from a design that is unsafe under this pause must exit 1.
 	dir := t.TempDir()
 	f := filepath.Join(dir, "s.yaml")
-	require.NoError(t, os.WriteFile(f, []byte(`name: wrong-expectation
-algorithm: setpx
-options: {ttl: 200ms}
-clients: 2
-duration: 1s
-hold: 50ms
-faults:
-  - kind: pause-client # client 1 starts once client 0 holds the lock
-    client: 1
-    when: {point: before-acquire}
-    until: {client: 0, point: after-acquire}
-    for: 300ms
-  - kind: pause-client
-    client: 0
-    when: {point: after-check}
-    for: 500ms
-    until: {client: 1, point: after-enter}
-expect:
-  setpx: safe
-`), 0o644))
+	require.NoError(t, os.WriteFile(f, []byte(wrongExpectationYAML), 0o644))
 	_, stderr, code := execute(t, "run", f, "--out", dir)
 	assert.Equal(t, exitMismatch, code, stderr)
 	assert.Contains(t, stderr, "differ")
@@ -133,3 +114,30 @@ func TestListPoints(t *testing.T) {
 		assert.Contains(t, lines, p)
 	}
 }
+
+// wrongExpectationYAML is Kleppmann's pause for setpx, which makes it
+// unsafe, with safe expected: a run or a matrix of it must exit 1.
+const wrongExpectationYAML = `name: wrong-expectation
+doc: Kleppmann's pause (gc-pause-after-check), which makes setpx unsafe, expected safe.
+algorithm: setpx
+options: {ttl: 200ms}
+clients: 2
+duration: 1s
+hold: 50ms
+faults:
+  - kind: pause-client # client 1 starts once client 0 holds the lock
+    client: 1
+    when: {point: before-acquire}
+    until: {client: 0, point: after-acquire}
+    for: 300ms
+  - kind: pause-client
+    client: 0
+    when: {point: after-check}
+    for: 500ms
+    until: {client: 1, point: after-enter}
+  - kind: crash-client
+    client: 0
+    when: {point: before-release}
+expect:
+  "*": safe
+`

@@ -48,29 +48,7 @@ func TestMatrixBadInput(t *testing.T) {
 func TestMatrixMismatchThenReport(t *testing.T) {
 	dir := t.TempDir()
 	wrong := filepath.Join(dir, "wrong.yaml")
-	require.NoError(t, os.WriteFile(wrong, []byte(`name: wrong-expectation
-doc: Kleppmann's pause (gc-pause-after-check), which makes setpx unsafe, expected safe.
-options: {ttl: 200ms}
-clients: 2
-duration: 1s
-hold: 50ms
-faults:
-  - kind: pause-client
-    client: 1
-    when: {point: before-acquire}
-    until: {client: 0, point: after-acquire}
-    for: 300ms
-  - kind: pause-client
-    client: 0
-    when: {point: after-check}
-    for: 500ms
-    until: {client: 1, point: after-enter}
-  - kind: crash-client
-    client: 0
-    when: {point: before-release}
-expect:
-  "*": safe
-`), 0o644))
+	require.NoError(t, os.WriteFile(wrong, []byte(wrongExpectationYAML), 0o644))
 	out := filepath.Join(dir, "results")
 	stdout, stderr, code := execute(t, "matrix", "--scenarios", wrong, "--algos", "setpx", "--out", out, "--json")
 	require.Equal(t, exitMismatch, code, stderr)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -155,20 +154,11 @@ func (f *runFlags) scenario(cmd *cobra.Command, args []string) (*scenarios.Scena
 	return s, nil
 }
 
-// jsonResult is what --json prints.
+// jsonResult is what --json prints: each run as scenarios.Execute
+// reported it.
 type jsonResult struct {
-	Scenario string         `json:"scenario"`
-	Runs     []jsonRunEntry `json:"runs"`
-}
-
-type jsonRunEntry struct {
-	Algorithm  string                     `json:"algorithm"`
-	Verdict    checker.Verdict            `json:"verdict,omitempty"`
-	Checks     map[string]checker.Verdict `json:"checks,omitempty"`
-	Expected   string                     `json:"expected,omitempty"`
-	AsExpected bool                       `json:"as_expected"`
-	Skipped    string                     `json:"skipped,omitempty"`
-	Dir        string                     `json:"dir,omitempty"`
+	Scenario string              `json:"scenario"`
+	Runs     []scenarios.Outcome `json:"runs"`
 }
 
 func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenarios.Scenario) error {
@@ -219,7 +209,7 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 		if !o.AsExpected {
 			mismatches++
 		}
-		res.Runs = append(res.Runs, jsonRunEntry{o.Algorithm, o.Verdict, o.Checks, o.Expected, o.AsExpected, o.Skipped, o.Dir})
+		res.Runs = append(res.Runs, o)
 		if !f.asJSON {
 			printOutcome(stdout, o)
 		}
