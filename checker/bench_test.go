@@ -55,13 +55,13 @@ func realisticHistory(seed uint64, n, clients, overlapAt int) sim.History {
 				Outcome: sim.OK, Fault: fmt.Sprintf("delay client %d 2ms", victim), FaultID: faultID})
 		}
 		acq := sim.Op{Kind: sim.KindAcquire, Client: w, Key: "lock", Call: t, Return: t + ms, Outcome: sim.OK,
-			Token: token, ValidUntil: t + ms + 500*ms}
+			Token: token, Deadline: t + ms + 500*ms}
 		ops = append(ops, acq,
 			sim.Op{Kind: sim.KindCheck, Client: w, Key: "lock", Call: t + ms, Return: t + 2*ms, Outcome: sim.OK, Token: token},
 			res(sim.KindEnter, w, token, t+3*ms))
 		if round%7 == 0 {
 			ops = append(ops, sim.Op{Kind: sim.KindExtend, Client: w, Key: "lock", Call: t + 5*ms, Return: t + 6*ms,
-				Outcome: sim.OK, Token: token, ValidUntil: t + 506*ms})
+				Outcome: sim.OK, Token: token, Deadline: t + 506*ms})
 		}
 		if round == overlapAt && prev >= 0 && prev != w {
 			faultID++

@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/sim"
@@ -11,29 +13,85 @@ import (
 // timeout), so a history.jsonl re-checked offline gets the same verdict.
 func Check(h sim.History, cfg Config) Result {
 	began := time.Now()
-	fi := faultWindows(h)
-	end := historyEnd(h)
+	v := Read(h)
+	fi := faultIndex(v.Faults)
 
 	log, err := resourceOps(h, cfg)
-	ex := checkExclusion(log, err, cfg, fi, end)
+	ex := checkExclusion(h, log, err, cfg, fi, v.End)
 	usable := &log
 	if err != nil {
 		usable = nil
 	}
-	ls, unknown := leases(h, end)
+	claim, claimAgrees := checkClaim(h, v, cfg, fi)
 	checks := []CheckResult{
 		ex.check,
-		checkClaim(ls, unknown, fi),
-		checkFencing(h, cfg, ls, usable, fi),
+		claim,
+		checkFencing(h, cfg, v, usable, fi),
 		checkLiveness(h),
 	}
+	coverByFencing(checks, cfg)
+	verdict, reason := overall(checks, v)
 	return Result{
-		Verdict:     overall(checks),
+		Verdict:     verdict,
+		Reason:      reason,
 		Checks:      checks,
-		SweepAgrees: ex.agrees,
+		SweepAgrees: ex.agrees && claimAgrees,
 		Ops:         len(h.Ops),
 		Elapsed:     time.Since(began),
 		info:        ex.info,
 		fenced:      ex.fenced,
 	}
+}
+
+// coverByFencing judges a fenced design by what fencing promises: growing
+// tokens that the resource enforces, not exclusive leases. When its leases
+// overlapped (a node clock jump, a restart without fsync) but the tokens
+// grew and the resource kept the writes apart, the data was protected: the
+// claim reads "covered". When tokens repeated or went back, fencing is
+// unsafe and the claim stays unsafe.
+func coverByFencing(checks []CheckResult, cfg Config) {
+	if !cfg.Fencing {
+		return
+	}
+	ex, claim, fencing := &checks[0], &checks[1], &checks[2]
+	if claim.Verdict == Unsafe && fencing.Verdict == Safe && ex.Verdict == Safe {
+		claim.Verdict = Covered
+		claim.Detail = "leases overlapped; covered by fencing (the tokens grew and the resource rejected the stale writes): " + claim.Detail
+	}
+}
+
+// overall folds the per-check verdicts. Safety outranks liveness: a run
+// that both overlapped and deadlocked is reported as unsafe, because that
+// is the finding a design review must not miss. A run that tested nothing
+// (no lease was ever granted, or no check had anything to judge) is
+// unknown, never safe; reason says why a verdict is unknown.
+func overall(checks []CheckResult, v View) (Verdict, string) {
+	var deadlock bool
+	var unknown []string
+	skipped := 0
+	for _, c := range checks {
+		switch c.Verdict {
+		case Unsafe:
+			if c.Name != nameLiveness {
+				return Unsafe, ""
+			}
+		case Deadlock:
+			deadlock = true
+		case Unknown:
+			unknown = append(unknown, c.Name)
+		case Skipped:
+			skipped++
+		}
+	}
+	switch {
+	case deadlock:
+		return Deadlock, ""
+	case len(v.Leases) == 0:
+		return Unknown, fmt.Sprintf("no lease was granted (%d acquire(s) with unknown outcome): the run tested nothing", v.UnknownAcquires)
+	case skipped == len(checks):
+		return Unknown, "every check was skipped: the run tested nothing"
+	case len(unknown) > 0:
+		return Unknown, "could not decide: " + strings.Join(unknown, ", ")
+	}
+	return Safe, ""
 }

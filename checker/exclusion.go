@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/locksim/locksim/sim"
 )
 
 // runPorcupine is porcupine itself. It is a variable so that tests can
@@ -28,9 +29,21 @@ type exclusionResult struct {
 	fenced bool
 }
 
-// checkExclusion judges the resource log; err is why resourceOps could
-// not build it.
-func checkExclusion(log resourceLog, err error, cfg Config, fi faultIndex, end time.Duration) exclusionResult {
+// checkExclusion judges exclusion twice, on different data. The ground
+// truth is the exact sweep of the resource's own serial log (At, Seq).
+// The independent view is porcupine over what the clients saw: each
+// enter, exit or write from the instant its client sent it to the instant
+// the reply came back (open-ended when no reply came), against the same
+// sequential specification of the resource. The resource applied every
+// operation inside its client's interval, so its own order is one of the
+// orders porcupine tries: when porcupine finds none legal, the sweep must
+// have found an overlap. The converse need not hold (a delayed message
+// blurs the clients' view), so porcupine legal with the sweep unsafe is
+// unsafe; porcupine illegal with the sweep safe is a bug in locksim (a
+// stamp outside its interval, a lost record) and gives unknown.
+//
+// err is why resourceOps could not build the log.
+func checkExclusion(h sim.History, log resourceLog, err error, cfg Config, fi faultIndex, end time.Duration) exclusionResult {
 	res := exclusionResult{agrees: true}
 	if err != nil {
 		res.check = CheckResult{Name: nameExclusion, Verdict: Unknown, Detail: "bad history: " + err.Error()}
@@ -53,44 +66,79 @@ func checkExclusion(log resourceLog, err error, cfg Config, fi faultIndex, end t
 		log.note, len(log.all), what, len(log.keys), log.lost)
 
 	sw := sweepExclusion(log, fi, end)
-
-	ops := make([]porcupine.Operation, len(log.all))
-	for i, r := range log.all {
-		ops[i] = porcupine.Operation{ClientId: r.client, Input: r, Call: r.call, Return: r.ret}
-		if cfg.Verbose {
-			ops[i].Metadata = r
-		}
-	}
-	timeout := cfg.Timeout
-	switch {
-	case timeout == 0:
-		timeout = defaultTimeout
-	case timeout < 0:
-		timeout = 0 // porcupine: unbounded
-	}
-	verdict, info := runPorcupine(exclusionModel(log.fenced), ops, timeout, cfg.Verbose)
+	ops := clientViewOps(h, log.fenced, end)
+	verdict, info := runPorcupine(clientViewModel(log.fenced), ops, porcupineTimeout(cfg), cfg.Verbose)
 	res.info = info
 
-	sweepSays := "linearizable"
+	sweepSays := "no overlap"
 	if sw.unsafe() {
 		sweepSays = fmt.Sprintf("%d violation(s), first: %s", sw.violations, sw.first)
 	}
 	c := CheckResult{Name: nameExclusion, Witnesses: sw.witnesses}
 	switch {
-	case verdict == porcupine.Unknown:
-		c.Verdict = Unknown
-		c.Detail = fmt.Sprintf("porcupine timed out after %v, so exclusion is not cross-checked (the sweep alone: %s); %s", timeout, sweepSays, scope)
-	case (verdict == porcupine.Illegal) != sw.unsafe():
-		res.agrees = false
-		c.Verdict = Unknown
-		c.Detail = fmt.Sprintf("porcupine and sweep disagree: porcupine says %s, the sweep says %s; this is a locksim bug, please report it with history.jsonl; %s", verdict, sweepSays, scope)
 	case sw.unsafe():
 		c.Verdict = Unsafe
-		c.Detail = fmt.Sprintf("%d operation(s) broke exclusion at the resource; first: %s; %s", sw.violations, sw.first, scope)
+		c.Detail = fmt.Sprintf("%d operation(s) broke exclusion at the resource; first: %s; %s; porcupine over the clients' view: %s",
+			sw.violations, sw.first, scope, porcupineSays(verdict))
+	case verdict == porcupine.Illegal:
+		res.agrees = false
+		c.Verdict = Unknown
+		c.Detail = fmt.Sprintf("porcupine and the sweep disagree: porcupine finds no legal order of the clients' %s, the sweep of the resource's log finds %s; this is a locksim bug, please report it with history.jsonl; %s", what, sweepSays, scope)
+	case verdict == porcupine.Unknown:
+		c.Verdict = Unknown
+		c.Detail = fmt.Sprintf("porcupine timed out after %v over the clients' view, so the sweep's %s is not cross-checked; %s", porcupineTimeout(cfg), sweepSays, scope)
 	default:
 		c.Verdict = Safe
-		c.Detail = scope + "; porcupine and the sweep agree"
+		c.Detail = scope + "; porcupine over the clients' view agrees"
 	}
 	res.check = c
 	return res
+}
+
+func porcupineSays(v porcupine.CheckResult) string {
+	switch v {
+	case porcupine.Illegal:
+		return "no legal order either"
+	case porcupine.Unknown:
+		return "timed out"
+	}
+	return "a legal order exists (the clients' intervals blur what the resource saw)"
+}
+
+// porcupineTimeout is Config.Timeout as porcupine reads it.
+func porcupineTimeout(cfg Config) time.Duration {
+	switch {
+	case cfg.Timeout == 0:
+		return defaultTimeout
+	case cfg.Timeout < 0:
+		return 0 // porcupine: unbounded
+	}
+	return cfg.Timeout
+}
+
+// clientViewOps are the resource operations as their clients saw them:
+// from the send to the reply, open-ended (until after the history's end)
+// when the client never saw the reply. Operations that never reached the
+// resource had no effect anywhere and are left out, as the sweep leaves
+// them out.
+func clientViewOps(h sim.History, fenced bool, end time.Duration) []porcupine.Operation {
+	var ops []porcupine.Operation
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		judged := op.Kind == sim.KindWrite
+		if !fenced {
+			judged = op.Kind == sim.KindEnter || op.Kind == sim.KindExit
+		}
+		if !judged || op.Seq <= 0 {
+			continue
+		}
+		r := &resOp{kind: op.Kind, client: op.Client, key: op.Key, token: op.Token, fence: op.Fence,
+			read: op.Mode == "read", accepted: op.Outcome == sim.OK, unacked: op.Unacked}
+		ret := op.Return
+		if op.Unacked {
+			ret = end + 1
+		}
+		ops = append(ops, porcupine.Operation{ClientId: op.Client, Input: r, Call: int64(op.Call), Return: int64(ret), Metadata: op})
+	}
+	return ops
 }

@@ -21,7 +21,7 @@ import (
 //
 // log is the resource log the exclusion check used; nil when it was
 // unusable, and then only the first half is checked.
-func checkFencing(h sim.History, cfg Config, ls []lease, log *resourceLog, fi faultIndex) CheckResult {
+func checkFencing(h sim.History, cfg Config, v View, log *resourceLog, fi faultIndex) CheckResult {
 	c := CheckResult{Name: nameFencing}
 	var fenced, okAcquires int
 	for i := range h.Ops {
@@ -57,9 +57,11 @@ func checkFencing(h sim.History, cfg Config, ls []lease, log *resourceLog, fi fa
 	}
 
 	// 1. tokens handed out by the lock
-	windows := map[leaseID]Interval{} // for witness intervals; the latest per token is enough
-	for _, l := range ls {
-		windows[leaseID{l.client, l.key, l.token}] = l.interval()
+	windows := map[leaseID]Interval{} // for witness intervals: each token's first window
+	for _, l := range v.Leases {
+		if _, ok := windows[leaseID{l.Client, l.Key, l.Token}]; !ok {
+			windows[leaseID{l.Client, l.Key, l.Token}] = l.interval()
+		}
 	}
 	byKey := map[string][]*sim.Op{}
 	for i := range h.Ops {

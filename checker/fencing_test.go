@@ -10,7 +10,7 @@ import (
 func TestFenceOrder(t *testing.T) {
 	acq := func(c int, call, ret time.Duration, fence int64) sim.Op {
 		return sim.Op{Kind: sim.KindAcquire, Client: c, Key: "k", Call: call, Return: ret, Outcome: sim.OK,
-			Token: string(rune('a' + c)), Fence: fence, ValidUntil: ret + 10*ms}
+			Token: string(rune('a' + c)), Fence: fence, Deadline: ret + 10*ms}
 	}
 	for _, tc := range []struct {
 		name string

@@ -11,9 +11,11 @@ import (
 // checkLiveness reads the probes the harness runs after every fault healed,
 // one per key: a lock that nobody can take any more (SETNX, then a crash
 // before EXPIRE) is a deadlock, which no safety check can see. Every key's
-// probe must have acquired; a probe that failed or whose outcome is unknown
-// is a deadlock (unknown is never a pass). When a key was probed more than
-// once, its last probe decides: it had the most time to recover.
+// probe must have acquired. A probe that was refused until its bound is a
+// deadlock; one that never got a definite answer (the nodes did not
+// answer) makes liveness unknown: it is not a pass, and it is not a
+// deadlock the lock caused. When a key was probed more than once, its last
+// probe decides: it had the most time to recover.
 func checkLiveness(h sim.History) CheckResult {
 	c := CheckResult{Name: nameLiveness}
 	last := map[string]*sim.Op{}
@@ -33,7 +35,7 @@ func checkLiveness(h sim.History) CheckResult {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	var stuck []string
+	var stuck, undecided []string
 	var slowest *sim.Op
 	for _, k := range keys {
 		p := last[k]
@@ -42,7 +44,11 @@ func checkLiveness(h sim.History) CheckResult {
 			if p.Err != "" {
 				s += " (" + p.Err + ")"
 			}
-			stuck = append(stuck, s)
+			if p.Outcome == sim.Unknown {
+				undecided = append(undecided, s)
+			} else {
+				stuck = append(stuck, s)
+			}
 			continue
 		}
 		if slowest == nil || p.Return-p.Call > slowest.Return-slowest.Call {
@@ -52,6 +58,11 @@ func checkLiveness(h sim.History) CheckResult {
 	if len(stuck) > 0 {
 		c.Verdict = Deadlock
 		c.Detail = fmt.Sprintf("%d of %d key(s) could not be acquired after healing: %s", len(stuck), len(keys), strings.Join(stuck, "; "))
+		return c
+	}
+	if len(undecided) > 0 {
+		c.Verdict = Unknown
+		c.Detail = fmt.Sprintf("%d of %d key(s) got no definite answer after healing: %s", len(undecided), len(keys), strings.Join(undecided, "; "))
 		return c
 	}
 	c.Verdict = Safe

@@ -172,74 +172,63 @@ func describeOp(input, _ any) string {
 }
 
 func describeMeta(meta any) string {
-	op, ok := meta.(*resOp)
+	op, ok := meta.(*sim.Op)
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("key %s seq %d at %v", op.key, op.seq, op.at)
+	s := fmt.Sprintf("key %s; sent at %v", op.Key, op.Call)
+	if op.Unacked {
+		s += ", no reply"
+	} else {
+		s += fmt.Sprintf(", reply at %v", op.Return)
+	}
+	return s + fmt.Sprintf("; landed at %v (seq %d)", op.At, op.Seq)
 }
 
-// partitionByKey splits by lock key: locks on different keys are
-// independent, and porcupine checks the partitions in parallel.
-func partitionByKey(ops []porcupine.Operation) [][]porcupine.Operation {
-	idx := map[string]int{}
-	var sizes []int
-	for _, o := range ops {
-		k := o.Input.(*resOp).key
-		i, ok := idx[k]
-		if !ok {
-			i = len(sizes)
-			idx[k] = i
-			sizes = append(sizes, 0)
-		}
-		sizes[i]++
-	}
-	if len(sizes) == 1 {
-		return [][]porcupine.Operation{ops} // the common case: one lock
-	}
-	parts := make([][]porcupine.Operation, len(sizes))
-	for i, n := range sizes {
-		parts[i] = make([]porcupine.Operation, 0, n)
-	}
-	for _, o := range ops {
-		i := idx[o.Input.(*resOp).key]
-		parts[i] = append(parts[i], o)
-	}
-	return parts
-}
-
-// exclusionModel is the sequential specification of the protected
+// clientViewModel is the sequential specification of the protected
 // resource, one partition per lock key: the mutex model (mutexStep) without
-// fencing, the section model (fenceStep) with it.
-//
-// Porcupine is fed the resource's own observation: every applied operation
-// is a point in the resource's serial order (see clock), not the client's
-// [Call, Return] interval. With client intervals, an enter or write delayed
-// in the network would have an interval spanning the delay; porcupine could
-// linearize it at its call, before the other client entered, and the
-// overlap the resource actually saw would go unreported. Points in a total
-// order leave porcupine exactly one candidate linearization, so it decides
-// exactly what the resource saw, in time linear in the history (its cache
-// still costs memory quadratic in the operations per key: about n*n/8
-// bytes).
-func exclusionModel(fenced bool) porcupine.Model {
-	m := porcupine.Model{
-		Partition:                 partitionByKey,
+// fencing, the section model (fenceStep) with it. A fenced write whose
+// reply its client never saw may have been accepted or rejected, so the
+// fenced model is nondeterministic there.
+func clientViewModel(fenced bool) porcupine.Model {
+	partition := func(ops []porcupine.Operation) [][]porcupine.Operation {
+		return partitionBy(ops, func(o porcupine.Operation) string { return o.Input.(*resOp).key })
+	}
+	if !fenced {
+		return porcupine.Model{
+			Partition:                 partition,
+			Init:                      func() any { return mutexState(nil) },
+			Step:                      mutexStep,
+			Equal:                     func(a, b any) bool { return slices.Equal(a.(mutexState), b.(mutexState)) },
+			Hash:                      mutexHash,
+			DescribeOperation:         describeOp,
+			DescribeOperationMetadata: describeMeta,
+			DescribeState:             describeMutex,
+		}
+	}
+	nm := porcupine.NondeterministicModel{
+		Partition: partition,
+		Init:      func() []any { return []any{&fenceState{}} },
+		Step: func(state, input, output any) []any {
+			op := input.(*resOp)
+			var next []any
+			for _, accepted := range []bool{true, false} {
+				if !op.unacked && accepted != op.accepted {
+					continue
+				}
+				o := *op
+				o.accepted = accepted
+				if ok, n := fenceStep(state, &o, output); ok {
+					next = append(next, n)
+				}
+			}
+			return next
+		},
+		Equal:                     fenceEqual,
+		Hash:                      func(s any) uint64 { return s.(*fenceState).hash },
 		DescribeOperation:         describeOp,
 		DescribeOperationMetadata: describeMeta,
+		DescribeState:             describeFence,
 	}
-	if fenced {
-		m.Init = func() any { return &fenceState{} }
-		m.Step = fenceStep
-		m.Equal = fenceEqual
-		m.Hash = func(s any) uint64 { return s.(*fenceState).hash }
-		m.DescribeState = describeFence
-	} else {
-		m.Init = func() any { return mutexState(nil) }
-		m.Step = mutexStep
-		m.Equal = func(a, b any) bool { return slices.Equal(a.(mutexState), b.(mutexState)) }
-		m.Hash = mutexHash
-		m.DescribeState = describeMutex
-	}
-	return m
+	return nm.ToModel()
 }

@@ -20,11 +20,9 @@ type resOp struct {
 	fence    int64
 	read     bool // mode "read"
 	accepted bool // writes: the resource accepted the token
+	unacked  bool // the client never saw the reply: to it, accepted is unknown
 	at       time.Duration
 	seq      int64
-	// call and ret place the operation on porcupine's clock: a point in
-	// the resource's order, not the client's interval.
-	call, ret int64
 }
 
 // section identifies one lease's run of writes at the resource. The fence
@@ -46,7 +44,6 @@ type resourceLog struct {
 	all    []*resOp            // every key, in the resource's order
 	lost   int                 // judged-kind operations that never reached it
 	note   string              // how the mode was chosen, when not obvious
-	clock  clock               // porcupine's time axis
 }
 
 // resourceOps extracts the operations the exclusion check judges. A
@@ -120,39 +117,5 @@ func resourceOps(h sim.History, cfg Config) (resourceLog, error) {
 	slices.SortStableFunc(log.all, func(a, b *resOp) int {
 		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq), cmp.Compare(a.key, b.key))
 	})
-	ties := 1
-	for i, run := 1, 1; i < len(log.all); i++ {
-		if log.all[i].at == log.all[i-1].at {
-			run++
-			ties = max(ties, run)
-		} else {
-			run = 1
-		}
-	}
-	log.clock = clock{scale: 2*int64(ties) + 2}
-	var k int64 // slot among the operations applied at r.at
-	for i, r := range log.all {
-		if i > 0 && r.at == log.all[i-1].at {
-			k++
-		} else {
-			k = 0
-		}
-		r.call = log.clock.before(r.at) + 2*k + 1
-		r.ret = r.call + 1
-	}
 	return log, nil
 }
-
-// clock is porcupine's time axis: true time in nanoseconds times scale,
-// so that fault and lease annotations (true time) and the resource's
-// operations share one axis. Operations applied at the same instant get
-// distinct, ordered slots inside it: porcupine sees a total order, the
-// resource's. Annotations start before and end after the operations of
-// their instants. Even for a run of years the products stay far below
-// int64's range.
-type clock struct {
-	scale int64 // 2 * (most operations applied at one instant) + 2
-}
-
-func (c clock) before(t time.Duration) int64 { return int64(t) * c.scale }
-func (c clock) after(t time.Duration) int64  { return int64(t)*c.scale + c.scale - 1 }

@@ -21,6 +21,10 @@ const (
 	// history is malformed, or porcupine and the sweep disagree). It is
 	// never a pass.
 	Unknown Verdict = "unknown"
+	// Covered: claim only, for fenced designs. Leases overlapped, but the
+	// fencing tokens grew and the resource rejected the stale writes, so
+	// the data was protected; it is not a failure of the run.
+	Covered Verdict = "covered"
 	// Skipped: the check does not apply to this history (no fencing
 	// tokens, no probe, nothing reached the resource); the detail says why.
 	Skipped Verdict = "skipped"
@@ -61,14 +65,17 @@ type Config struct {
 // Result is the verdict of one history, written to verdict.json.
 type Result struct {
 	// Verdict is unsafe if a safety check (exclusion, claim, fencing) is
-	// unsafe, else deadlock if liveness failed, else unknown if any check
+	// unsafe, else deadlock if liveness failed, else unknown if the run
+	// tested nothing (no lease granted, every check skipped) or any check
 	// is unknown, else safe.
 	Verdict Verdict `json:"verdict"`
+	// Reason says why the verdict is unknown.
+	Reason string `json:"reason,omitempty"`
 	// Checks holds exclusion, claim, fencing and liveness, in that order.
 	Checks []CheckResult `json:"checks"`
-	// SweepAgrees is false only when porcupine and the exact sweep both
-	// reached a verdict on exclusion and the verdicts differ: a bug in
-	// locksim, reported as exclusion unknown.
+	// SweepAgrees is false only when porcupine and its cross-check (the
+	// exact sweep for exclusion, the window computation for the claim)
+	// contradicted each other: a bug in locksim, reported as unknown.
 	SweepAgrees bool `json:"sweep_agrees"`
 	// Ops is the number of operations in the history.
 	Ops int `json:"ops"`
@@ -138,30 +145,4 @@ func (r Result) Check(name string) CheckResult {
 		}
 	}
 	return CheckResult{}
-}
-
-// overall folds the per-check verdicts. Safety outranks liveness: a run
-// that both overlapped and deadlocked is reported as unsafe, because that is
-// the finding a design review must not miss.
-func overall(checks []CheckResult) Verdict {
-	var deadlock, unknown bool
-	for _, c := range checks {
-		switch c.Verdict {
-		case Unsafe:
-			if c.Name != nameLiveness {
-				return Unsafe
-			}
-		case Deadlock:
-			deadlock = true
-		case Unknown:
-			unknown = true
-		}
-	}
-	switch {
-	case deadlock:
-		return Deadlock
-	case unknown:
-		return Unknown
-	}
-	return Safe
 }

@@ -125,6 +125,12 @@ func (l *Lease) renewed(start time.Time, validity time.Duration) {
 	l.mu.Unlock()
 }
 
+// StopWatchdog ends the lease's watchdog, if any, and waits for it, without
+// releasing the lock: for a holder that gives up on the lease without an
+// unlock (a simulated process whose run ended mid-cycle), so that renewals
+// do not outlive it.
+func (l *Lease) StopWatchdog() { l.stop() }
+
 // stop ends the lease's watchdog, if any, and waits for it.
 func (l *Lease) stop() {
 	l.mu.Lock()

@@ -21,12 +21,12 @@ func msd(v float64) time.Duration { return time.Duration(v * float64(time.Millis
 
 func (b *builder) acquire(client int, call, ret float64, out sim.Outcome, token string, validUntil float64) {
 	b.ops = append(b.ops, sim.Op{Kind: sim.KindAcquire, Client: client, Key: "lock", Call: msd(call), Return: msd(ret),
-		Outcome: out, Token: token, ValidUntil: msd(validUntil)})
+		Outcome: out, Token: token, Deadline: msd(validUntil)})
 }
 
 func (b *builder) fencedAcquire(client int, call, ret float64, token string, fence int64, validUntil float64) {
 	b.ops = append(b.ops, sim.Op{Kind: sim.KindAcquire, Client: client, Key: "lock", Call: msd(call), Return: msd(ret),
-		Outcome: sim.OK, Token: token, Fence: fence, ValidUntil: msd(validUntil)})
+		Outcome: sim.OK, Token: token, Fence: fence, Deadline: msd(validUntil)})
 }
 
 func (b *builder) release(client int, call float64, out sim.Outcome, token string) {

@@ -29,6 +29,8 @@ type Client struct {
 	mu         sync.Mutex
 	renewCalls map[string]time.Duration // lease token -> Call of its renewal in flight
 	inside     *lock.Lease              // the lease whose critical section is open at the resource
+	exiting    bool                     // an exit (or the last write) of inside is on the wire
+	held       map[*lock.Lease]bool     // leases acquired and not yet released
 }
 
 func newClient(id int, w *World, sched *schedule) (*Client, error) {
@@ -42,6 +44,10 @@ func newClient(id int, w *World, sched *schedule) (*Client, error) {
 		conns:      w.cluster.ClientConns(id), // through its proxies when faults need them
 		rnd:        rand.New(rand.NewPCG(cfg.Seed, uint64(id)+1)),
 		renewCalls: map[string]time.Duration{},
+		held:       map[*lock.Lease]bool{},
+	}
+	c.Clock.changed = func(at, reading time.Duration, rate float64) {
+		w.rec.Add(Op{Kind: KindClock, Client: id, Call: at, Return: at, Outcome: OK, Reading: reading, Rate: rate})
 	}
 	o := cfg.Options
 	o.Clock, o.Hook = c.Clock, c.hook
@@ -88,7 +94,7 @@ func (c *Client) hook(ctx context.Context, ev lock.Event) error {
 		if ev.Point == lock.PointWatchdogLost {
 			op.Outcome = Fail
 		} else {
-			op.ValidUntil = c.Clock.TrueDeadline(ev.Lease)
+			op.Deadline = c.deadline(ev.Lease)
 		}
 		c.w.rec.Add(op)
 	}
@@ -235,9 +241,10 @@ func (c *Client) recordedAcquire(read bool) lock.Acquirer {
 		switch {
 		case err == nil:
 			op.Outcome, op.Token, op.Fence = OK, l.Token, l.Fence
-			if l.Expires() {
-				op.ValidUntil = c.Clock.TrueDeadline(l)
-			}
+			op.Deadline = c.deadline(l)
+			c.mu.Lock()
+			c.held[l] = true
+			c.mu.Unlock()
 		case errors.Is(err, lock.ErrNotAcquired):
 			op.Outcome = Fail
 		default:
@@ -245,6 +252,32 @@ func (c *Client) recordedAcquire(read bool) lock.Acquirer {
 		}
 		c.w.rec.Add(op)
 		return l, err
+	}
+}
+
+// deadline is the end of l's validity as a reading of the client's clock;
+// 0 when the lock does not expire.
+func (c *Client) deadline(l *lock.Lease) time.Duration {
+	if !l.Expires() {
+		return 0
+	}
+	return c.Clock.Reading(l.Deadline())
+}
+
+// abandon stops the watchdogs of the leases the client still holds: its
+// cycle was cut off at the end of the run (or it crashed), and a renewal
+// that goes on would keep the lock from the liveness probe although the
+// lock did nothing wrong.
+func (c *Client) abandon() {
+	c.mu.Lock()
+	held := make([]*lock.Lease, 0, len(c.held))
+	for l := range c.held {
+		held = append(held, l)
+	}
+	clear(c.held)
+	c.mu.Unlock()
+	for _, l := range held {
+		l.StopWatchdog()
 	}
 }
 
@@ -295,54 +328,50 @@ func (c *Client) work(ctx context.Context, l *lock.Lease, inner []*lock.Lease) e
 //
 // The resource sits behind the network: the client's link to it may delay
 // the request (and the reply), or hold it while cut (net.go). Call is when
-// the client sent it, At when it landed.
+// the client sent it, At when it landed. A message on the wire lands
+// whatever happens to its sender: a crash stops the sender, not the
+// network.
 func (c *Client) resourceOp(ctx context.Context, l *lock.Lease, kind Kind, fenced bool) {
 	if c.Gate.Crashed() {
 		return // a dead process sends nothing
 	}
 	link := Link{ClientEnd(c.ID), ResourceEnd}
 	call := c.w.rec.Now()
+	c.mu.Lock()
+	c.exiting = kind == KindExit
+	c.mu.Unlock()
 	c.w.Network().transit(ctx, link, c.rnd)
 	c.mu.Lock()
-	op, ok := c.landLocked(l, kind, fenced, call)
+	op := c.landLocked(l, kind, fenced, call)
 	c.mu.Unlock()
-	if !ok {
-		return
-	}
 	c.w.Network().transit(ctx, link, c.rnd) // the reply
 	op.Return = c.w.rec.Now()
+	op.Unacked = c.Gate.Crashed() // nobody was there to read the reply
 	c.w.rec.Add(op)
 }
 
-// landLocked applies an operation that reached the resource. A message
-// that was on the wire when its client crashed still lands: a fenced write
-// is judged by its token; an enter opens a section that the dead client
-// cannot go on with, so it ends where it began; an exit finds its section
-// already ended at the crash.
-func (c *Client) landLocked(l *lock.Lease, kind Kind, fenced bool, call time.Duration) (Op, bool) {
-	crashed := c.Gate.Crashed()
-	if crashed && !fenced && kind == KindExit {
-		return Op{}, false
-	}
+// landLocked applies an operation that reached the resource. An enter of a
+// client that crashed while it was on the wire opens a section that the
+// dead client cannot go on with, so the section ends where it began; an
+// exit that was on the wire ends its section where it lands (Crash left
+// the section open for it).
+func (c *Client) landLocked(l *lock.Lease, kind Kind, fenced bool, call time.Duration) Op {
 	k := kind
 	if fenced {
 		k = KindWrite
 	}
 	op := Op{Kind: k, Client: c.ID, Key: l.Key, Mode: l.Mode.String(), Token: l.Token, Fence: l.Fence, Call: call}
 	c.w.res.Apply(&op)
+	c.exiting = false
 	switch {
-	case crashed && !fenced:
-		op.Return = c.w.rec.Now()
-		c.w.rec.Add(op)
+	case kind == KindEnter && c.Gate.Crashed() && !fenced:
 		c.applyLocked(l, KindExit, false, "client crashed while its enter was in flight")
-		return Op{}, false
-	case crashed:
 	case kind == KindEnter:
 		c.inside = l
 	default:
 		c.inside = nil
 	}
-	return op, true
+	return op
 }
 
 func (c *Client) applyLocked(l *lock.Lease, kind Kind, fenced bool, note string) {
@@ -358,18 +387,22 @@ func (c *Client) applyLocked(l *lock.Lease, kind Kind, fenced bool, note string)
 // Crash kills the client for good. A process that dies inside its critical
 // section does nothing more there, so the resource sees its section end at
 // the crash (recorded as an exit, or with fencing as nothing: a fenced
-// section is its accepted writes).
+// section is its accepted writes), unless its exit is already on the wire:
+// then the section ends where that exit lands.
 func (c *Client) Crash() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.Gate.Crash()
-	if c.inside != nil && !c.w.cfg.Fencing() {
+	if c.inside != nil && !c.exiting && !c.w.cfg.Fencing() {
 		c.applyLocked(c.inside, KindExit, false, "client crashed inside its critical section")
+		c.inside = nil
 	}
-	c.inside = nil
 }
 
 func (c *Client) release(ctx context.Context, l *lock.Lease) {
+	c.mu.Lock()
+	delete(c.held, l)
+	c.mu.Unlock()
 	op := Op{Kind: KindRelease, Client: c.ID, Key: l.Key, Mode: l.Mode.String(), Token: l.Token, Call: c.w.rec.Now()}
 	err := c.locker.Release(ctx, l)
 	op.Return = c.w.rec.Now()

@@ -22,6 +22,11 @@ type ClientClock struct {
 	anchorTrue   time.Duration
 	anchorClient time.Duration
 	rate         float64
+	// changed hears of every jump, rate change and reset, outside the
+	// lock, so that the history holds the clock's whole course: a lease's
+	// deadline is a reading of this clock, and its true-time image depends
+	// on everything the clock does after the acquire.
+	changed func(at, reading time.Duration, rate float64)
 }
 
 var _ lock.Clock = (*ClientClock)(nil)
@@ -59,38 +64,34 @@ func (c *ClientClock) TrueDuration(d time.Duration) time.Duration {
 
 // Jump moves the clock by d (forward if positive) at once.
 func (c *ClientClock) Jump(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := c.trueNow()
-	c.anchorClient = c.readLocked(t) + d
-	c.anchorTrue = t
+	c.set(func(t time.Duration) (time.Duration, float64) { return c.readLocked(t) + d, c.rate })
 }
 
 // SetRate makes the clock run at r times true time from now on.
 func (c *ClientClock) SetRate(r float64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := c.trueNow()
-	c.anchorClient = c.readLocked(t)
-	c.anchorTrue = t
-	c.rate = r
+	c.set(func(t time.Duration) (time.Duration, float64) { return c.readLocked(t), r })
 }
 
 // Reset puts the clock back in step with true time (a healed skew).
 func (c *ClientClock) Reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.anchorTrue, c.anchorClient, c.rate = c.trueNow(), c.trueNow(), 1
+	c.set(func(t time.Duration) (time.Duration, float64) { return t, 1 })
 }
 
-// TrueDeadline maps a lease's remaining validity, as this clock measures it
-// now, to the true instant the client believes the lease ends. A later jump
-// can only make the client give up earlier, so this is the latest instant the
-// client's own promise covers.
-func (c *ClientClock) TrueDeadline(l *lock.Lease) time.Duration {
+// set re-anchors the clock at true now with the reading and rate next
+// gives, and reports the change.
+func (c *ClientClock) set(next func(t time.Duration) (time.Duration, float64)) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	t := c.trueNow()
-	now := c.epoch.Add(c.readLocked(t))
-	return t + time.Duration(float64(l.Remaining(now))/c.rate)
+	c.anchorClient, c.rate = next(t)
+	c.anchorTrue = t
+	reading, rate, changed := c.anchorClient, c.rate, c.changed
+	c.mu.Unlock()
+	if changed != nil {
+		changed(t, reading, rate)
+	}
 }
+
+// Reading is instant x of this clock (a lease's deadline, say) as a
+// duration since the clock's epoch: the scale of the history's clock
+// records and lease deadlines.
+func (c *ClientClock) Reading(x time.Time) time.Duration { return x.Sub(c.epoch) }

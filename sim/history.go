@@ -30,6 +30,11 @@ const (
 
 	// Faults, recorded like operations (Call = start, Return = stop).
 	KindFault Kind = "fault"
+
+	// A client's clock was set (a jump, a new rate, a heal): from Call on
+	// it reads Reading + (t - Call) * Rate at true time t, until its next
+	// clock record. A client without one reads true time.
+	KindClock Kind = "clock"
 )
 
 // Outcome of an operation. Unknown is never guessed into ok or fail.
@@ -55,13 +60,22 @@ type Op struct {
 	Outcome Outcome       `json:"outcome"`
 	Token   string        `json:"token,omitempty"` // the lease's unique value
 	Fence   int64         `json:"fence,omitempty"` // fencing token, when any
-	// ValidUntil is the true-time end of the lease the client holds after an
-	// ok acquire or extend (its validity mapped through its clock's rate);
-	// 0 when the lock has no expiry.
-	ValidUntil time.Duration `json:"valid_until,omitempty"`
+	// Deadline ends the validity of the lease an ok acquire or extend
+	// gave, as a reading of its client's clock (time since that clock's
+	// epoch; true time while the clock was never moved); 0 when the lock
+	// has no expiry. Its true-time image follows everything the clock did
+	// after the acquire (see KindClock), so it is kept as the reading.
+	Deadline time.Duration `json:"deadline,omitempty"`
+	// Reading and Rate describe a clock record (KindClock).
+	Reading time.Duration `json:"reading,omitempty"`
+	Rate    float64       `json:"rate,omitempty"`
 	// At and Seq are set for resource operations that reached the resource.
 	At  time.Duration `json:"at,omitempty"`
 	Seq int64         `json:"seq,omitempty"`
+	// Unacked marks a resource operation whose reply its client never saw
+	// (it crashed with the message in flight): to the client its outcome
+	// is unknown, and Return is only when the message landed.
+	Unacked bool `json:"unacked,omitempty"`
 	// Fault describes a fault operation (its printable value); FaultID pairs
 	// the record with triggers and witnesses.
 	Fault   string `json:"fault,omitempty"`
@@ -114,7 +128,7 @@ func ReadJSONL(r io.Reader) (History, error) {
 func (op Op) validate() error {
 	switch op.Kind {
 	case KindAcquire, KindCheck, KindExtend, KindRelease, KindProbe,
-		KindEnter, KindExit, KindWrite, KindFault:
+		KindEnter, KindExit, KindWrite, KindFault, KindClock:
 	default:
 		return fmt.Errorf("unknown kind %q", op.Kind)
 	}
@@ -125,6 +139,9 @@ func (op Op) validate() error {
 	}
 	if op.Return < op.Call {
 		return errors.New("return before call")
+	}
+	if op.Kind == KindClock && !(op.Rate > 0) {
+		return fmt.Errorf("clock record with rate %v: a clock runs at a positive rate", op.Rate)
 	}
 	return nil
 }

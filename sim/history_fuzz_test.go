@@ -10,7 +10,7 @@ import (
 // FuzzReadJSONL: the history reader never panics, and whatever it accepts
 // survives a write/read round trip unchanged.
 func FuzzReadJSONL(f *testing.F) {
-	f.Add([]byte(`{"kind":"acquire","client":0,"key":"k","call":1,"return":2,"outcome":"ok","token":"c0-1","valid_until":500}` + "\n"))
+	f.Add([]byte(`{"kind":"acquire","client":0,"key":"k","call":1,"return":2,"outcome":"ok","token":"c0-1","deadline":500}` + "\n"))
 	f.Add([]byte(`{"kind":"fault","client":-1,"call":0,"return":9,"outcome":"ok","fault":"pause-client 0","fault_id":1}` + "\n"))
 	f.Add([]byte("{}\n\n{\"kind\":\"x\"}"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -15,8 +15,9 @@ type Result struct {
 	History History
 	// Notes: what was emulated, triggers that never fired, faults that failed.
 	Notes []string
-	// Unfired are the faults (1-based, as in the history) whose trigger
-	// never came; a fault whose until came first is not among them.
+	// Unfired are the faults (1-based, as in the history) that never acted:
+	// their trigger never came, their until came first, or their start
+	// failed.
 	Unfired []int
 	// Incomplete: the run was interrupted; its history must not be presented
 	// as a verdict.
@@ -81,6 +82,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	close(stop)
 	healErr := sched.healAll()
 	wg.Wait()
+	for _, c := range w.clients {
+		c.abandon()
+	}
 	if healErr != nil {
 		res.Notes = append(res.Notes, healErr.Error())
 	}

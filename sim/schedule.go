@@ -33,6 +33,7 @@ type scheduled struct {
 	// cancelled: its Until came before its Start, so it never runs (a fault
 	// that waits for "until client 1 is inside" has nothing left to do).
 	cancelled bool
+	failed    bool // Start returned an error: the fault never acted
 	at        time.Duration
 }
 
@@ -97,7 +98,7 @@ func (s *schedule) start(f *scheduled) {
 	f.started = true
 	f.at = s.w.rec.Now()
 	if err := f.plan.Fault.Start(s.w); err != nil {
-		f.stopped = true
+		f.stopped, f.failed = true, true
 		s.fail(fmt.Errorf("fault %d %s: start: %w", f.id, f.plan.Fault, err))
 		s.w.rec.Add(Op{Kind: KindFault, Client: NoClient, Call: f.at, Return: f.at, Outcome: Fail,
 			Fault: f.plan.String(), FaultID: f.id, Err: err.Error()})
@@ -163,14 +164,19 @@ func (s *schedule) healAll() error {
 	return errors.Join(s.errs...)
 }
 
-// unfired lists faults that never ran: their trigger never came (a scenario
-// that relies on them did not test what it says), or their until came first.
+// unfired lists faults that never acted: their trigger never came, their
+// until came first (cancelled), or their start failed. A scenario that
+// relies on them did not test what it says, whichever the reason.
 func (s *schedule) unfired() (notes []string, never []int) {
 	for _, f := range s.faults {
 		f.mu.Lock()
 		switch {
 		case f.cancelled:
 			notes = append(notes, fmt.Sprintf("fault %d %s did not start: its until came first", f.id, f.plan))
+			never = append(never, f.id)
+		case f.failed:
+			notes = append(notes, fmt.Sprintf("fault %d %s did not start: its start failed", f.id, f.plan))
+			never = append(never, f.id)
 		case !f.started:
 			notes = append(notes, fmt.Sprintf("fault %d %s never fired", f.id, f.plan))
 			never = append(never, f.id)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -49,8 +50,8 @@ func TestSchedulePointTriggersAndUntil(t *testing.T) {
 	assert.Equal(t, 1, started.stops, "healing does not stop a fault twice")
 	notes, never := s.unfired()
 	require.Len(t, notes, 1)
-	assert.Contains(t, notes[0], "until came first", "a cancelled fault is reported, not as unfired")
-	assert.Empty(t, never, "a cancelled fault is not unfired")
+	assert.Contains(t, notes[0], "until came first", "a cancelled fault says why it did not start")
+	assert.Equal(t, []int{2}, never, "a cancelled fault never acted: the run did not play it")
 
 	ops := w.rec.History().Ops
 	require.Len(t, ops, 1)
@@ -73,4 +74,23 @@ func TestScheduleTimeTriggerAndHeal(t *testing.T) {
 	require.Len(t, notes, 1)
 	assert.Contains(t, notes[0], "never fired")
 	assert.Equal(t, []int{2}, unfired, "ids as in the history")
+}
+
+// failingFault cannot start.
+type failingFault struct{}
+
+func (failingFault) String() string     { return "failing" }
+func (failingFault) Start(*World) error { return errors.New("no such node") }
+func (failingFault) Stop(*World) error  { return nil }
+
+// A fault whose start failed never acted: the run did not play it.
+func TestFailedStartIsUnfired(t *testing.T) {
+	w := &World{rec: NewRecorder()}
+	s := newSchedule(w, []Planned{{Fault: failingFault{}, Start: Trigger{Client: 0, Point: "p"}}})
+	s.reached(0, "p")
+	require.Error(t, s.healAll())
+	notes, never := s.unfired()
+	assert.Equal(t, []int{1}, never)
+	require.Len(t, notes, 1)
+	assert.Contains(t, notes[0], "its start failed")
 }

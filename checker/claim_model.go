@@ -1,0 +1,235 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/locksim/locksim/sim"
+)
+
+// The claim as porcupine decides it: the lock service's own history of
+// acquire, extend and release operations, with their true-time call and
+// return, checked against a lease-mutex model. This is the
+// mutual-exclusion linearizability the claim check promises; the direct
+// window computation (sweepClaim) is its cross-check.
+//
+// The model, per key: a lease is held by its client from its acquire's
+// return (the client may rely on it only once the reply is in hand) on
+// every instant its validity deadline still lies ahead on the client's
+// clock, until the release that gives it up. Two clients' leases must never
+// both be held at one instant, unless both are read leases. Each operation
+// takes effect at a point inside [call, return]; the state carries the
+// point of the last one (now), so points never go back, and at each step
+// the model checks every instant between the last point and this one.
+// Porcupine searches the orders in which the operations may have taken
+// effect, and says illegal when none keeps the leases apart.
+//
+// Refused acquires and acquires of unknown outcome promised nobody
+// anything, so they are no-ops of the model; they are not given to
+// porcupine at all, since an open-ended no-op only doubles its search
+// space for each one of them. A release ends the client's reliance at its
+// call whatever its outcome, so a release of unknown outcome keeps its
+// recorded return.
+
+// lockOp is one operation of the lock service for the claim model.
+type lockOp struct {
+	kind      sim.Kind // acquire, extend, release, or "" for the end of the history
+	client    int
+	key       string
+	token     string
+	read      bool
+	call, ret time.Duration
+	// valid: acquire and extend only, the instants from the return on at
+	// which the client's clock still read less than the deadline.
+	valid []Span
+}
+
+// hold is one lease the model knows of: open levels and the instants at
+// which its client may rely on it (pruned to those still ahead).
+type hold struct {
+	client int
+	token  string
+	read   bool
+	levels int
+	live   []Span
+}
+
+// leaseState is immutable: Step returns a new one.
+type leaseState struct {
+	now   time.Duration
+	holds []hold // sorted by client, then token
+}
+
+func leaseStep(state, input, _ any) (bool, any) {
+	s := state.(*leaseState)
+	op := input.(*lockOp)
+	p := max(s.now, op.call)
+	if p > op.ret {
+		return false, nil
+	}
+	if conflict(s.holds, s.now, p) {
+		return false, nil
+	}
+	n := &leaseState{now: p, holds: make([]hold, 0, len(s.holds)+1)}
+	for _, h := range s.holds {
+		h.live = clipSpans(h.live, p, forever)
+		n.holds = append(n.holds, h)
+	}
+	i, found := slices.BinarySearchFunc(n.holds, op, func(h hold, op *lockOp) int {
+		return cmp.Or(cmp.Compare(h.client, op.client), strings.Compare(h.token, op.token))
+	})
+	switch op.kind {
+	case sim.KindAcquire:
+		if !found {
+			n.holds = slices.Insert(n.holds, i, hold{client: op.client, token: op.token, read: op.read})
+		}
+		n.holds[i].levels++
+		n.holds[i].live = unionSpans(n.holds[i].live, op.valid)
+	case sim.KindExtend:
+		if found {
+			n.holds[i].live = unionSpans(n.holds[i].live, op.valid)
+		}
+	case sim.KindRelease:
+		if found {
+			if n.holds[i].levels--; n.holds[i].levels == 0 {
+				n.holds = slices.Delete(n.holds, i, i+1)
+			}
+		}
+	default: // the end of the history: every instant left was checked above
+		if conflict(n.holds, p, forever) {
+			return false, nil
+		}
+	}
+	return true, n
+}
+
+// conflict reports whether two clients' holds overlap in [from, to).
+func conflict(holds []hold, from, to time.Duration) bool {
+	if from >= to {
+		return false
+	}
+	for i := range holds {
+		a := clipSpans(holds[i].live, from, to)
+		if len(a) == 0 {
+			continue
+		}
+		for j := i + 1; j < len(holds); j++ {
+			b := holds[j]
+			if b.client == holds[i].client || (b.read && holds[i].read) {
+				continue
+			}
+			if _, _, ok := firstCommon(a, clipSpans(b.live, from, to)); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func leaseEqual(a, b any) bool {
+	x, y := a.(*leaseState), b.(*leaseState)
+	return x.now == y.now && slices.EqualFunc(x.holds, y.holds, func(p, q hold) bool {
+		return p.client == q.client && p.token == q.token && p.read == q.read && p.levels == q.levels && slices.Equal(p.live, q.live)
+	})
+}
+
+func leaseHash(state any) uint64 {
+	s := state.(*leaseState)
+	h := mix(fnvOffset, uint64(s.now))
+	for _, x := range s.holds {
+		h = mix(mix(h, uint64(x.client)), uint64(x.levels))
+		for i := 0; i < len(x.token); i++ {
+			h = (h ^ uint64(x.token[i])) * fnvPrime
+		}
+		for _, sp := range x.live {
+			h = mix(mix(h, uint64(sp.Start)), uint64(sp.End))
+		}
+	}
+	return h
+}
+
+func describeLeaseState(state any) string {
+	s := state.(*leaseState)
+	if len(s.holds) == 0 {
+		return "no lease held"
+	}
+	parts := make([]string, len(s.holds))
+	for i, h := range s.holds {
+		parts[i] = fmt.Sprintf("c%d %s x%d", h.client, h.token, h.levels)
+	}
+	return "held: " + strings.Join(parts, ", ")
+}
+
+func describeLockOp(input, _ any) string {
+	op := input.(*lockOp)
+	if op.kind == "" {
+		return "end of history"
+	}
+	return fmt.Sprintf("%s %s", op.kind, op.token)
+}
+
+// claimModel is the lease-mutex model, one partition per key.
+func claimModel() porcupine.Model {
+	return porcupine.Model{
+		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
+			return partitionBy(ops, func(o porcupine.Operation) string { return o.Input.(*lockOp).key })
+		},
+		Init:              func() any { return &leaseState{} },
+		Step:              leaseStep,
+		Equal:             leaseEqual,
+		Hash:              leaseHash,
+		DescribeOperation: describeLockOp,
+		DescribeState:     describeLeaseState,
+	}
+}
+
+// claimOps builds porcupine's input: the lease events of every key, and
+// one end-of-history operation per key after everything else.
+func claimOps(h sim.History) []porcupine.Operation {
+	byID, ids, _ := leaseEvents(h)
+	clocks := clockCourses(h)
+	var ops []porcupine.Operation
+	keys := map[string]bool{}
+	var last time.Duration
+	for _, id := range ids {
+		keys[id.key] = true
+		for _, e := range byID[id] {
+			op := &lockOp{kind: e.Kind, client: e.Client, key: e.Key, token: e.Token, read: e.Mode == "read", call: e.Call, ret: e.Return}
+			if e.Kind != sim.KindRelease {
+				op.valid = clocks[e.Client].entitled(e.Return, e.Deadline)
+			}
+			last = max(last, e.Return)
+			ops = append(ops, porcupine.Operation{ClientId: e.Client, Input: op, Call: int64(e.Call), Return: int64(e.Return)})
+		}
+	}
+	for key := range keys {
+		t := last + 1
+		ops = append(ops, porcupine.Operation{ClientId: 0, Input: &lockOp{key: key, call: t, ret: t, client: math.MinInt},
+			Call: int64(t), Return: int64(t)})
+	}
+	return ops
+}
+
+// partitionBy splits operations by a key, keeping their order; locks on
+// different keys are independent, and porcupine checks partitions in
+// parallel.
+func partitionBy(ops []porcupine.Operation, key func(porcupine.Operation) string) [][]porcupine.Operation {
+	idx := map[string]int{}
+	var parts [][]porcupine.Operation
+	for _, o := range ops {
+		k := key(o)
+		i, ok := idx[k]
+		if !ok {
+			i = len(parts)
+			idx[k] = i
+			parts = append(parts, nil)
+		}
+		parts[i] = append(parts[i], o)
+	}
+	return parts
+}

@@ -1,0 +1,283 @@
+package checker
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/locksim/locksim/sim"
+)
+
+// View is the one reading of a history that the checks, the timeline and a
+// scenario's requirements share, so that a chart draws exactly what the
+// checks judged.
+type View struct {
+	// End is the last instant the history mentions.
+	End time.Duration
+	// Faults are the fault records, sorted by start.
+	Faults []FaultWindow
+	// Leases are the lease windows: the spans in which a client was
+	// entitled to rely on the lock, sorted by start.
+	Leases []LeaseWindow
+	// Sections are the clients' stays at the resource, in the resource's
+	// own order: enter..exit, or with fencing a lease's first..last
+	// accepted write.
+	Sections []Section
+	// Fenced says the sections are runs of accepted writes.
+	Fenced bool
+	// UnknownAcquires counts acquires whose outcome is unknown: they gave
+	// nobody a lease.
+	UnknownAcquires int
+}
+
+// How a lease window ended.
+const (
+	EndReleased = "released" // its client called release
+	EndExpired  = "expired"  // its validity ran out by its client's clock
+	EndOpen     = "open"     // neither, within the history
+)
+
+// LeaseWindow is one span of one lease (a client's token on a key) in which
+// its client was entitled to rely on the lock: from an ok acquire's (or
+// renewal's) return until the release that gave the hold up was called, or
+// until the validity deadline as the client's clock showed it. A lease
+// whose client's clock stepped forward and back can have several windows.
+type LeaseWindow struct {
+	Client int           `json:"client"`
+	Key    string        `json:"key"`
+	Token  string        `json:"token"`
+	Fence  int64         `json:"fence,omitempty"`
+	Read   bool          `json:"read,omitempty"`
+	Start  time.Duration `json:"start"`
+	// End is when the window closed; for an open window, the history's
+	// end (it lasts beyond it).
+	End   time.Duration `json:"end"`
+	Ended string        `json:"ended"`
+}
+
+func (w LeaseWindow) span() Span {
+	if w.Ended == EndOpen {
+		return Span{w.Start, forever}
+	}
+	return Span{w.Start, w.End}
+}
+
+func (w LeaseWindow) interval() Interval {
+	return Interval{Client: w.Client, Token: w.Token, Fence: w.Fence, Start: w.Start, End: w.End}
+}
+
+// Section is one client's stay at the resource. Open: it never ended
+// inside the history, and End is the history's end.
+type Section struct {
+	Client int           `json:"client"`
+	Key    string        `json:"key"`
+	Token  string        `json:"token,omitempty"`
+	Fence  int64         `json:"fence,omitempty"`
+	Read   bool          `json:"read,omitempty"`
+	Start  time.Duration `json:"start"`
+	End    time.Duration `json:"end"`
+	Open   bool          `json:"open,omitempty"`
+}
+
+// Read builds the view of h.
+func Read(h sim.History) View {
+	v := View{End: historyEnd(h), Faults: faultWindows(h)}
+	v.Leases, v.UnknownAcquires = leaseWindows(h, v.End)
+	v.Sections, v.Fenced = sections(h, v.End)
+	return v
+}
+
+// leaseID names one lease: a reentrant lock's nested acquires share it.
+type leaseID struct {
+	client int
+	key    string
+	token  string
+}
+
+// leaseEvents groups the lock operations that make or end lease windows:
+// ok acquires, ok extends and releases of any outcome (a client that calls
+// release stops relying on the lock, whatever the servers then do).
+// Refused acquires and acquires of unknown outcome promise nothing.
+func leaseEvents(h sim.History) (byID map[leaseID][]*sim.Op, ids []leaseID, unknown int) {
+	byID = map[leaseID][]*sim.Op{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		switch {
+		case op.Client == sim.NoClient:
+		case op.Kind == sim.KindAcquire && op.Outcome == sim.Unknown:
+			unknown++
+		case op.Kind == sim.KindAcquire && op.Outcome == sim.OK,
+			op.Kind == sim.KindRelease,
+			op.Kind == sim.KindExtend && op.Outcome == sim.OK:
+			id := leaseID{op.Client, op.Key, op.Token}
+			if _, ok := byID[id]; !ok {
+				ids = append(ids, id)
+			}
+			byID[id] = append(byID[id], op)
+		}
+	}
+	slices.SortFunc(ids, func(a, b leaseID) int {
+		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.client, b.client), cmp.Compare(a.token, b.token))
+	})
+	return byID, ids, unknown
+}
+
+// leaseWindows computes every lease's windows directly. Per lease, in time
+// order (an acquire or extend counts from its return, a release from its
+// call): an ok acquire opens a level and adds the instants from its
+// return at which its deadline still lay ahead on the client's clock; an
+// ok extend while a level is open adds the same for its own deadline; a
+// release closes a level, and the last one closes the lease at its call.
+// A nested acquire of a reentrant lock is thus a renewal when the hold was
+// still valid and a fresh window when it had lapsed, as it then made a
+// fresh hold. Releases with nothing open and extends of a closed lease are
+// ignored.
+func leaseWindows(h sim.History, end time.Duration) ([]LeaseWindow, int) {
+	byID, ids, unknown := leaseEvents(h)
+	clocks := clockCourses(h)
+	var out []LeaseWindow
+	for _, id := range ids {
+		evs := byID[id]
+		slices.SortStableFunc(evs, func(a, b *sim.Op) int { return cmp.Compare(eventAt(a), eventAt(b)) })
+		var open int
+		var spans []Span
+		var first *sim.Op // the acquire that opened the current hold
+		flush := func(stop time.Duration) {
+			for _, s := range clipSpans(spans, 0, stop) {
+				w := LeaseWindow{Client: id.client, Key: id.key, Token: id.token, Fence: first.Fence,
+					Read: first.Mode == "read", Start: s.Start, End: s.End, Ended: EndExpired}
+				switch {
+				case s.End == forever:
+					w.End, w.Ended = max(end, w.Start), EndOpen
+				case s.End == stop:
+					w.Ended = EndReleased
+				}
+				out = append(out, w)
+			}
+			spans, first = nil, nil
+		}
+		for _, e := range evs {
+			switch {
+			case e.Kind == sim.KindAcquire:
+				if open == 0 {
+					first = e
+				}
+				open++
+				spans = unionSpans(spans, clocks[id.client].entitled(e.Return, e.Deadline))
+			case e.Kind == sim.KindExtend && open > 0:
+				spans = unionSpans(spans, clocks[id.client].entitled(e.Return, e.Deadline))
+			case e.Kind == sim.KindRelease && open > 0:
+				if open--; open == 0 {
+					flush(e.Call)
+				}
+			}
+		}
+		if open > 0 {
+			flush(forever)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b LeaseWindow) int { return cmp.Compare(a.Start, b.Start) })
+	return out, unknown
+}
+
+// eventAt is when a lock operation makes or ends a window: an acquire or
+// extend from its return (the client knows of it only then), a release
+// from its call (the client stopped relying on the lock then).
+func eventAt(op *sim.Op) time.Duration {
+	if op.Kind == sim.KindRelease {
+		return op.Call
+	}
+	return op.Return
+}
+
+// sections reads the clients' stays from the resource's serial log. A
+// history with writes is fenced: a stay is a lease's run of accepted
+// writes. Otherwise a client's stay runs from the enter that found it
+// outside to the exit that left it outside (a reentrant client's nested
+// enters are one stay), per key.
+func sections(h sim.History, end time.Duration) ([]Section, bool) {
+	var ops []*sim.Op
+	fenced := false
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		fenced = fenced || op.Kind == sim.KindWrite
+		if op.Seq > 0 && (op.Kind == sim.KindEnter || op.Kind == sim.KindExit || op.Kind == sim.KindWrite) {
+			ops = append(ops, op)
+		}
+	}
+	slices.SortStableFunc(ops, func(a, b *sim.Op) int { return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Seq, b.Seq)) })
+	var out []Section
+	if fenced {
+		type sec struct {
+			client int
+			key    string
+			token  string
+			fence  int64
+		}
+		idx := map[sec]int{}
+		for _, op := range ops {
+			if op.Kind != sim.KindWrite || op.Outcome != sim.OK {
+				continue
+			}
+			k := sec{op.Client, op.Key, op.Token, op.Fence}
+			if i, ok := idx[k]; ok {
+				out[i].End = op.At
+				continue
+			}
+			idx[k] = len(out)
+			out = append(out, Section{Client: op.Client, Key: op.Key, Token: op.Token, Fence: op.Fence,
+				Read: op.Mode == "read", Start: op.At, End: op.At})
+		}
+		return out, true
+	}
+	type stay struct {
+		depth int
+		idx   int
+	}
+	type ck struct {
+		client int
+		key    string
+	}
+	in := map[ck]*stay{}
+	for _, op := range ops {
+		if op.Kind == sim.KindWrite {
+			continue
+		}
+		k := ck{op.Client, op.Key}
+		st := in[k]
+		if op.Kind == sim.KindEnter {
+			if st == nil {
+				st = &stay{idx: len(out)}
+				in[k] = st
+				out = append(out, Section{Client: op.Client, Key: op.Key, Token: op.Token, Fence: op.Fence,
+					Read: op.Mode == "read", Start: op.At, Open: true})
+			}
+			st.depth++
+			continue
+		}
+		if st == nil {
+			continue
+		}
+		if st.depth--; st.depth == 0 {
+			out[st.idx].End, out[st.idx].Open = op.At, false
+			delete(in, k)
+		}
+	}
+	for i := range out {
+		if out[i].Open {
+			out[i].End = max(end, out[i].Start)
+		}
+	}
+	return out, false
+}
+
+// LeasesOf returns the windows of one client, in start order.
+func (v View) LeasesOf(client int) []LeaseWindow {
+	var out []LeaseWindow
+	for _, w := range v.Leases {
+		if w.Client == client {
+			out = append(out, w)
+		}
+	}
+	return out
+}
