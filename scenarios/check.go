@@ -63,6 +63,11 @@ func (s *Scenario) check() error {
 			return err
 		}
 	}
+	for i := range s.Require {
+		if err := s.checkRequirement(i); err != nil {
+			return err
+		}
+	}
 	algos := s.Algorithms()
 	if len(algos) == 0 {
 		return s.errf("expect", "every design the scenario names is expected as skip: nothing would run (%s)", strings.Join(s.Algorithm, ", "))

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -184,6 +185,12 @@ func (s *Scenario) Resolved(algo string) ([]byte, error) {
 		f.When = f.When.resolved(f.Client)
 		f.Until = f.Until.resolved(f.Client)
 		r.Faults = append(r.Faults, f)
+	}
+	for _, q := range s.Require {
+		if len(q.Designs) == 0 || slices.Contains(q.Designs, algo) {
+			q.Designs = nil // the resolved file runs algo alone
+			r.Require = append(r.Require, q)
+		}
 	}
 	if e, ok := s.Expect(algo); ok {
 		r.Expectations = Expectations{algo: e}

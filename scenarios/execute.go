@@ -56,8 +56,9 @@ type Outcome struct {
 	Dir        string   `json:"dir,omitempty"`
 	Incomplete bool     `json:"incomplete,omitempty"`
 	Notes      []string `json:"notes,omitempty"`
-	// Unplayed names the faults the scenario needs that never fired; such
-	// a run did not play the scenario and is not as expected.
+	// Unplayed names the faults the scenario needs that never acted and
+	// its requirements that did not happen; such a run did not play the
+	// scenario and is not as expected.
 	Unplayed []string `json:"unplayed,omitempty"`
 }
 
@@ -115,7 +116,8 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	}
 	in := report.Run{
 		Scenario: s.Name, Algorithm: algo, ScenarioYAML: resolved,
-		Sim: res, Check: cr, Machine: Machine(), Unplayed: s.unplayed(res.Unfired),
+		Sim: res, Check: cr, Machine: Machine(),
+		Unplayed: append(s.unplayed(res.Unfired), s.unmet(algo, res.History)...),
 	}
 	if hasExp {
 		in.Expected = string(exp.Verdict)
@@ -153,8 +155,9 @@ func IsBadInput(err error) bool {
 	return errors.As(err, &se) || errors.Is(err, sim.ErrConfig)
 }
 
-// unplayed names the faults among unfired (1-based ids) that the scenario
-// needs: every one not marked optional.
+// unplayed names the faults among unfired (1-based ids: never triggered,
+// cancelled by their until, or failed to start) that the scenario needs:
+// every one not marked optional.
 func (s *Scenario) unplayed(unfired []int) []string {
 	var out []string
 	for _, id := range unfired {
@@ -162,7 +165,7 @@ func (s *Scenario) unplayed(unfired []int) []string {
 			continue
 		}
 		if f := s.Faults[id-1]; f.Optional == nil || !*f.Optional {
-			out = append(out, fmt.Sprintf("fault %d %s", id, f.Kind))
+			out = append(out, fmt.Sprintf("fault %d %s never acted", id, f.Kind))
 		}
 	}
 	return out

@@ -144,7 +144,8 @@ type CellRun struct {
 	Dir    string   `json:"dir,omitempty"`
 	WallMS float64  `json:"wall_ms"`
 	Notes  []string `json:"notes,omitempty"`
-	// Unplayed: faults the scenario needs that never fired in this run.
+	// Unplayed: faults the scenario needs that never acted, and
+	// requirements that did not happen, in this run.
 	Unplayed []string `json:"unplayed,omitempty"`
 	Error    string   `json:"error,omitempty"`
 }

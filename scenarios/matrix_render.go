@@ -71,7 +71,7 @@ func (c Cell) Note() string {
 	case c.Expected == "":
 		return "nothing expected"
 	case !c.AsExpected && c.unplayed() > 0:
-		return fmt.Sprintf("a needed fault never fired in %d run(s)", c.unplayed())
+		return fmt.Sprintf("not played (a needed fault never acted, or a requirement did not happen) in %d run(s)", c.unplayed())
 	case !c.AsExpected && (c.Verdict == base || base == string(Any)):
 		// The verdict was right; a check was not.
 		for _, name := range checkNames {
@@ -95,7 +95,8 @@ func (c Cell) Note() string {
 }
 
 // unplayed counts the runs that did not play the scenario: a fault it
-// needs never fired (the run's notes say which).
+// needs never acted, or a requirement did not happen (the run's notes say
+// which).
 func (c Cell) unplayed() int {
 	n := 0
 	for _, r := range c.Runs {

@@ -43,6 +43,9 @@ type Scenario struct {
 	Seed     *uint64   `yaml:"seed,omitempty"`     // [0]
 
 	Faults []FaultSpec `yaml:"faults,omitempty"`
+	// Require says what must have happened for a run to count as playing
+	// the scenario (see Requirement).
+	Require []Requirement `yaml:"require,omitempty"`
 	// Expectations are the expected verdicts, per algorithm or "*" (expect:).
 	Expectations Expectations `yaml:"expect,omitempty"`
 
