@@ -88,20 +88,25 @@ type overlap struct {
 	// backwards); start and end are then the two intervals' starts.
 	disjoint bool
 	faults   []checker.FaultWindow // as the checker attached them to the witness
+	// covered: a fenced design's leases overlapped, but its tokens grew
+	// and the resource rejected the stale writes (claim covered).
+	covered bool
 }
 
-// overlaps collects the witnesses of unsafe checks, once per pair of
-// clients and window (exclusion and claim often report the same one).
+// overlaps collects the witnesses of unsafe checks, and of a claim that
+// fencing covered, once per pair of clients and window (exclusion and
+// claim often report the same one).
 func overlaps(r checker.Result) []overlap {
 	var out []overlap
 	seen := map[[4]int64]bool{}
 	for _, c := range r.Checks {
-		if c.Verdict != checker.Unsafe {
+		if c.Verdict != checker.Unsafe && c.Verdict != checker.Covered {
 			continue
 		}
 		for _, w := range c.Witnesses {
 			o := overlap{check: c.Name, a: w.A.Client, b: w.B.Client,
-				start: max(w.A.Start, w.B.Start), end: min(w.A.End, w.B.End), faults: w.Faults}
+				start: max(w.A.Start, w.B.Start), end: min(w.A.End, w.B.End), faults: w.Faults,
+				covered: c.Verdict == checker.Covered}
 			if o.end < o.start {
 				o.disjoint = true
 				o.start, o.end = min(w.A.Start, w.B.Start), max(w.A.Start, w.B.Start)

@@ -36,8 +36,9 @@ type Run struct {
 	Expected       string
 	ExpectedChecks map[string]string
 	Machine        string // e.g. "linux/amd64, 2 cores"
-	// Unplayed names the faults the scenario needs that never fired: the
-	// run did not play the scenario, so it cannot meet its expectation.
+	// Unplayed says, one phrase each, which faults the scenario needs never
+	// acted and which of its requirements did not happen: the run did not
+	// play the scenario, so it cannot meet its expectation.
 	Unplayed []string
 }
 

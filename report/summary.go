@@ -29,6 +29,9 @@ func writeSummary(w io.Writer, in Run) error {
 		b.WriteString("**incomplete run — not a verdict.** The run was interrupted; what follows describes a partial history.\n\n")
 	}
 	fmt.Fprintf(&b, "**Verdict: %s** · %s\n\n", r.Verdict, expectationMarkdown(in))
+	if r.Reason != "" {
+		fmt.Fprintf(&b, "Why %s: %s.\n\n", r.Verdict, r.Reason)
+	}
 	fmt.Fprintf(&b, "%s\n\n", setup(res.Config))
 
 	// The expected column appears only when single checks are expected.
@@ -140,7 +143,7 @@ func expectationMarkdown(in Run) string {
 		return s + " ✗ (incomplete)"
 	}
 	if len(in.Unplayed) > 0 {
-		return s + " ✗ **not played** (" + strings.Join(in.Unplayed, "; ") + " never fired)"
+		return s + " ✗ **not played** (" + strings.Join(in.Unplayed, "; ") + ")"
 	}
 	return s + " ✗ **not as expected**"
 }
@@ -159,7 +162,7 @@ func expectationPhrase(in Run) string {
 	case in.Sim.Incomplete:
 		return s + ": incomplete"
 	case len(in.Unplayed) > 0:
-		return s + ": not played (" + strings.Join(in.Unplayed, "; ") + " never fired)"
+		return s + ": not played (" + strings.Join(in.Unplayed, "; ") + ")"
 	case in.Met():
 		return s + ": as expected"
 	}

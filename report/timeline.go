@@ -59,13 +59,16 @@ const (
 )
 
 var (
-	red       = color.RGBA{R: 214, G: 39, B: 40, A: 255}
-	white     = color.RGBA{R: 255, G: 255, B: 255, A: 255}
-	grey      = color.RGBA{R: 120, G: 120, B: 120, A: 255}
-	lightGrey = color.RGBA{R: 246, G: 246, B: 246, A: 255}
-	rowLine   = color.RGBA{R: 220, G: 220, B: 220, A: 255}
-	probeOK   = color.RGBA{R: 44, G: 160, B: 44, A: 255}
-	probeBad  = color.RGBA{R: 190, G: 30, B: 30, A: 255} // a deadlock, not a witness
+	red = color.RGBA{R: 214, G: 39, B: 40, A: 255}
+	// coveredHue frames leases that overlapped while fencing kept the
+	// data safe: a finding, not a failure.
+	coveredHue = color.RGBA{R: 31, G: 119, B: 180, A: 255}
+	white      = color.RGBA{R: 255, G: 255, B: 255, A: 255}
+	grey       = color.RGBA{R: 120, G: 120, B: 120, A: 255}
+	lightGrey  = color.RGBA{R: 246, G: 246, B: 246, A: 255}
+	rowLine    = color.RGBA{R: 220, G: 220, B: 220, A: 255}
+	probeOK    = color.RGBA{R: 44, G: 160, B: 44, A: 255}
+	probeBad   = color.RGBA{R: 190, G: 30, B: 30, A: 255} // a deadlock, not a witness
 	// Client hues avoid red and amber, which mean violation and fault.
 	clientHues = []color.RGBA{
 		{R: 31, G: 119, B: 180, A: 255},  // blue
@@ -514,11 +517,15 @@ func (m overlapMarks) Plot(c draw.Canvas, p *plot.Plot) {
 			x0, x1 = mid-px(2), mid+px(2)
 		}
 		box := rect(x0, yBot, x1, yTop)
-		line := draw.LineStyle{Color: red, Width: px(2.5)}
+		hue := red
+		if o.covered {
+			hue = coveredHue
+		}
+		line := draw.LineStyle{Color: hue, Width: px(2.5)}
 		if o.disjoint {
 			line.Dashes = []vg.Length{px(6), px(3)}
 		} else {
-			c.SetColor(alpha(red, 0.12))
+			c.SetColor(alpha(hue, 0.12))
 			c.Fill(box)
 		}
 		c.SetLineStyle(line)
@@ -529,14 +536,17 @@ func (m overlapMarks) Plot(c draw.Canvas, p *plot.Plot) {
 			continue
 		}
 		label := fmt.Sprintf("overlap: client %d / client %d (%s)", o.a, o.b, o.check)
-		if o.disjoint {
+		switch {
+		case o.covered:
+			label = fmt.Sprintf("leases overlapped, covered by fencing: client %d / client %d", o.a, o.b)
+		case o.disjoint:
 			label = fmt.Sprintf("%s: client %d / client %d", o.check, o.a, o.b)
 		}
 		// The label tops the chart, where no bar can be hidden under it,
 		// and a line ties it to its frame. One that would overprint an
 		// earlier label is left out: the frame remains, and summary.md
 		// lists every witness.
-		sty := textStyle(12.5, true, red)
+		sty := textStyle(12.5, true, hue)
 		sty.YAlign = draw.YTop
 		w := sty.Width(label)
 		x := min(max((x0+x1)/2-w/2, c.Min.X+px(2)), c.Max.X-w-px(2))
@@ -547,7 +557,7 @@ func (m overlapMarks) Plot(c draw.Canvas, p *plot.Plot) {
 		spans = append(spans, [2]vg.Length{x - px(10), x + w + px(10)})
 		y := c.Max.Y - px(3)
 		h := sty.Height(label)
-		c.StrokeLine2(draw.LineStyle{Color: red, Width: px(1.5), Dashes: []vg.Length{px(4), px(2)}}, (x0+x1)/2, y-h, (x0+x1)/2, yTop)
+		c.StrokeLine2(draw.LineStyle{Color: hue, Width: px(1.5), Dashes: []vg.Length{px(4), px(2)}}, (x0+x1)/2, y-h, (x0+x1)/2, yTop)
 		labelBox(c, sty, vg.Point{X: x, Y: y}, label, alpha(white, 0.9))
 	}
 }
@@ -646,11 +656,18 @@ func (t *timeline) legendItems() []legendItem {
 			c.Stroke(b.Path())
 		}})
 	}
-	if len(t.overlaps) > 0 {
-		items = append(items, legendItem{"witness of an unsafe check", func(c draw.Canvas, b vg.Rectangle) {
-			c.SetColor(alpha(red, 0.12))
+	for _, kind := range []struct {
+		covered bool
+		label   string
+		hue     color.RGBA
+	}{{false, "witness of an unsafe check", red}, {true, "leases overlapped; covered by fencing", coveredHue}} {
+		if !slices.ContainsFunc(t.overlaps, func(o overlap) bool { return o.covered == kind.covered }) {
+			continue
+		}
+		items = append(items, legendItem{kind.label, func(c draw.Canvas, b vg.Rectangle) {
+			c.SetColor(alpha(kind.hue, 0.12))
 			c.Fill(b.Path())
-			c.SetLineStyle(draw.LineStyle{Color: red, Width: px(2.5)})
+			c.SetLineStyle(draw.LineStyle{Color: kind.hue, Width: px(2.5)})
 			c.Stroke(b.Path())
 		}})
 	}
@@ -687,6 +704,9 @@ func timelineSubtitle(in Run, ovs []overlap) []string {
 	if len(ovs) > 0 {
 		o := ovs[0]
 		s := fmt.Sprintf("first witness (%s): client %d and client %d, %s", o.check, o.a, o.b, fmtRange(o.start, o.end))
+		if o.covered {
+			s = fmt.Sprintf("leases overlapped; covered by fencing: client %d and client %d, %s", o.a, o.b, fmtRange(o.start, o.end))
+		}
 		var fs []string
 		for _, f := range o.faults {
 			fs = append(fs, faultLabel(f))
