@@ -26,6 +26,10 @@ func probe(ctx context.Context, w *World) {
 	}()
 	o := cfg.Options
 	o.Clock, o.Hook, o.Watchdog = lock.SystemClock{}, nil, false
+	// The probe is the harness, not the design under test: on a loaded
+	// machine a command may take longer than the scenario's node timeout,
+	// and the probe must not turn slow replies into "no answer".
+	o.NodeTimeout = max(o.NodeTimeout, bound/4)
 	o.Owner, o.Tokens = "probe", nil
 	l, err := lock.New(cfg.Algorithm, conns, o)
 	if err != nil {

@@ -206,3 +206,32 @@ func TestSilentNodeCannotHangTheHarness(t *testing.T) {
 		})
 	}
 }
+
+// A cycle cut off at the end of the run (here: a hold longer than the
+// duration plus its grace) leaves its lease unreleased; its watchdog must
+// stop with it. A renewal that went on would keep the lock from the
+// liveness probe: a deadlock the lock did not cause.
+func TestCutOffCycleStopsItsWatchdog(t *testing.T) {
+	for _, algo := range []string{"setpx", "reentrant"} {
+		t.Run(algo, func(t *testing.T) {
+			res, cr := runChecked(t, sim.Config{
+				Algorithm: algo,
+				Options:   lock.Options{TTL: 300 * time.Millisecond, Watchdog: true, ValidityCheck: true},
+				Cluster:   sim.ClusterConfig{Backend: sim.BackendMiniredis, Nodes: 1},
+				Clients:   1,
+				Duration:  300 * time.Millisecond,
+				Grace:     200 * time.Millisecond,
+				Hold:      5 * time.Second,
+			})
+			renewals := 0
+			for _, op := range res.History.Ops {
+				if op.Kind == sim.KindExtend && op.Outcome == sim.OK {
+					renewals++
+				}
+			}
+			require.Positive(t, renewals, "the watchdog never renewed: the cut-off is not tested")
+			live := cr.Check("liveness")
+			assert.Equal(t, checker.Safe, live.Verdict, live.Detail)
+		})
+	}
+}
