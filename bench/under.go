@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/locksim/locksim/checker"
 	"slices"
 	"strings"
 	"time"
@@ -42,8 +43,9 @@ type UnderRun struct {
 	history sim.History
 }
 
-// FaultWindow is a fault as the history recorded it: when it started and
-// when it was healed, in seconds since the run's start.
+// FaultWindow is a fault window of the history (checker.View's), as
+// bench.json gives it: when it started and when it was healed, in seconds
+// since the run's start.
 type FaultWindow struct {
 	Fault  string  `json:"fault"`
 	StartS float64 `json:"start_s"`
@@ -116,6 +118,10 @@ func fromHistory(res *sim.Result, scenario string) (UnderRun, Result) {
 		RetryMs: ms(cfg.Options.Retry.Interval), Notes: res.Notes, Incomplete: res.Incomplete,
 		history: res.History,
 	}
+	// the fault windows as every reader of a history sees them
+	for _, f := range checker.Read(res.History).Faults {
+		run.Faults = append(run.Faults, FaultWindow{Fault: f.Desc, StartS: f.Start.Seconds(), EndS: f.End.Seconds()})
+	}
 	ops := slices.Clone(res.History.Ops)
 	slices.SortStableFunc(ops, func(a, b sim.Op) int { return cmp.Compare(a.Call, b.Call) })
 	acc := newAccumulator()
@@ -123,8 +129,6 @@ func fromHistory(res *sim.Result, scenario string) (UnderRun, Result) {
 	held := map[int]time.Duration{}
 	for _, op := range ops {
 		switch op.Kind {
-		case sim.KindFault:
-			run.Faults = append(run.Faults, FaultWindow{Fault: op.Fault, StartS: op.Call.Seconds(), EndS: op.Return.Seconds()})
 		case sim.KindAcquire:
 			start, waiting := waitStart[op.Client]
 			if !waiting {
