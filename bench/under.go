@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/locksim/locksim/checker"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/sim"
 )
 
