@@ -85,7 +85,7 @@ func TestCheck100k(t *testing.T) {
 	h := realisticHistory(1, 100_000, 8, -1)
 	r := Check(h, Config{})
 	for _, c := range r.Checks {
-		want := map[string]Verdict{nameExclusion: Safe, nameClaim: Safe, nameFencing: Skipped, nameLiveness: Skipped}[c.Name]
+		want := map[string]Verdict{NameExclusion: Safe, NameClaim: Safe, NameFencing: Skipped, NameLiveness: Skipped}[c.Name]
 		if c.Verdict != want {
 			t.Errorf("%s: %s, want %s (%s)", c.Name, c.Verdict, want, c.Detail)
 		}
@@ -93,13 +93,13 @@ func TestCheck100k(t *testing.T) {
 	if r.Verdict != Safe || r.Ops != 100_000 {
 		t.Errorf("verdict %s over %d ops, want safe over 100000", r.Verdict, r.Ops)
 	}
-	t.Logf("%s", r.Check(nameExclusion).Detail)
+	t.Logf("%s", r.Check(NameExclusion).Detail)
 }
 
 func TestCheck100kOneOverlap(t *testing.T) {
 	h := realisticHistory(1, 100_000, 8, 5000)
 	r := Check(h, Config{})
-	ex := r.Check(nameExclusion)
+	ex := r.Check(NameExclusion)
 	if ex.Verdict != Unsafe || len(ex.Witnesses) != 1 || !r.SweepAgrees {
 		t.Fatalf("exclusion %s with %d witnesses, want unsafe with 1: %s", ex.Verdict, len(ex.Witnesses), ex.Detail)
 	}
@@ -107,7 +107,7 @@ func TestCheck100kOneOverlap(t *testing.T) {
 	if w.A.Start >= w.B.Start || w.B.Start >= w.A.End || len(w.Faults) == 0 {
 		t.Errorf("witness does not show B entering inside A with its pause: %s", dump(w))
 	}
-	if c := r.Check(nameClaim); c.Verdict != Safe {
+	if c := r.Check(NameClaim); c.Verdict != Safe {
 		t.Errorf("claim %s, want safe: the intruder's lease had ended (%s)", c.Verdict, c.Detail)
 	}
 }

@@ -72,7 +72,7 @@ func overall(checks []CheckResult, v View) (Verdict, string) {
 	for _, c := range checks {
 		switch c.Verdict {
 		case Unsafe:
-			if c.Name != nameLiveness {
+			if c.Name != NameLiveness {
 				return Unsafe, ""
 			}
 		case Deadlock:

@@ -115,11 +115,11 @@ func TestTestdata(t *testing.T) {
 				}
 			}
 			if !r.SweepAgrees {
-				t.Errorf("porcupine and sweep disagree: %s", r.Check(nameExclusion).Detail)
+				t.Errorf("porcupine and sweep disagree: %s", r.Check(NameExclusion).Detail)
 			}
 			var sb strings.Builder
 			err := Visualize(&sb, h, r)
-			if strings.HasPrefix(r.Check(nameExclusion).Detail, "bad history") {
+			if strings.HasPrefix(r.Check(NameExclusion).Detail, "bad history") {
 				if err == nil {
 					t.Errorf("Visualize drew a history whose resource log is unusable")
 				}

@@ -52,7 +52,7 @@ func sweepClaim(v View, fi faultIndex) claimSweep {
 					r.first = fmt.Sprintf("key %q: %s", key, note)
 				}
 				if len(r.witnesses) < maxWitnesses {
-					r.witnesses = append(r.witnesses, fi.witness(nameClaim, key, a.interval(), l.interval(), note))
+					r.witnesses = append(r.witnesses, fi.witness(NameClaim, key, a.interval(), l.interval(), note))
 				}
 			}
 			active = append(active, l)
@@ -66,7 +66,7 @@ func sweepClaim(v View, fi faultIndex) claimSweep {
 // window computation, which also builds the witnesses. The two must agree
 // on every history; a disagreement is a locksim bug and gives unknown.
 func checkClaim(h sim.History, v View, cfg Config, fi faultIndex) (CheckResult, bool) {
-	c := CheckResult{Name: nameClaim}
+	c := CheckResult{Name: NameClaim}
 	if len(v.Leases) == 0 {
 		c.Verdict = Skipped
 		c.Detail = fmt.Sprintf("no lease window: no acquire succeeded while its validity lasted (%d with unknown outcome)", v.UnknownAcquires)

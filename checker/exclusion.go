@@ -46,7 +46,7 @@ type exclusionResult struct {
 func checkExclusion(h sim.History, log resourceLog, err error, cfg Config, fi faultIndex, end time.Duration) exclusionResult {
 	res := exclusionResult{agrees: true}
 	if err != nil {
-		res.check = CheckResult{Name: nameExclusion, Verdict: Unknown, Detail: "bad history: " + err.Error()}
+		res.check = CheckResult{Name: NameExclusion, Verdict: Unknown, Detail: "bad history: " + err.Error()}
 		return res
 	}
 	res.fenced = log.fenced
@@ -58,7 +58,7 @@ func checkExclusion(h sim.History, log resourceLog, err error, cfg Config, fi fa
 		if cfg.Verbose {
 			res.info = &porcupine.LinearizationInfo{} // Visualize still draws faults and leases
 		}
-		res.check = CheckResult{Name: nameExclusion, Verdict: Skipped, Detail: fmt.Sprintf(
+		res.check = CheckResult{Name: NameExclusion, Verdict: Skipped, Detail: fmt.Sprintf(
 			"%sno %s reached the resource (%d never did)", log.note, what, log.lost)}
 		return res
 	}
@@ -74,7 +74,7 @@ func checkExclusion(h sim.History, log resourceLog, err error, cfg Config, fi fa
 	if sw.unsafe() {
 		sweepSays = fmt.Sprintf("%d violation(s), first: %s", sw.violations, sw.first)
 	}
-	c := CheckResult{Name: nameExclusion, Witnesses: sw.witnesses}
+	c := CheckResult{Name: NameExclusion, Witnesses: sw.witnesses}
 	switch {
 	case sw.unsafe():
 		c.Verdict = Unsafe

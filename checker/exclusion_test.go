@@ -24,7 +24,7 @@ func fakePorcupine(t *testing.T, verdict porcupine.CheckResult) {
 func TestPorcupineTimeoutIsUnknown(t *testing.T) {
 	fakePorcupine(t, porcupine.Unknown)
 	r := Check(readHistory(t, "testdata/clean-alternation.jsonl"), Config{})
-	for _, name := range []string{nameExclusion, nameClaim} {
+	for _, name := range []string{NameExclusion, NameClaim} {
 		if c := r.Check(name); c.Verdict != Unknown || !strings.Contains(c.Detail, "timed out") {
 			t.Errorf("%s %s (%s), want unknown after a timeout", name, c.Verdict, c.Detail)
 		}
@@ -38,7 +38,7 @@ func TestPorcupineTimeoutIsUnknown(t *testing.T) {
 	}
 	// the sweep's overlap stands on its own: it is the resource's log
 	r = Check(readHistory(t, "testdata/gc-pause-overlap.jsonl"), Config{})
-	if ex := r.Check(nameExclusion); ex.Verdict != Unsafe || !strings.Contains(ex.Detail, "timed out") {
+	if ex := r.Check(NameExclusion); ex.Verdict != Unsafe || !strings.Contains(ex.Detail, "timed out") {
 		t.Errorf("exclusion %s (%s), want unsafe with porcupine's timeout said", ex.Verdict, ex.Detail)
 	}
 }
@@ -48,7 +48,7 @@ func TestPorcupineTimeoutIsUnknown(t *testing.T) {
 func TestTinyTimeoutIsUnknown(t *testing.T) {
 	h := realisticHistory(2, 80_000, 8, -1)
 	r := Check(h, Config{Timeout: time.Nanosecond})
-	if ex := r.Check(nameExclusion); ex.Verdict != Unknown || r.Verdict != Unknown {
+	if ex := r.Check(NameExclusion); ex.Verdict != Unknown || r.Verdict != Unknown {
 		t.Fatalf("exclusion %s, overall %s, want unknown: %s", ex.Verdict, r.Verdict, ex.Detail)
 	}
 }
@@ -59,9 +59,9 @@ func TestDisagreementIsUnknown(t *testing.T) {
 		check string
 		says  string
 	}{
-		{"clean-alternation", nameExclusion, "porcupine and the sweep disagree: "}, // porcupine invents an overlap
-		{"fenced-late-write", nameExclusion, "porcupine and the sweep disagree: "},
-		{"clean-alternation", nameClaim, "porcupine and the window computation disagree: "},
+		{"clean-alternation", NameExclusion, "porcupine and the sweep disagree: "}, // porcupine invents an overlap
+		{"fenced-late-write", NameExclusion, "porcupine and the sweep disagree: "},
+		{"clean-alternation", NameClaim, "porcupine and the window computation disagree: "},
 	} {
 		t.Run(tc.file+"/"+tc.check, func(t *testing.T) {
 			fakePorcupine(t, porcupine.Illegal)
@@ -84,7 +84,7 @@ func TestDisagreementIsUnknown(t *testing.T) {
 			return saved(m, ops, d, v)
 		}
 		r := Check(readHistory(t, "testdata/gc-pause-overlap.jsonl"), Config{})
-		if ex := r.Check(nameExclusion); !r.SweepAgrees || ex.Verdict != Unsafe {
+		if ex := r.Check(NameExclusion); !r.SweepAgrees || ex.Verdict != Unsafe {
 			t.Errorf("sweep_agrees %v, exclusion %s (%s); want unsafe", r.SweepAgrees, ex.Verdict, ex.Detail)
 		}
 	})
@@ -92,7 +92,7 @@ func TestDisagreementIsUnknown(t *testing.T) {
 
 func TestOverall(t *testing.T) {
 	v := func(vs ...Verdict) []CheckResult {
-		names := []string{nameExclusion, nameClaim, nameFencing, nameLiveness}
+		names := []string{NameExclusion, NameClaim, NameFencing, NameLiveness}
 		var cs []CheckResult
 		for i, x := range vs {
 			cs = append(cs, CheckResult{Name: names[i], Verdict: x})
@@ -132,7 +132,7 @@ func TestDelayedEnterIsJudgedWhereTheResourceSawIt(t *testing.T) {
 		{Kind: sim.KindExit, Client: 0, Key: "k", Call: 602 * ms, Return: 603 * ms, Outcome: sim.OK, At: 602 * ms, Seq: 3},
 		{Kind: sim.KindExit, Client: 1, Key: "k", Call: 700 * ms, Return: 701 * ms, Outcome: sim.OK, At: 700 * ms, Seq: 4},
 	}}
-	if ex := Check(h, Config{}).Check(nameExclusion); ex.Verdict != Unsafe {
+	if ex := Check(h, Config{}).Check(NameExclusion); ex.Verdict != Unsafe {
 		t.Fatalf("exclusion %s (%s), want unsafe", ex.Verdict, ex.Detail)
 	}
 }
@@ -146,7 +146,7 @@ func TestBadHistories(t *testing.T) {
 		"unknown mode":                          {{Kind: sim.KindEnter, Mode: "shared", Key: "k", Outcome: sim.OK, Seq: 1, At: ms}},
 		"write without the resource's decision": {{Kind: sim.KindWrite, Key: "k", Outcome: sim.Unknown, Seq: 1, At: ms, Fence: 1}},
 	} {
-		if ex := Check(sim.History{Ops: ops}, Config{}).Check(nameExclusion); ex.Verdict != Unknown || !strings.HasPrefix(ex.Detail, "bad history") {
+		if ex := Check(sim.History{Ops: ops}, Config{}).Check(NameExclusion); ex.Verdict != Unknown || !strings.HasPrefix(ex.Detail, "bad history") {
 			t.Errorf("%s: exclusion %s (%s), want unknown", name, ex.Verdict, ex.Detail)
 		}
 	}
@@ -228,7 +228,7 @@ func TestRecordingBugIsUnknown(t *testing.T) {
 		{Kind: sim.KindExit, Client: 1, Key: "k", Call: 700 * ms, Return: 701 * ms, Outcome: sim.OK, At: 700 * ms, Seq: 4},
 	}}
 	r := Check(h, Config{})
-	if ex := r.Check(nameExclusion); ex.Verdict != Unknown || r.SweepAgrees || !strings.Contains(ex.Detail, "locksim bug") {
+	if ex := r.Check(NameExclusion); ex.Verdict != Unknown || r.SweepAgrees || !strings.Contains(ex.Detail, "locksim bug") {
 		t.Fatalf("exclusion %s (%s), sweep_agrees %v; want unknown naming a locksim bug", ex.Verdict, ex.Detail, r.SweepAgrees)
 	}
 }

@@ -22,7 +22,7 @@ import (
 // log is the resource log the exclusion check used; nil when it was
 // unusable, and then only the first half is checked.
 func checkFencing(h sim.History, cfg Config, v View, log *resourceLog, fi faultIndex) CheckResult {
-	c := CheckResult{Name: nameFencing}
+	c := CheckResult{Name: NameFencing}
 	var fenced, okAcquires int
 	for i := range h.Ops {
 		op := &h.Ops[i]
@@ -52,7 +52,7 @@ func checkFencing(h sim.History, cfg Config, v View, log *resourceLog, fi faultI
 			first = fmt.Sprintf("key %q: %s", key, note)
 		}
 		if len(c.Witnesses) < maxWitnesses {
-			c.Witnesses = append(c.Witnesses, fi.witness(nameFencing, key, a, b, note))
+			c.Witnesses = append(c.Witnesses, fi.witness(NameFencing, key, a, b, note))
 		}
 	}
 

@@ -24,7 +24,7 @@ func TestFenceOrder(t *testing.T) {
 		{"repeated while both were in flight", []sim.Op{acq(0, 0, 30*ms, 2), acq(1, ms, 21*ms, 2)}, Unsafe},
 		{"the same lease again", []sim.Op{acq(0, 0, ms, 2), acq(0, 2*ms, 3*ms, 2), acq(1, 20*ms, 21*ms, 3)}, Safe},
 	} {
-		c := Check(sim.History{Ops: tc.ops}, Config{Fencing: true}).Check(nameFencing)
+		c := Check(sim.History{Ops: tc.ops}, Config{Fencing: true}).Check(NameFencing)
 		if c.Verdict != tc.want {
 			t.Errorf("%s: %s (%s), want %s", tc.name, c.Verdict, c.Detail, tc.want)
 		}

@@ -44,7 +44,7 @@ func FuzzCheckJSONL(f *testing.F) {
 			t.Fatal("no verdict")
 		}
 		for _, c := range r.Checks {
-			if c.Verdict == Unsafe && len(c.Witnesses) == 0 && c.Name != nameFencing {
+			if c.Verdict == Unsafe && len(c.Witnesses) == 0 && c.Name != NameFencing {
 				t.Fatalf("%s unsafe without a witness", c.Name)
 			}
 		}

@@ -17,7 +17,7 @@ import (
 // deadlock the lock caused. When a key was probed more than once, its last
 // probe decides: it had the most time to recover.
 func checkLiveness(h sim.History) CheckResult {
-	c := CheckResult{Name: nameLiveness}
+	c := CheckResult{Name: NameLiveness}
 	last := map[string]*sim.Op{}
 	for i := range h.Ops {
 		op := &h.Ops[i]

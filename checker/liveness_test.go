@@ -23,7 +23,7 @@ func TestLivenessNeverGuesses(t *testing.T) {
 		h := sim.History{Ops: []sim.Op{lease,
 			{Kind: sim.KindProbe, Client: sim.NoClient, Key: "k", Call: 200 * ms, Return: 300 * ms, Outcome: tc.probe}}}
 		r := Check(h, Config{})
-		if live := r.Check(nameLiveness); live.Verdict != tc.want || r.Verdict != tc.overall {
+		if live := r.Check(NameLiveness); live.Verdict != tc.want || r.Verdict != tc.overall {
 			t.Errorf("probe %s: liveness %s (%s), overall %s; want %s, %s", tc.probe, live.Verdict, live.Detail, r.Verdict, tc.want, tc.overall)
 		}
 	}

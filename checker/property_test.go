@@ -14,7 +14,7 @@ import (
 // claim or on exclusion (Config.Timeout is -1: porcupine never gives up).
 func disagrees(h sim.History, cfg Config) bool {
 	r := Check(h, cfg)
-	return !r.SweepAgrees || r.Check(nameExclusion).Verdict == Unknown || r.Check(nameClaim).Verdict == Unknown
+	return !r.SweepAgrees || r.Check(NameExclusion).Verdict == Unknown || r.Check(NameClaim).Verdict == Unknown
 }
 
 // minimise drops operations one at a time while the disagreement stays.
@@ -36,12 +36,12 @@ func minimise(h sim.History, cfg Config) sim.History {
 // minimised, with the verdict counts of each check.
 func agreement(seed uint64, n int) (bad *sim.History, cfg Config, counts map[string]map[Verdict]int) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	counts = map[string]map[Verdict]int{nameExclusion: {}, nameClaim: {}}
+	counts = map[string]map[Verdict]int{NameExclusion: {}, NameClaim: {}}
 	for range n {
 		h, c := randomRun(rng)
 		r := Check(h, c)
-		counts[nameExclusion][r.Check(nameExclusion).Verdict]++
-		counts[nameClaim][r.Check(nameClaim).Verdict]++
+		counts[NameExclusion][r.Check(NameExclusion).Verdict]++
+		counts[NameClaim][r.Check(NameClaim).Verdict]++
 		if disagrees(h, c) {
 			m := minimise(h, c)
 			return &m, c, counts
@@ -67,11 +67,11 @@ func TestPorcupineAndSweepAgree(t *testing.T) {
 	if bad != nil {
 		r := Check(*bad, cfg)
 		t.Fatalf("porcupine and its cross-check disagree (fencing %v) on this minimised history:\n%s%s\n%s",
-			cfg.Fencing, jsonl(*bad), r.Check(nameExclusion).Detail, r.Check(nameClaim).Detail)
+			cfg.Fencing, jsonl(*bad), r.Check(NameExclusion).Detail, r.Check(NameClaim).Detail)
 	}
 	// a generator that only makes safe (or only unsafe) histories would
 	// prove nothing
-	for _, name := range []string{nameExclusion, nameClaim} {
+	for _, name := range []string{NameExclusion, NameClaim} {
 		if counts[name][Safe] < 100 || counts[name][Unsafe] < 100 {
 			t.Fatalf("random histories not varied enough for %s: %v", name, counts[name])
 		}

@@ -33,11 +33,14 @@ const (
 // Check names, as they appear in verdict.json, in the order of
 // Result.Checks.
 const (
-	nameExclusion = "exclusion"
-	nameClaim     = "claim"
-	nameFencing   = "fencing"
-	nameLiveness  = "liveness"
+	NameExclusion = "exclusion"
+	NameClaim     = "claim"
+	NameFencing   = "fencing"
+	NameLiveness  = "liveness"
 )
+
+// CheckNames are the checks in the order of Result.Checks.
+var CheckNames = []string{NameExclusion, NameClaim, NameFencing, NameLiveness}
 
 // defaultTimeout bounds porcupine when Config.Timeout is zero. Histories
 // checked here are totally ordered, so porcupine needs far less than this;

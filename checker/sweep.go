@@ -67,7 +67,7 @@ func sweepExclusion(log resourceLog, fi faultIndex, end time.Duration) sweepResu
 			if a.open || b.open {
 				note += "; a section that never exited lasts to the end of the history"
 			}
-			r.witnesses = append(r.witnesses, fi.witness(nameExclusion, key, a.interval(), b.interval(), note))
+			r.witnesses = append(r.witnesses, fi.witness(NameExclusion, key, a.interval(), b.interval(), note))
 		}
 	}
 	return r

@@ -67,7 +67,7 @@ func writeSummary(w io.Writer, in Run) error {
 
 	var wit strings.Builder
 	for _, c := range r.Checks {
-		if c.Verdict != checker.Unsafe {
+		if c.Verdict != checker.Unsafe && c.Verdict != checker.Covered {
 			continue
 		}
 		for i, x := range c.Witnesses {
@@ -75,7 +75,7 @@ func writeSummary(w io.Writer, in Run) error {
 				fmt.Fprintf(&wit, "- … %d more %s witness(es) in verdict.json\n", len(c.Witnesses)-i, c.Name)
 				break
 			}
-			fmt.Fprintf(&wit, "- **%s** (key `%s`): %s\n", c.Name, x.Key, witnessWords(x, l.fenced))
+			fmt.Fprintf(&wit, "- **%s** (key `%s`): %s\n", c.Name, x.Key, WitnessWords(x, l.fenced))
 		}
 	}
 	if wit.Len() > 0 {
@@ -189,10 +189,12 @@ func setup(c sim.Config) string {
 	return s
 }
 
-// witnessWords tells a witness as a sentence. Exclusion without fencing
-// and claim are told from the intervals; the fencing-related witnesses
-// (whose intervals need the checker's context) use the checker's note.
-func witnessWords(w checker.Witness, fenced bool) string {
+// WitnessWords tells a witness as a sentence, in plain text: summary.md
+// and the review page both tell witnesses with it. Exclusion without
+// fencing and claim are told from the intervals; the fencing-related
+// witnesses (whose intervals need the checker's context) use the
+// checker's note. fenced: the run's sections are fenced writes.
+func WitnessWords(w checker.Witness, fenced bool) string {
 	a, b := w.A, w.B
 	var s string
 	switch {
@@ -200,7 +202,7 @@ func witnessWords(w checker.Witness, fenced bool) string {
 		s = fmt.Sprintf("client %d entered at %s while client %d was inside since %s (it left at %s)",
 			b.Client, fmtMS(b.Start), a.Client, fmtMS(a.Start), fmtMS(a.End))
 	case w.Check == "claim":
-		s = fmt.Sprintf("client %d's acquire returned at %s while client %d's lease (since %s) was valid until %s",
+		s = fmt.Sprintf("client %d's lease began at %s while client %d's lease (since %s) lasted until %s",
 			b.Client, fmtMS(b.Start), a.Client, fmtMS(a.Start), fmtMS(a.End))
 	default:
 		s = fmt.Sprintf("%s (client %d %s, client %d %s)", w.Note, a.Client, fmtRange(a.Start, a.End), b.Client, fmtRange(b.Start, b.End))

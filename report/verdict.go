@@ -18,6 +18,8 @@ type Verdict struct {
 	Scenario  string          `json:"scenario"`
 	Algorithm string          `json:"algorithm"`
 	Verdict   checker.Verdict `json:"verdict"`
+	// Reason says why the verdict is unknown.
+	Reason string `json:"reason,omitempty"`
 	// Expected is "" when nothing was expected (then only safe is as
 	// expected), else safe, unsafe, deadlock or any.
 	Expected string `json:"expected"`
@@ -153,6 +155,7 @@ func newVerdict(in Run) Verdict {
 		Scenario:       in.Scenario,
 		Algorithm:      in.Algorithm,
 		Verdict:        r.Verdict,
+		Reason:         r.Reason,
 		Expected:       in.Expected,
 		ExpectedChecks: in.ExpectedChecks,
 		AsExpected:     in.Met(),

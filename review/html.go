@@ -171,7 +171,7 @@ const pageTemplate = `<!DOCTYPE html>
 {{range .Findings}}{{$run := index .Cell.Runs .Run}}<div class="finding {{$run.Verdict}}" id="{{.Anchor}}">
 <h4>{{.Cell.Algorithm}}: {{$run.Verdict}}</h4>
 <div class="exp{{if not .Cell.AsExpected}} differ{{end}}">{{.Expectation}} · {{.RunsLine}}</div>
-{{with .Witnesses}}<ul class="witness">{{range .}}<li>{{md .}}</li>{{end}}</ul>{{end}}
+{{with .Witnesses}}<ul class="witness">{{range .}}<li><b>{{.Check}}</b>{{if .Key}} (key <code>{{.Key}}</code>){{end}}: {{.Words}}</li>{{end}}</ul>{{end}}
 {{with .Checks}}<table class="checks">{{range .}}<tr{{if .Failed}} class="failed"{{end}}><td class="name">{{.Name}}</td><td class="v">{{.Verdict}}</td><td>{{.Detail}}</td></tr>{{end}}</table>{{end}}
 {{range .OwnNotes}}<div class="meta">note: {{.}}</div>{{end}}
 {{with .Missing}}<div class="missing">missing: {{join . "; "}}</div>{{end}}

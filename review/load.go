@@ -41,8 +41,8 @@ type Finding struct {
 	// does not name one).
 	Dir     string
 	Verdict report.Verdict
-	// Witnesses are summary.md's witness lines (Markdown), for an unsafe run.
-	Witnesses []string
+	// Witnesses are verdict.json's witnesses, told in summary.md's words.
+	Witnesses []WitnessLine
 	// Timeline is timeline.png; nil when missing.
 	Timeline []byte
 	// Missing says what could not be read; the finding is still shown.
@@ -138,11 +138,7 @@ func loadFinding(matrixDir string, c scenarios.Cell, i int) Finding {
 		f.Missing = append(f.Missing, report.FileVerdict+": "+err.Error())
 	}
 	f.Verdict = v
-	if sum, err := os.ReadFile(filepath.Join(f.Dir, report.FileSummary)); err == nil {
-		f.Witnesses = section(string(sum), "Witnesses")
-	} else if v.Verdict == checker.Unsafe {
-		f.Missing = append(f.Missing, report.FileSummary+": "+err.Error())
-	}
+	f.Witnesses = witnessLines(v)
 	if png, err := os.ReadFile(filepath.Join(f.Dir, report.FilePNG)); err == nil {
 		f.Timeline = png
 	} else {
@@ -151,26 +147,39 @@ func loadFinding(matrixDir string, c scenarios.Cell, i int) Finding {
 	return f
 }
 
-// section returns the list items of the "## title" section of a Markdown
-// document, without their "- ".
-func section(md, title string) []string {
-	var out []string
-	in := false
-	for _, line := range strings.Split(md, "\n") {
-		switch {
-		case strings.HasPrefix(line, "## "):
-			in = strings.TrimSpace(line[3:]) == title
-		case in && strings.HasPrefix(line, "- "):
-			out = append(out, strings.TrimSpace(line[2:]))
+// WitnessLine is one witness of an unsafe (or fencing-covered) check.
+// Key is empty for a line that only says how many more there are.
+type WitnessLine struct {
+	Check, Key, Words string
+}
+
+// pageWitnesses caps the witnesses the page tells per check; verdict.json
+// and summary.md have the rest.
+const pageWitnesses = 3
+
+// witnessLines tells the witnesses of v's failed checks, in check order.
+func witnessLines(v report.Verdict) []WitnessLine {
+	var out []WitnessLine
+	for _, name := range checker.CheckNames {
+		c, ok := v.Checks[name]
+		if !ok || (c.Verdict != checker.Unsafe && c.Verdict != checker.Covered) {
+			continue
+		}
+		for i, w := range c.Witnesses {
+			if i == pageWitnesses {
+				out = append(out, WitnessLine{Check: name, Words: fmt.Sprintf("… %d more in verdict.json", len(c.Witnesses)-i)})
+				break
+			}
+			out = append(out, WitnessLine{Check: name, Key: w.Key, Words: report.WitnessWords(w, v.Config.Fencing)})
 		}
 	}
 	return out
 }
 
-// Checks are the run's checks in the order of DESIGN.md section 5.
+// Checks are the run's checks in the checker's order.
 func (f Finding) Checks() []NamedCheck {
 	var out []NamedCheck
-	for _, name := range []string{"exclusion", "claim", "fencing", "liveness"} {
+	for _, name := range checker.CheckNames {
 		if c, ok := f.Verdict.Checks[name]; ok {
 			out = append(out, NamedCheck{name, c})
 		}
@@ -193,10 +202,17 @@ func (c NamedCheck) Failed() bool {
 // Summary says in words what the finding's run showed: the witnesses for
 // an unsafe run, the liveness detail for a deadlock.
 func (f Finding) Summary() []string {
-	if len(f.Witnesses) > 0 {
-		return f.Witnesses
-	}
 	var out []string
+	for _, w := range f.Witnesses {
+		if w.Key == "" {
+			out = append(out, fmt.Sprintf("**%s**: %s", w.Check, w.Words))
+			continue
+		}
+		out = append(out, fmt.Sprintf("**%s** (key `%s`): %s", w.Check, w.Key, w.Words))
+	}
+	if len(out) > 0 {
+		return out
+	}
 	for _, c := range f.Checks() {
 		if c.Failed() {
 			out = append(out, fmt.Sprintf("**%s** %s: %s", c.Name, c.Verdict, c.Detail))

@@ -47,9 +47,3 @@ func TestDemoteAndRelink(t *testing.T) {
 		return s
 	}))
 }
-
-func TestSection(t *testing.T) {
-	md := "# t\n\n## Witnesses\n\n- **exclusion** one\n- two\n\n## Notes\n\n- not a witness\n"
-	assert.Equal(t, []string{"**exclusion** one", "two"}, section(md, "Witnesses"))
-	assert.Empty(t, section(md, "Missing"))
-}

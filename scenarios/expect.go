@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/lock"
 )
 
@@ -40,10 +41,10 @@ const (
 
 // The checks of DESIGN.md section 5, as named in verdict.json.
 const (
-	CheckExclusion = "exclusion"
-	CheckClaim     = "claim"
-	CheckFencing   = "fencing"
-	CheckLiveness  = "liveness"
+	CheckExclusion = checker.NameExclusion
+	CheckClaim     = checker.NameClaim
+	CheckFencing   = checker.NameFencing
+	CheckLiveness  = checker.NameLiveness
 )
 
 var (
