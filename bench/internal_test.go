@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -72,15 +73,15 @@ func TestQuickIsUnderAMinute(t *testing.T) {
 
 func TestFromHistory(t *testing.T) {
 	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
-	h := sim.History{Ops: []sim.Op{
-		{Kind: sim.KindAcquire, Client: 0, Call: ms(0), Return: ms(1), Outcome: sim.OK},
-		{Kind: sim.KindAcquire, Client: 1, Call: ms(0), Return: ms(1), Outcome: sim.Fail},
-		{Kind: sim.KindFault, Client: sim.NoClient, Call: ms(2), Return: ms(40), Fault: "pause-client 0"},
-		{Kind: sim.KindAcquire, Client: 1, Call: ms(10), Return: ms(11), Outcome: sim.Fail},
-		{Kind: sim.KindRelease, Client: 0, Call: ms(45), Return: ms(46), Outcome: sim.OK},
-		{Kind: sim.KindAcquire, Client: 1, Call: ms(50), Return: ms(51), Outcome: sim.OK},
-		{Kind: sim.KindRelease, Client: 1, Call: ms(60), Return: ms(62), Outcome: sim.OK},
-		{Kind: sim.KindAcquire, Client: 0, Call: ms(70), Return: ms(90), Outcome: sim.Unknown, Err: "timeout"},
+	h := history.History{Ops: []history.Op{
+		{Kind: history.KindAcquire, Client: 0, Call: ms(0), Return: ms(1), Outcome: history.OK},
+		{Kind: history.KindAcquire, Client: 1, Call: ms(0), Return: ms(1), Outcome: history.Fail},
+		{Kind: history.KindFault, Client: history.NoClient, Call: ms(2), Return: ms(40), Fault: "pause-client 0"},
+		{Kind: history.KindAcquire, Client: 1, Call: ms(10), Return: ms(11), Outcome: history.Fail},
+		{Kind: history.KindRelease, Client: 0, Call: ms(45), Return: ms(46), Outcome: history.OK},
+		{Kind: history.KindAcquire, Client: 1, Call: ms(50), Return: ms(51), Outcome: history.OK},
+		{Kind: history.KindRelease, Client: 1, Call: ms(60), Return: ms(62), Outcome: history.OK},
+		{Kind: history.KindAcquire, Client: 0, Call: ms(70), Return: ms(90), Outcome: history.Unknown, Err: "timeout"},
 	}}
 	cfg := sim.Config{Algorithm: "setpx", Cluster: sim.ClusterConfig{Backend: sim.BackendMiniredis, Nodes: 1},
 		Clients: 2, Duration: time.Second}.WithDefaults()
@@ -97,7 +98,7 @@ func TestFromHistory(t *testing.T) {
 	assert.InDelta(t, 51_000, r.Acquire.Max, 51)
 	assert.InDelta(t, 62_000, r.Cycle.Max, 62)
 	require.Len(t, run.points, 3)
-	assert.Equal(t, sim.Unknown, run.points[2].Outcome)
+	assert.Equal(t, history.Unknown, run.points[2].Outcome)
 }
 
 func TestLogTicksLabelOneTwoFive(t *testing.T) {

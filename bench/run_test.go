@@ -15,6 +15,7 @@ import (
 
 	"github.com/locksim/locksim/bench"
 	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 )
@@ -234,7 +235,7 @@ func TestRunUnderScenario(t *testing.T) {
 	h, err := os.Open(filepath.Join(out, "history-setpx.jsonl"))
 	require.NoError(t, err)
 	defer h.Close()
-	hist, err := sim.ReadJSONL(h)
+	hist, err := history.ReadJSONL(h)
 	require.NoError(t, err)
 	assert.NotEmpty(t, hist.Ops)
 }

@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // faultBands shades each fault window over the full height of the plot, as
@@ -59,9 +59,9 @@ func (b faultBands) Thumbnail(c *draw.Canvas) {
 	})
 }
 
-var outcomeStyle = map[sim.Outcome]draw.GlyphStyle{
-	sim.OK:      {Color: color.RGBA{31, 119, 180, 200}, Radius: vg.Points(1.6), Shape: draw.CircleGlyph{}},
-	sim.Unknown: {Color: color.RGBA{214, 39, 40, 255}, Radius: vg.Points(3), Shape: draw.CrossGlyph{}},
+var outcomeStyle = map[history.Outcome]draw.GlyphStyle{
+	history.OK:      {Color: color.RGBA{31, 119, 180, 200}, Radius: vg.Points(1.6), Shape: draw.CircleGlyph{}},
+	history.Unknown: {Color: color.RGBA{214, 39, 40, 255}, Radius: vg.Points(3), Shape: draw.CrossGlyph{}},
 }
 
 // writeTimeline draws, per design, each acquire's latency against when its
@@ -77,7 +77,7 @@ func (r *Report) writeTimeline(dir string) error {
 			nodesText(run.Nodes), fmtDur(run.HoldMs), fmtDur(run.RetryMs)),
 			"time since the run started (s)", "acquire latency (ms, log)")
 		p.Add(faultBands{run.Faults})
-		for _, o := range []sim.Outcome{sim.OK, sim.Unknown} {
+		for _, o := range []history.Outcome{history.OK, history.Unknown} {
 			var xy plotter.XYs
 			for _, pt := range run.points {
 				if pt.Outcome == o {
@@ -105,8 +105,8 @@ func (r *Report) writeTimeline(dir string) error {
 	}
 	lg := plot.NewLegend()
 	lg.TextStyle.Font.Size = vg.Points(10)
-	lg.Add("acquired (latency from first attempt)", glyphThumb(outcomeStyle[sim.OK]))
-	lg.Add("attempt with unknown outcome", glyphThumb(outcomeStyle[sim.Unknown]))
+	lg.Add("acquired (latency from first attempt)", glyphThumb(outcomeStyle[history.OK]))
+	lg.Add("attempt with unknown outcome", glyphThumb(outcomeStyle[history.Unknown]))
 	lg.Add("fault window (each its own colour)", faultBands{})
 	f := figure{
 		title: fmt.Sprintf("lockbench: acquire latency over time under scenario %q\n%s; backend %s", u.Scenario, r.Machine, r.Backend),

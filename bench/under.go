@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -40,7 +41,7 @@ type UnderRun struct {
 	Incomplete bool          `json:"incomplete,omitempty"`
 
 	points  []timelinePoint
-	history sim.History
+	history history.History
 }
 
 // FaultWindow is a fault window of the history (checker.View's), as
@@ -56,7 +57,7 @@ type FaultWindow struct {
 type timelinePoint struct {
 	At      time.Duration // when the client started waiting (true time since the run's start)
 	Latency time.Duration
-	Outcome sim.Outcome // ok: the lease came; unknown: this attempt's outcome is unknown
+	Outcome history.Outcome // ok: the lease came; unknown: this attempt's outcome is unknown
 }
 
 func runUnder(ctx context.Context, cfg Config) (*Report, error) {
@@ -123,13 +124,13 @@ func fromHistory(res *sim.Result, scenario string) (UnderRun, Result) {
 		run.Faults = append(run.Faults, FaultWindow{Fault: f.Desc, StartS: f.Start.Seconds(), EndS: f.End.Seconds()})
 	}
 	ops := slices.Clone(res.History.Ops)
-	slices.SortStableFunc(ops, func(a, b sim.Op) int { return cmp.Compare(a.Call, b.Call) })
+	slices.SortStableFunc(ops, func(a, b history.Op) int { return cmp.Compare(a.Call, b.Call) })
 	acc := newAccumulator()
 	waitStart := map[int]time.Duration{}
 	held := map[int]time.Duration{}
 	for _, op := range ops {
 		switch op.Kind {
-		case sim.KindAcquire:
+		case history.KindAcquire:
 			start, waiting := waitStart[op.Client]
 			if !waiting {
 				start = op.Call
@@ -137,13 +138,13 @@ func fromHistory(res *sim.Result, scenario string) (UnderRun, Result) {
 			}
 			acc.attempts++
 			switch op.Outcome {
-			case sim.OK:
+			case history.OK:
 				run.Attempts.OK++
 				record(acc.acquire, op.Return-start)
-				run.points = append(run.points, timelinePoint{At: start, Latency: op.Return - start, Outcome: sim.OK})
+				run.points = append(run.points, timelinePoint{At: start, Latency: op.Return - start, Outcome: history.OK})
 				held[op.Client] = start
 				delete(waitStart, op.Client)
-			case sim.Fail:
+			case history.Fail:
 				run.Attempts.Fail++
 				acc.refused++
 			default:
@@ -152,16 +153,16 @@ func fromHistory(res *sim.Result, scenario string) (UnderRun, Result) {
 				if acc.firstErr == nil {
 					acc.firstErr = errors.New(op.Err)
 				}
-				run.points = append(run.points, timelinePoint{At: op.Call, Latency: op.Return - op.Call, Outcome: sim.Unknown})
+				run.points = append(run.points, timelinePoint{At: op.Call, Latency: op.Return - op.Call, Outcome: history.Unknown})
 				delete(waitStart, op.Client)
 			}
-		case sim.KindRelease:
+		case history.KindRelease:
 			start, ok := held[op.Client]
 			if !ok {
 				continue
 			}
 			delete(held, op.Client)
-			if op.Outcome != sim.OK {
+			if op.Outcome != history.OK {
 				acc.errs++
 				continue
 			}

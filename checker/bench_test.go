@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 const ms = time.Millisecond
@@ -21,14 +21,14 @@ const ms = time.Millisecond
 // that round the previous winner, woken from a pause, enters while the
 // winner is inside: exactly one exclusion violation. The history has
 // exactly n operations, in completion order.
-func realisticHistory(seed uint64, n, clients, overlapAt int) sim.History {
+func realisticHistory(seed uint64, n, clients, overlapAt int) history.History {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	var ops []sim.Op
+	var ops []history.Op
 	var seq int64
-	res := func(kind sim.Kind, c int, token string, at time.Duration) sim.Op {
+	res := func(kind history.Kind, c int, token string, at time.Duration) history.Op {
 		seq++
-		return sim.Op{Kind: kind, Client: c, Key: "lock", Call: at - ms/4, Return: at + ms/4,
-			Outcome: sim.OK, Token: token, At: at, Seq: seq}
+		return history.Op{Kind: kind, Client: c, Key: "lock", Call: at - ms/4, Return: at + ms/4,
+			Outcome: history.OK, Token: token, At: at, Seq: seq}
 	}
 	t := time.Duration(0)
 	prev := -1
@@ -42,43 +42,43 @@ func realisticHistory(seed uint64, n, clients, overlapAt int) sim.History {
 				continue
 			}
 			call := t + time.Duration(rng.IntN(20))*ms
-			out, ret := sim.Fail, call+ms
+			out, ret := history.Fail, call+ms
 			if rng.IntN(50) == 0 {
-				out, ret = sim.Unknown, call+30*ms
+				out, ret = history.Unknown, call+30*ms
 			}
-			ops = append(ops, sim.Op{Kind: sim.KindAcquire, Client: c, Key: "lock", Call: call, Return: ret, Outcome: out})
+			ops = append(ops, history.Op{Kind: history.KindAcquire, Client: c, Key: "lock", Call: call, Return: ret, Outcome: out})
 		}
 		if round%100 == 0 {
 			faultID++
 			victim := (w + 1) % clients
-			ops = append(ops, sim.Op{Kind: sim.KindFault, Client: sim.NoClient, Call: t, Return: t + 40*ms,
-				Outcome: sim.OK, Fault: fmt.Sprintf("delay client %d 2ms", victim), FaultID: faultID})
+			ops = append(ops, history.Op{Kind: history.KindFault, Client: history.NoClient, Call: t, Return: t + 40*ms,
+				Outcome: history.OK, Fault: fmt.Sprintf("delay client %d 2ms", victim), FaultID: faultID})
 		}
-		acq := sim.Op{Kind: sim.KindAcquire, Client: w, Key: "lock", Call: t, Return: t + ms, Outcome: sim.OK,
+		acq := history.Op{Kind: history.KindAcquire, Client: w, Key: "lock", Call: t, Return: t + ms, Outcome: history.OK,
 			Token: token, Deadline: t + ms + 500*ms}
 		ops = append(ops, acq,
-			sim.Op{Kind: sim.KindCheck, Client: w, Key: "lock", Call: t + ms, Return: t + 2*ms, Outcome: sim.OK, Token: token},
-			res(sim.KindEnter, w, token, t+3*ms))
+			history.Op{Kind: history.KindCheck, Client: w, Key: "lock", Call: t + ms, Return: t + 2*ms, Outcome: history.OK, Token: token},
+			res(history.KindEnter, w, token, t+3*ms))
 		if round%7 == 0 {
-			ops = append(ops, sim.Op{Kind: sim.KindExtend, Client: w, Key: "lock", Call: t + 5*ms, Return: t + 6*ms,
-				Outcome: sim.OK, Token: token, Deadline: t + 506*ms})
+			ops = append(ops, history.Op{Kind: history.KindExtend, Client: w, Key: "lock", Call: t + 5*ms, Return: t + 6*ms,
+				Outcome: history.OK, Token: token, Deadline: t + 506*ms})
 		}
 		if round == overlapAt && prev >= 0 && prev != w {
 			faultID++
 			ops = append(ops,
-				sim.Op{Kind: sim.KindFault, Client: sim.NoClient, Call: t - 600*ms, Return: t + 8*ms,
-					Outcome: sim.OK, Fault: fmt.Sprintf("pause-client %d", prev), FaultID: faultID},
-				res(sim.KindEnter, prev, prevToken, t+9*ms),
-				res(sim.KindExit, prev, prevToken, t+12*ms))
+				history.Op{Kind: history.KindFault, Client: history.NoClient, Call: t - 600*ms, Return: t + 8*ms,
+					Outcome: history.OK, Fault: fmt.Sprintf("pause-client %d", prev), FaultID: faultID},
+				res(history.KindEnter, prev, prevToken, t+9*ms),
+				res(history.KindExit, prev, prevToken, t+12*ms))
 		}
 		ops = append(ops,
-			res(sim.KindExit, w, token, t+20*ms),
-			sim.Op{Kind: sim.KindRelease, Client: w, Key: "lock", Call: t + 21*ms, Return: t + 22*ms, Outcome: sim.OK, Token: token})
+			res(history.KindExit, w, token, t+20*ms),
+			history.Op{Kind: history.KindRelease, Client: w, Key: "lock", Call: t + 21*ms, Return: t + 22*ms, Outcome: history.OK, Token: token})
 		prev, prevToken = w, token
 		t += 25 * ms
 	}
-	slices.SortStableFunc(ops, func(a, b sim.Op) int { return cmp.Compare(a.Return, b.Return) })
-	return sim.History{Ops: ops[:n]}
+	slices.SortStableFunc(ops, func(a, b history.Op) int { return cmp.Compare(a.Return, b.Return) })
+	return history.History{Ops: ops[:n]}
 }
 
 func TestCheck100k(t *testing.T) {

@@ -5,13 +5,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // Check decides whether mutual exclusion held in h. It is a pure function
 // of the history (plus wall-clock time for Elapsed and porcupine's
 // timeout), so a history.jsonl re-checked offline gets the same verdict.
-func Check(h sim.History, cfg Config) Result {
+func Check(h history.History, cfg Config) Result {
 	began := time.Now()
 	v := Read(h)
 	fi := faultIndex(v.Faults)

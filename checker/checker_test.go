@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 	"go.uber.org/goleak"
 )
 
@@ -19,14 +19,14 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-func readHistory(t testing.TB, path string) sim.History {
+func readHistory(t testing.TB, path string) history.History {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	h, err := sim.ReadJSONL(f)
+	h, err := history.ReadJSONL(f)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

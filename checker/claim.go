@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // claimSweep is the direct computation of the claim: lease windows (see
@@ -65,7 +65,7 @@ func sweepClaim(v View, fi faultIndex) claimSweep {
 // history against the lease-mutex model (claim_model.go), and the direct
 // window computation, which also builds the witnesses. The two must agree
 // on every history; a disagreement is a locksim bug and gives unknown.
-func checkClaim(h sim.History, v View, cfg Config, fi faultIndex) (CheckResult, bool) {
+func checkClaim(h history.History, v View, cfg Config, fi faultIndex) (CheckResult, bool) {
 	c := CheckResult{Name: NameClaim}
 	if len(v.Leases) == 0 {
 		c.Verdict = Skipped

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // The claim as porcupine decides it: the lock service's own history of
@@ -38,7 +38,7 @@ import (
 
 // lockOp is one operation of the lock service for the claim model.
 type lockOp struct {
-	kind      sim.Kind // acquire, extend, release, or "" for the end of the history
+	kind      history.Kind // acquire, extend, release, or "" for the end of the history
 	client    int
 	key       string
 	token     string
@@ -84,17 +84,17 @@ func leaseStep(state, input, _ any) (bool, any) {
 		return cmp.Or(cmp.Compare(h.client, op.client), strings.Compare(h.token, op.token))
 	})
 	switch op.kind {
-	case sim.KindAcquire:
+	case history.KindAcquire:
 		if !found {
 			n.holds = slices.Insert(n.holds, i, hold{client: op.client, token: op.token, read: op.read})
 		}
 		n.holds[i].levels++
 		n.holds[i].live = unionSpans(n.holds[i].live, op.valid)
-	case sim.KindExtend:
+	case history.KindExtend:
 		if found {
 			n.holds[i].live = unionSpans(n.holds[i].live, op.valid)
 		}
-	case sim.KindRelease:
+	case history.KindRelease:
 		if found {
 			if n.holds[i].levels--; n.holds[i].levels == 0 {
 				n.holds = slices.Delete(n.holds, i, i+1)
@@ -190,7 +190,7 @@ func claimModel() porcupine.Model {
 
 // claimOps builds porcupine's input: the lease events of every key, and
 // one end-of-history operation per key after everything else.
-func claimOps(h sim.History) []porcupine.Operation {
+func claimOps(h history.History) []porcupine.Operation {
 	byID, ids, _ := leaseEvents(h)
 	clocks := clockCourses(h)
 	var ops []porcupine.Operation
@@ -200,7 +200,7 @@ func claimOps(h sim.History) []porcupine.Operation {
 		keys[id.key] = true
 		for _, e := range byID[id] {
 			op := &lockOp{kind: e.Kind, client: e.Client, key: e.Key, token: e.Token, read: e.Mode == "read", call: e.Call, ret: e.Return}
-			if e.Kind != sim.KindRelease {
+			if e.Kind != history.KindRelease {
 				op.valid = clocks[e.Client].entitled(e.Return, e.Deadline)
 			}
 			last = max(last, e.Return)

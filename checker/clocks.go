@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // A lease's deadline is a reading of its client's clock. The instants at
@@ -38,10 +38,10 @@ type clockCourse []segment
 
 // clockCourses reads every client's clock records. A client with none
 // read true time throughout.
-func clockCourses(h sim.History) map[int]clockCourse {
+func clockCourses(h history.History) map[int]clockCourse {
 	out := map[int]clockCourse{}
 	for _, op := range h.Ops {
-		if op.Kind == sim.KindClock {
+		if op.Kind == history.KindClock {
 			out[op.Client] = append(out[op.Client], segment{at: op.Call, reading: op.Reading, rate: op.Rate})
 		}
 	}

@@ -3,8 +3,8 @@
 //
 //	Scenario --(sim.Run)--> History --(checker.Check)--> Result
 //
-// and depends only on the history types of package sim, so a history.jsonl
-// can be re-checked offline.
+// and depends only on package history (no Redis or network code), so a
+// history.jsonl can be re-checked offline.
 //
 // Four checks, each with its own verdict:
 //

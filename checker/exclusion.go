@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // runPorcupine is porcupine itself. It is a variable so that tests can
@@ -43,7 +43,7 @@ type exclusionResult struct {
 // stamp outside its interval, a lost record) and gives unknown.
 //
 // err is why resourceOps could not build the log.
-func checkExclusion(h sim.History, log resourceLog, err error, cfg Config, fi faultIndex, end time.Duration) exclusionResult {
+func checkExclusion(h history.History, log resourceLog, err error, cfg Config, fi faultIndex, end time.Duration) exclusionResult {
 	res := exclusionResult{agrees: true}
 	if err != nil {
 		res.check = CheckResult{Name: NameExclusion, Verdict: Unknown, Detail: "bad history: " + err.Error()}
@@ -121,19 +121,19 @@ func porcupineTimeout(cfg Config) time.Duration {
 // when the client never saw the reply. Operations that never reached the
 // resource had no effect anywhere and are left out, as the sweep leaves
 // them out.
-func clientViewOps(h sim.History, fenced bool, end time.Duration) []porcupine.Operation {
+func clientViewOps(h history.History, fenced bool, end time.Duration) []porcupine.Operation {
 	var ops []porcupine.Operation
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		judged := op.Kind == sim.KindWrite
+		judged := op.Kind == history.KindWrite
 		if !fenced {
-			judged = op.Kind == sim.KindEnter || op.Kind == sim.KindExit
+			judged = op.Kind == history.KindEnter || op.Kind == history.KindExit
 		}
 		if !judged || op.Seq <= 0 {
 			continue
 		}
 		r := &resOp{kind: op.Kind, client: op.Client, key: op.Key, token: op.Token, fence: op.Fence,
-			read: op.Mode == "read", accepted: op.Outcome == sim.OK, unacked: op.Unacked}
+			read: op.Mode == "read", accepted: op.Outcome == history.OK, unacked: op.Unacked}
 		ret := op.Return
 		if op.Unacked {
 			ret = end + 1

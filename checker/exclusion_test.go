@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // fakePorcupine replaces porcupine for one test.
@@ -126,11 +126,11 @@ func TestOverall(t *testing.T) {
 // Judged by [Call, Return] it could have happened at 10 ms, before client 1
 // entered; the resource saw it at 600 ms.
 func TestDelayedEnterIsJudgedWhereTheResourceSawIt(t *testing.T) {
-	h := sim.History{Ops: []sim.Op{
-		{Kind: sim.KindEnter, Client: 1, Key: "k", Call: 400 * ms, Return: 401 * ms, Outcome: sim.OK, At: 400 * ms, Seq: 1},
-		{Kind: sim.KindEnter, Client: 0, Key: "k", Call: 10 * ms, Return: 601 * ms, Outcome: sim.OK, At: 600 * ms, Seq: 2},
-		{Kind: sim.KindExit, Client: 0, Key: "k", Call: 602 * ms, Return: 603 * ms, Outcome: sim.OK, At: 602 * ms, Seq: 3},
-		{Kind: sim.KindExit, Client: 1, Key: "k", Call: 700 * ms, Return: 701 * ms, Outcome: sim.OK, At: 700 * ms, Seq: 4},
+	h := history.History{Ops: []history.Op{
+		{Kind: history.KindEnter, Client: 1, Key: "k", Call: 400 * ms, Return: 401 * ms, Outcome: history.OK, At: 400 * ms, Seq: 1},
+		{Kind: history.KindEnter, Client: 0, Key: "k", Call: 10 * ms, Return: 601 * ms, Outcome: history.OK, At: 600 * ms, Seq: 2},
+		{Kind: history.KindExit, Client: 0, Key: "k", Call: 602 * ms, Return: 603 * ms, Outcome: history.OK, At: 602 * ms, Seq: 3},
+		{Kind: history.KindExit, Client: 1, Key: "k", Call: 700 * ms, Return: 701 * ms, Outcome: history.OK, At: 700 * ms, Seq: 4},
 	}}
 	if ex := Check(h, Config{}).Check(NameExclusion); ex.Verdict != Unsafe {
 		t.Fatalf("exclusion %s (%s), want unsafe", ex.Verdict, ex.Detail)
@@ -138,15 +138,15 @@ func TestDelayedEnterIsJudgedWhereTheResourceSawIt(t *testing.T) {
 }
 
 func TestBadHistories(t *testing.T) {
-	enter := func(seq int64, at time.Duration) sim.Op {
-		return sim.Op{Kind: sim.KindEnter, Client: 0, Key: "k", Outcome: sim.OK, Seq: seq, At: at}
+	enter := func(seq int64, at time.Duration) history.Op {
+		return history.Op{Kind: history.KindEnter, Client: 0, Key: "k", Outcome: history.OK, Seq: seq, At: at}
 	}
-	for name, ops := range map[string][]sim.Op{
+	for name, ops := range map[string][]history.Op{
 		"seq against time":                      {enter(1, 5*ms), enter(2, 4*ms)},
-		"unknown mode":                          {{Kind: sim.KindEnter, Mode: "shared", Key: "k", Outcome: sim.OK, Seq: 1, At: ms}},
-		"write without the resource's decision": {{Kind: sim.KindWrite, Key: "k", Outcome: sim.Unknown, Seq: 1, At: ms, Fence: 1}},
+		"unknown mode":                          {{Kind: history.KindEnter, Mode: "shared", Key: "k", Outcome: history.OK, Seq: 1, At: ms}},
+		"write without the resource's decision": {{Kind: history.KindWrite, Key: "k", Outcome: history.Unknown, Seq: 1, At: ms, Fence: 1}},
 	} {
-		if ex := Check(sim.History{Ops: ops}, Config{}).Check(NameExclusion); ex.Verdict != Unknown || !strings.HasPrefix(ex.Detail, "bad history") {
+		if ex := Check(history.History{Ops: ops}, Config{}).Check(NameExclusion); ex.Verdict != Unknown || !strings.HasPrefix(ex.Detail, "bad history") {
 			t.Errorf("%s: exclusion %s (%s), want unknown", name, ex.Verdict, ex.Detail)
 		}
 	}
@@ -221,11 +221,11 @@ func TestPersistentSet(t *testing.T) {
 // inside client 0's stay, while the log says it landed at 600 ms, after
 // client 0 left. That is unknown, not safe.
 func TestRecordingBugIsUnknown(t *testing.T) {
-	h := sim.History{Ops: []sim.Op{
-		{Kind: sim.KindEnter, Client: 0, Key: "k", Call: 0, Return: ms, Outcome: sim.OK, At: ms / 2, Seq: 1},
-		{Kind: sim.KindEnter, Client: 1, Key: "k", Call: 100 * ms, Return: 101 * ms, Outcome: sim.OK, At: 600 * ms, Seq: 3},
-		{Kind: sim.KindExit, Client: 0, Key: "k", Call: 500 * ms, Return: 501 * ms, Outcome: sim.OK, At: 500 * ms, Seq: 2},
-		{Kind: sim.KindExit, Client: 1, Key: "k", Call: 700 * ms, Return: 701 * ms, Outcome: sim.OK, At: 700 * ms, Seq: 4},
+	h := history.History{Ops: []history.Op{
+		{Kind: history.KindEnter, Client: 0, Key: "k", Call: 0, Return: ms, Outcome: history.OK, At: ms / 2, Seq: 1},
+		{Kind: history.KindEnter, Client: 1, Key: "k", Call: 100 * ms, Return: 101 * ms, Outcome: history.OK, At: 600 * ms, Seq: 3},
+		{Kind: history.KindExit, Client: 0, Key: "k", Call: 500 * ms, Return: 501 * ms, Outcome: history.OK, At: 500 * ms, Seq: 2},
+		{Kind: history.KindExit, Client: 1, Key: "k", Call: 700 * ms, Return: 701 * ms, Outcome: history.OK, At: 700 * ms, Seq: 4},
 	}}
 	r := Check(h, Config{})
 	if ex := r.Check(NameExclusion); ex.Verdict != Unknown || r.SweepAgrees || !strings.Contains(ex.Detail, "locksim bug") {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // maxWitnesses caps the witnesses kept per check. One stuck section can
@@ -16,10 +16,10 @@ const maxWitnesses = 10
 // faultIndex is the history's fault windows, sorted by start.
 type faultIndex []FaultWindow
 
-func faultWindows(h sim.History) faultIndex {
+func faultWindows(h history.History) faultIndex {
 	var fi faultIndex
 	for _, op := range h.Ops {
-		if op.Kind == sim.KindFault {
+		if op.Kind == history.KindFault {
 			fi = append(fi, FaultWindow{ID: op.FaultID, Desc: op.Fault, Start: op.Call, End: op.Return})
 		}
 	}
@@ -53,7 +53,7 @@ func (fi faultIndex) witness(check, key string, a, b Interval, note string) Witn
 
 // historyEnd is the last instant the history mentions: the end of a lease
 // that never expires and of a section that never exited.
-func historyEnd(h sim.History) time.Duration {
+func historyEnd(h history.History) time.Duration {
 	var end time.Duration
 	for _, op := range h.Ops {
 		end = max(end, op.Return, op.At)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // checkFencing checks the two halves of the fencing contract: the lock hands
@@ -21,15 +21,15 @@ import (
 //
 // log is the resource log the exclusion check used; nil when it was
 // unusable, and then only the first half is checked.
-func checkFencing(h sim.History, cfg Config, v View, log *resourceLog, fi faultIndex) CheckResult {
+func checkFencing(h history.History, cfg Config, v View, log *resourceLog, fi faultIndex) CheckResult {
 	c := CheckResult{Name: NameFencing}
 	var fenced, okAcquires int
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		if (op.Kind == sim.KindAcquire || op.Kind == sim.KindWrite) && op.Fence > 0 {
+		if (op.Kind == history.KindAcquire || op.Kind == history.KindWrite) && op.Fence > 0 {
 			fenced++
 		}
-		if op.Kind == sim.KindAcquire && op.Outcome == sim.OK {
+		if op.Kind == history.KindAcquire && op.Outcome == history.OK {
 			okAcquires++
 		}
 	}
@@ -63,10 +63,10 @@ func checkFencing(h sim.History, cfg Config, v View, log *resourceLog, fi faultI
 			windows[leaseID{l.Client, l.Key, l.Token}] = l.interval()
 		}
 	}
-	byKey := map[string][]*sim.Op{}
+	byKey := map[string][]*history.Op{}
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		if op.Kind == sim.KindAcquire && op.Outcome == sim.OK && op.Fence > 0 {
+		if op.Kind == history.KindAcquire && op.Outcome == history.OK && op.Fence > 0 {
 			byKey[op.Key] = append(byKey[op.Key], op)
 		}
 	}
@@ -79,10 +79,10 @@ func checkFencing(h sim.History, cfg Config, v View, log *resourceLog, fi faultI
 	for _, key := range keys {
 		byReturn := byKey[key]
 		granted += len(byReturn)
-		slices.SortStableFunc(byReturn, func(a, b *sim.Op) int { return cmp.Compare(a.Return, b.Return) })
-		sameLease := func(a, b *sim.Op) bool { return a.Client == b.Client && a.Token == b.Token }
+		slices.SortStableFunc(byReturn, func(a, b *history.Op) int { return cmp.Compare(a.Return, b.Return) })
+		sameLease := func(a, b *history.Op) bool { return a.Client == b.Client && a.Token == b.Token }
 		// a repeated fence is wrong whatever the timing: INCR never repeats
-		firstWith := map[int64]*sim.Op{}
+		firstWith := map[int64]*history.Op{}
 		for _, op := range byReturn {
 			a, ok := firstWith[op.Fence]
 			if !ok {
@@ -98,8 +98,8 @@ func checkFencing(h sim.History, cfg Config, v View, log *resourceLog, fi faultI
 		// a smaller fence is wrong only after a larger one was handed out
 		// before this acquire was even called
 		byCall := slices.Clone(byReturn)
-		slices.SortStableFunc(byCall, func(a, b *sim.Op) int { return cmp.Compare(a.Call, b.Call) })
-		var top *sim.Op // largest fence among acquires that returned before b's call
+		slices.SortStableFunc(byCall, func(a, b *history.Op) int { return cmp.Compare(a.Call, b.Call) })
+		var top *history.Op // largest fence among acquires that returned before b's call
 		j := 0
 		for _, b := range byCall {
 			for ; j < len(byReturn) && byReturn[j].Return < b.Call; j++ {
@@ -156,7 +156,7 @@ func checkFencing(h sim.History, cfg Config, v View, log *resourceLog, fi faultI
 	return c
 }
 
-func acquireInterval(op *sim.Op, windows map[leaseID]Interval) Interval {
+func acquireInterval(op *history.Op, windows map[leaseID]Interval) Interval {
 	if w, ok := windows[leaseID{op.Client, op.Key, op.Token}]; ok && w.Start == op.Return {
 		return w
 	}

@@ -4,27 +4,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 func TestFenceOrder(t *testing.T) {
-	acq := func(c int, call, ret time.Duration, fence int64) sim.Op {
-		return sim.Op{Kind: sim.KindAcquire, Client: c, Key: "k", Call: call, Return: ret, Outcome: sim.OK,
+	acq := func(c int, call, ret time.Duration, fence int64) history.Op {
+		return history.Op{Kind: history.KindAcquire, Client: c, Key: "k", Call: call, Return: ret, Outcome: history.OK,
 			Token: string(rune('a' + c)), Fence: fence, Deadline: ret + 10*ms}
 	}
 	for _, tc := range []struct {
 		name string
-		ops  []sim.Op
+		ops  []history.Op
 		want Verdict
 	}{
-		{"growing", []sim.Op{acq(0, 0, ms, 1), acq(1, 20*ms, 21*ms, 2), acq(2, 40*ms, 41*ms, 3)}, Safe},
-		{"backwards after the larger one returned", []sim.Op{acq(0, 0, ms, 2), acq(1, 20*ms, 21*ms, 1)}, Unsafe},
+		{"growing", []history.Op{acq(0, 0, ms, 1), acq(1, 20*ms, 21*ms, 2), acq(2, 40*ms, 41*ms, 3)}, Safe},
+		{"backwards after the larger one returned", []history.Op{acq(0, 0, ms, 2), acq(1, 20*ms, 21*ms, 1)}, Unsafe},
 		// drawn at the servers in either order: proves nothing
-		{"backwards while both were in flight", []sim.Op{acq(0, 0, 30*ms, 2), acq(1, ms, 21*ms, 1)}, Safe},
-		{"repeated while both were in flight", []sim.Op{acq(0, 0, 30*ms, 2), acq(1, ms, 21*ms, 2)}, Unsafe},
-		{"the same lease again", []sim.Op{acq(0, 0, ms, 2), acq(0, 2*ms, 3*ms, 2), acq(1, 20*ms, 21*ms, 3)}, Safe},
+		{"backwards while both were in flight", []history.Op{acq(0, 0, 30*ms, 2), acq(1, ms, 21*ms, 1)}, Safe},
+		{"repeated while both were in flight", []history.Op{acq(0, 0, 30*ms, 2), acq(1, ms, 21*ms, 2)}, Unsafe},
+		{"the same lease again", []history.Op{acq(0, 0, ms, 2), acq(0, 2*ms, 3*ms, 2), acq(1, 20*ms, 21*ms, 3)}, Safe},
 	} {
-		c := Check(sim.History{Ops: tc.ops}, Config{Fencing: true}).Check(NameFencing)
+		c := Check(history.History{Ops: tc.ops}, Config{Fencing: true}).Check(NameFencing)
 		if c.Verdict != tc.want {
 			t.Errorf("%s: %s (%s), want %s", tc.name, c.Verdict, c.Detail, tc.want)
 		}

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // FuzzAgreement: for any seed, porcupine and its cross-checks do not
@@ -35,7 +35,7 @@ func FuzzCheckJSONL(f *testing.F) {
 {"kind":"probe","client":-1,"key":"k","call":5,"return":6,"outcome":"fail"}
 `))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := sim.ReadJSONL(bytes.NewReader(data))
+		h, err := history.ReadJSONL(bytes.NewReader(data))
 		if err != nil {
 			return
 		}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // checkLiveness reads the probes the harness runs after every fault healed,
@@ -16,12 +16,12 @@ import (
 // answer) makes liveness unknown: it is not a pass, and it is not a
 // deadlock the lock caused. When a key was probed more than once, its last
 // probe decides: it had the most time to recover.
-func checkLiveness(h sim.History) CheckResult {
+func checkLiveness(h history.History) CheckResult {
 	c := CheckResult{Name: NameLiveness}
-	last := map[string]*sim.Op{}
+	last := map[string]*history.Op{}
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		if op.Kind == sim.KindProbe && (last[op.Key] == nil || op.Call >= last[op.Key].Call) {
+		if op.Kind == history.KindProbe && (last[op.Key] == nil || op.Call >= last[op.Key].Call) {
 			last[op.Key] = op
 		}
 	}
@@ -36,15 +36,15 @@ func checkLiveness(h sim.History) CheckResult {
 	}
 	slices.Sort(keys)
 	var stuck, undecided []string
-	var slowest *sim.Op
+	var slowest *history.Op
 	for _, k := range keys {
 		p := last[k]
-		if p.Outcome != sim.OK {
+		if p.Outcome != history.OK {
 			s := fmt.Sprintf("key %q: probe called at %v ended %s after %v", k, p.Call, p.Outcome, p.Return-p.Call)
 			if p.Err != "" {
 				s += " (" + p.Err + ")"
 			}
-			if p.Outcome == sim.Unknown {
+			if p.Outcome == history.Unknown {
 				undecided = append(undecided, s)
 			} else {
 				stuck = append(stuck, s)

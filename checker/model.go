@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // occupant is a client inside the section, with how many times it entered
@@ -41,7 +41,7 @@ func mutexStep(state, input, _ any) (bool, any) {
 	s := state.(mutexState)
 	op := input.(*resOp)
 	i, inside := slices.BinarySearchFunc(s, op.client, func(o occupant, c int) int { return o.client - c })
-	if op.kind == sim.KindEnter {
+	if op.kind == history.KindEnter {
 		for _, o := range s {
 			if o.client != op.client && (!op.read || o.writes > 0) {
 				return false, nil
@@ -160,7 +160,7 @@ func describeOp(input, _ any) string {
 		mode = "read"
 	}
 	switch op.kind {
-	case sim.KindWrite:
+	case history.KindWrite:
 		verb := "accepted"
 		if !op.accepted {
 			verb = "rejected"
@@ -172,7 +172,7 @@ func describeOp(input, _ any) string {
 }
 
 func describeMeta(meta any) string {
-	op, ok := meta.(*sim.Op)
+	op, ok := meta.(*history.Op)
 	if !ok {
 		return ""
 	}

@@ -7,22 +7,22 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // disagrees: porcupine and its cross-check contradict each other on the
 // claim or on exclusion (Config.Timeout is -1: porcupine never gives up).
-func disagrees(h sim.History, cfg Config) bool {
+func disagrees(h history.History, cfg Config) bool {
 	r := Check(h, cfg)
 	return !r.SweepAgrees || r.Check(NameExclusion).Verdict == Unknown || r.Check(NameClaim).Verdict == Unknown
 }
 
 // minimise drops operations one at a time while the disagreement stays.
-func minimise(h sim.History, cfg Config) sim.History {
+func minimise(h history.History, cfg Config) history.History {
 	for again := true; again; {
 		again = false
 		for i := range h.Ops {
-			smaller := sim.History{Ops: append(append([]sim.Op(nil), h.Ops[:i]...), h.Ops[i+1:]...)}
+			smaller := history.History{Ops: append(append([]history.Op(nil), h.Ops[:i]...), h.Ops[i+1:]...)}
 			if disagrees(smaller, cfg) {
 				h, again = smaller, true
 				break
@@ -34,7 +34,7 @@ func minimise(h sim.History, cfg Config) sim.History {
 
 // agreement runs n random histories and returns the first disagreement,
 // minimised, with the verdict counts of each check.
-func agreement(seed uint64, n int) (bad *sim.History, cfg Config, counts map[string]map[Verdict]int) {
+func agreement(seed uint64, n int) (bad *history.History, cfg Config, counts map[string]map[Verdict]int) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	counts = map[string]map[Verdict]int{NameExclusion: {}, NameClaim: {}}
 	for range n {
@@ -50,7 +50,7 @@ func agreement(seed uint64, n int) (bad *sim.History, cfg Config, counts map[str
 	return nil, Config{}, counts
 }
 
-func jsonl(h sim.History) string {
+func jsonl(h history.History) string {
 	var b bytes.Buffer
 	_ = h.WriteJSONL(&b)
 	return b.String()

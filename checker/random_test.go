@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // randomRun simulates a small, sloppy world and returns its history: 1-4
@@ -21,17 +21,17 @@ import (
 // operation's true times are consistent (call <= landing <= return), as a
 // correct recorder makes them; whether the locks were safe is up to
 // chance, so both verdicts are common.
-func randomRun(rng *rand.Rand) (sim.History, Config) {
+func randomRun(rng *rand.Rand) (history.History, Config) {
 	fenced := rng.IntN(3) == 0
 	clients := 1 + rng.IntN(4)
 	keys := []string{"a", "b"}[:1+rng.IntN(2)]
 	rw := !fenced && rng.IntN(3) == 0
-	var ops []sim.Op
+	var ops []history.Op
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
 	// the resource: a serial log with landing instants
 	type landing struct {
-		op *sim.Op
+		op *history.Op
 	}
 	var seq int64
 	var landed []landing
@@ -64,7 +64,7 @@ func randomRun(rng *rand.Rand) (sim.History, Config) {
 				s.reading, s.rate = t, 1 // healed
 			}
 			course[c] = append(course[c], s)
-			ops = append(ops, sim.Op{Kind: sim.KindClock, Client: c, Call: t, Return: t, Outcome: sim.OK, Reading: s.reading, Rate: s.rate})
+			ops = append(ops, history.Op{Kind: history.KindClock, Client: c, Call: t, Return: t, Outcome: history.OK, Reading: s.reading, Rate: s.rate})
 		}
 	}
 	reading := func(c int, t time.Duration) time.Duration {
@@ -102,15 +102,15 @@ func randomRun(rng *rand.Rand) (sim.History, Config) {
 	for c := range cs {
 		cs[c].t = ms(rng.IntN(50))
 	}
-	resourceOp := func(c int, kind sim.Kind, key, token, mode string, f int64, call time.Duration, crash bool) time.Duration {
+	resourceOp := func(c int, kind history.Kind, key, token, mode string, f int64, call time.Duration, crash bool) time.Duration {
 		delay := ms(1 + rng.IntN(3))
 		if rng.IntN(8) == 0 {
 			delay = ms(50 + rng.IntN(600))
 		}
 		at := call + delay
-		op := sim.Op{Kind: kind, Client: c, Key: key, Token: token, Mode: mode, Fence: f, Call: call, At: at, Outcome: sim.OK}
+		op := history.Op{Kind: kind, Client: c, Key: key, Token: token, Mode: mode, Fence: f, Call: call, At: at, Outcome: history.OK}
 		if fenced {
-			op.Kind = sim.KindWrite
+			op.Kind = history.KindWrite
 			ok := f >= highest[key]
 			if rng.IntN(10) == 0 {
 				ok = !ok // a resource that does not do its job
@@ -118,7 +118,7 @@ func randomRun(rng *rand.Rand) (sim.History, Config) {
 			if ok {
 				highest[key] = max(highest[key], f)
 			} else {
-				op.Outcome = sim.Fail
+				op.Outcome = history.Fail
 			}
 		}
 		op.Return = at + ms(1+rng.IntN(3))
@@ -144,15 +144,15 @@ func randomRun(rng *rand.Rand) (sim.History, Config) {
 		}
 		call := st.t
 		ret := call + ms(1+rng.IntN(5))
-		acq := sim.Op{Kind: sim.KindAcquire, Client: c, Key: key, Mode: mode, Call: call, Return: ret}
+		acq := history.Op{Kind: history.KindAcquire, Client: c, Key: key, Mode: mode, Call: call, Return: ret}
 		switch {
 		case rng.IntN(8) == 0:
-			acq.Outcome, acq.Return, acq.Err = sim.Unknown, call+ms(30), "timeout"
+			acq.Outcome, acq.Return, acq.Err = history.Unknown, call+ms(30), "timeout"
 			ops = append(ops, acq)
 			st.t = acq.Return + ms(rng.IntN(30))
 			continue
 		case !free(key, call, c, read) && rng.IntN(6) != 0:
-			acq.Outcome = sim.Fail
+			acq.Outcome = history.Fail
 			ops = append(ops, acq)
 			st.t = ret + ms(rng.IntN(60))
 			continue
@@ -162,7 +162,7 @@ func randomRun(rng *rand.Rand) (sim.History, Config) {
 		if rng.IntN(5) == 0 && len(held[key]) > 0 {
 			token = held[key][len(held[key])-1].token // a reentrant owner token, or a bug
 		}
-		acq.Outcome, acq.Token = sim.OK, token
+		acq.Outcome, acq.Token = history.OK, token
 		if rng.IntN(8) != 0 {
 			acq.Deadline = reading(c, call) + ttl - ms(rng.IntN(20))
 		}
@@ -179,38 +179,38 @@ func randomRun(rng *rand.Rand) (sim.History, Config) {
 		// nested acquire of the same token, sometimes after a long pause
 		if rng.IntN(6) == 0 {
 			t += ms(rng.IntN(700))
-			n := sim.Op{Kind: sim.KindAcquire, Client: c, Key: key, Mode: mode, Call: t, Return: t + ms(2), Outcome: sim.OK,
+			n := history.Op{Kind: history.KindAcquire, Client: c, Key: key, Mode: mode, Call: t, Return: t + ms(2), Outcome: history.OK,
 				Token: token, Fence: acq.Fence}
 			if acq.Deadline > 0 {
 				n.Deadline = reading(c, t) + ttl
 			}
 			ops = append(ops, n)
-			ops = append(ops, sim.Op{Kind: sim.KindRelease, Client: c, Key: key, Mode: mode, Call: t + ms(5), Return: t + ms(6),
-				Outcome: sim.OK, Token: token})
+			ops = append(ops, history.Op{Kind: history.KindRelease, Client: c, Key: key, Mode: mode, Call: t + ms(5), Return: t + ms(6),
+				Outcome: history.OK, Token: token})
 			t += ms(7)
 		}
 		// a watchdog renewal beside the client, sometimes past the release
 		hold := ms(rng.IntN(600))
 		if rng.IntN(4) == 0 && acq.Deadline > 0 {
 			rc := t + ms(rng.IntN(int(hold/time.Millisecond)+20))
-			e := sim.Op{Kind: sim.KindExtend, Client: c, Key: key, Mode: mode, Call: rc, Return: rc + ms(1+rng.IntN(20)),
-				Outcome: sim.OK, Token: token, Deadline: reading(c, rc) + ttl}
+			e := history.Op{Kind: history.KindExtend, Client: c, Key: key, Mode: mode, Call: rc, Return: rc + ms(1+rng.IntN(20)),
+				Outcome: history.OK, Token: token, Deadline: reading(c, rc) + ttl}
 			if rng.IntN(4) == 0 {
-				e.Outcome, e.Deadline = sim.Fail, 0
+				e.Outcome, e.Deadline = history.Fail, 0
 			}
 			ops = append(ops, e)
 		}
 		crash := rng.IntN(10) == 0
-		t = resourceOp(c, sim.KindEnter, key, token, mode, acq.Fence, t, false)
+		t = resourceOp(c, history.KindEnter, key, token, mode, acq.Fence, t, false)
 		t += hold
-		t = resourceOp(c, sim.KindExit, key, token, mode, acq.Fence, t, crash)
+		t = resourceOp(c, history.KindExit, key, token, mode, acq.Fence, t, crash)
 		if crash {
 			st.crashed = true
 			continue
 		}
-		rel := sim.Op{Kind: sim.KindRelease, Client: c, Key: key, Mode: mode, Call: t, Return: t + ms(1+rng.IntN(3)), Outcome: sim.OK, Token: token}
+		rel := history.Op{Kind: history.KindRelease, Client: c, Key: key, Mode: mode, Call: t, Return: t + ms(1+rng.IntN(3)), Outcome: history.OK, Token: token}
 		if rng.IntN(8) == 0 {
-			rel.Outcome, rel.Err = sim.Unknown, "timeout"
+			rel.Outcome, rel.Err = history.Unknown, "timeout"
 		}
 		ops = append(ops, rel)
 		for i, g := range held[key] {
@@ -223,17 +223,17 @@ func randomRun(rng *rand.Rand) (sim.History, Config) {
 	// faults, for the witnesses
 	for i := range rng.IntN(3) {
 		s := ms(rng.IntN(1500))
-		ops = append(ops, sim.Op{Kind: sim.KindFault, Client: sim.NoClient, Call: s, Return: s + ms(rng.IntN(500)),
-			Outcome: sim.OK, Fault: "pause-client 0", FaultID: i + 1})
+		ops = append(ops, history.Op{Kind: history.KindFault, Client: history.NoClient, Call: s, Return: s + ms(rng.IntN(500)),
+			Outcome: history.OK, Fault: "pause-client 0", FaultID: i + 1})
 	}
 	// the resource's serial order: by landing instant, ties by record
-	var res []*sim.Op
+	var res []*history.Op
 	for i := range ops {
-		if ops[i].Kind == sim.KindEnter || ops[i].Kind == sim.KindExit || ops[i].Kind == sim.KindWrite {
+		if ops[i].Kind == history.KindEnter || ops[i].Kind == history.KindExit || ops[i].Kind == history.KindWrite {
 			res = append(res, &ops[i])
 		}
 	}
-	slices.SortStableFunc(res, func(a, b *sim.Op) int { return cmp.Compare(a.At, b.At) })
+	slices.SortStableFunc(res, func(a, b *history.Op) int { return cmp.Compare(a.At, b.At) })
 	for _, op := range res {
 		seq++
 		op.Seq = seq
@@ -246,13 +246,13 @@ func randomRun(rng *rand.Rand) (sim.History, Config) {
 			if rng.IntN(10) == 0 {
 				ok = !ok
 			}
-			op.Outcome = sim.Fail
+			op.Outcome = history.Fail
 			if ok {
-				op.Outcome = sim.OK
+				op.Outcome = history.OK
 				top[op.Key] = max(top[op.Key], op.Fence)
 			}
 		}
 	}
-	slices.SortStableFunc(ops, func(a, b sim.Op) int { return cmp.Compare(a.Return, b.Return) })
-	return sim.History{Ops: ops}, Config{Fencing: fenced, Timeout: -1}
+	slices.SortStableFunc(ops, func(a, b history.Op) int { return cmp.Compare(a.Return, b.Return) })
+	return history.History{Ops: ops}, Config{Fencing: fenced, Timeout: -1}
 }

@@ -6,14 +6,14 @@ import (
 	"slices"
 	"time"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // resOp is one operation the resource applied, as the exclusion check sees
 // it. Operations that never reached the resource (Seq 0) are not resOps:
 // the resource has no record of them, so they had no effect there.
 type resOp struct {
-	kind     sim.Kind // enter, exit or write
+	kind     history.Kind // enter, exit or write
 	client   int
 	key      string
 	token    string
@@ -51,13 +51,13 @@ type resourceLog struct {
 // and enter/exit are ignored. Without writes, enter/exit are judged, even
 // when Config.Fencing is set: judging what was recorded beats declaring an
 // empty set of writes safe.
-func resourceOps(h sim.History, cfg Config) (resourceLog, error) {
+func resourceOps(h history.History, cfg Config) (resourceLog, error) {
 	var hasWrites, hasEnterExit bool
 	for i := range h.Ops {
 		switch h.Ops[i].Kind {
-		case sim.KindWrite:
+		case history.KindWrite:
 			hasWrites = true
-		case sim.KindEnter, sim.KindExit:
+		case history.KindEnter, history.KindExit:
 			hasEnterExit = true
 		}
 	}
@@ -67,9 +67,9 @@ func resourceOps(h sim.History, cfg Config) (resourceLog, error) {
 	}
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		judged := op.Kind == sim.KindWrite
+		judged := op.Kind == history.KindWrite
 		if !log.fenced {
-			judged = op.Kind == sim.KindEnter || op.Kind == sim.KindExit
+			judged = op.Kind == history.KindEnter || op.Kind == history.KindExit
 		}
 		if !judged {
 			continue
@@ -87,11 +87,11 @@ func resourceOps(h sim.History, cfg Config) (resourceLog, error) {
 		default:
 			return resourceLog{}, fmt.Errorf("%s seq %d: unknown mode %q", op.Kind, op.Seq, op.Mode)
 		}
-		if op.Kind == sim.KindWrite {
+		if op.Kind == history.KindWrite {
 			switch op.Outcome {
-			case sim.OK:
+			case history.OK:
 				r.accepted = true
-			case sim.Fail:
+			case history.Fail:
 			default:
 				// The resource decided, but the history lost the
 				// decision; guessing it could hide or invent a violation.

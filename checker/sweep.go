@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // The sweep is the exclusion check written the plain way: walk the
@@ -89,7 +89,7 @@ func sweepEnterExit(ops []*resOp, end time.Duration, r *sweepResult) ([]span, []
 	}
 	for _, op := range ops {
 		i := find(op.client)
-		if op.kind == sim.KindEnter {
+		if op.kind == history.KindEnter {
 			if i < 0 {
 				spans = append(spans, span{client: op.client, token: op.token, fence: op.fence, start: op.at})
 				in = append(in, inside{client: op.client, span: len(spans) - 1})

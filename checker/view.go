@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // View is the one reading of a history that the checks, the timeline and a
@@ -80,7 +80,7 @@ type Section struct {
 }
 
 // Read builds the view of h.
-func Read(h sim.History) View {
+func Read(h history.History) View {
 	v := View{End: historyEnd(h), Faults: faultWindows(h)}
 	v.Leases, v.UnknownAcquires = leaseWindows(h, v.End)
 	v.Sections, v.Fenced = sections(h, v.End)
@@ -98,17 +98,17 @@ type leaseID struct {
 // ok acquires, ok extends and releases of any outcome (a client that calls
 // release stops relying on the lock, whatever the servers then do).
 // Refused acquires and acquires of unknown outcome promise nothing.
-func leaseEvents(h sim.History) (byID map[leaseID][]*sim.Op, ids []leaseID, unknown int) {
-	byID = map[leaseID][]*sim.Op{}
+func leaseEvents(h history.History) (byID map[leaseID][]*history.Op, ids []leaseID, unknown int) {
+	byID = map[leaseID][]*history.Op{}
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		switch {
-		case op.Client == sim.NoClient:
-		case op.Kind == sim.KindAcquire && op.Outcome == sim.Unknown:
+		case op.Client == history.NoClient:
+		case op.Kind == history.KindAcquire && op.Outcome == history.Unknown:
 			unknown++
-		case op.Kind == sim.KindAcquire && op.Outcome == sim.OK,
-			op.Kind == sim.KindRelease,
-			op.Kind == sim.KindExtend && op.Outcome == sim.OK:
+		case op.Kind == history.KindAcquire && op.Outcome == history.OK,
+			op.Kind == history.KindRelease,
+			op.Kind == history.KindExtend && op.Outcome == history.OK:
 			id := leaseID{op.Client, op.Key, op.Token}
 			if _, ok := byID[id]; !ok {
 				ids = append(ids, id)
@@ -132,16 +132,16 @@ func leaseEvents(h sim.History) (byID map[leaseID][]*sim.Op, ids []leaseID, unkn
 // still valid and a fresh window when it had lapsed, as it then made a
 // fresh hold. Releases with nothing open and extends of a closed lease are
 // ignored.
-func leaseWindows(h sim.History, end time.Duration) ([]LeaseWindow, int) {
+func leaseWindows(h history.History, end time.Duration) ([]LeaseWindow, int) {
 	byID, ids, unknown := leaseEvents(h)
 	clocks := clockCourses(h)
 	var out []LeaseWindow
 	for _, id := range ids {
 		evs := byID[id]
-		slices.SortStableFunc(evs, func(a, b *sim.Op) int { return cmp.Compare(eventAt(a), eventAt(b)) })
+		slices.SortStableFunc(evs, func(a, b *history.Op) int { return cmp.Compare(eventAt(a), eventAt(b)) })
 		var open int
 		var spans []Span
-		var first *sim.Op // the acquire that opened the current hold
+		var first *history.Op // the acquire that opened the current hold
 		flush := func(stop time.Duration) {
 			for _, s := range clipSpans(spans, 0, stop) {
 				w := LeaseWindow{Client: id.client, Key: id.key, Token: id.token, Fence: first.Fence,
@@ -158,15 +158,15 @@ func leaseWindows(h sim.History, end time.Duration) ([]LeaseWindow, int) {
 		}
 		for _, e := range evs {
 			switch {
-			case e.Kind == sim.KindAcquire:
+			case e.Kind == history.KindAcquire:
 				if open == 0 {
 					first = e
 				}
 				open++
 				spans = unionSpans(spans, clocks[id.client].entitled(e.Return, e.Deadline))
-			case e.Kind == sim.KindExtend && open > 0:
+			case e.Kind == history.KindExtend && open > 0:
 				spans = unionSpans(spans, clocks[id.client].entitled(e.Return, e.Deadline))
-			case e.Kind == sim.KindRelease && open > 0:
+			case e.Kind == history.KindRelease && open > 0:
 				if open--; open == 0 {
 					flush(e.Call)
 				}
@@ -183,8 +183,8 @@ func leaseWindows(h sim.History, end time.Duration) ([]LeaseWindow, int) {
 // eventAt is when a lock operation makes or ends a window: an acquire or
 // extend from its return (the client knows of it only then), a release
 // from its call (the client stopped relying on the lock then).
-func eventAt(op *sim.Op) time.Duration {
-	if op.Kind == sim.KindRelease {
+func eventAt(op *history.Op) time.Duration {
+	if op.Kind == history.KindRelease {
 		return op.Call
 	}
 	return op.Return
@@ -195,17 +195,17 @@ func eventAt(op *sim.Op) time.Duration {
 // writes. Otherwise a client's stay runs from the enter that found it
 // outside to the exit that left it outside (a reentrant client's nested
 // enters are one stay), per key.
-func sections(h sim.History, end time.Duration) ([]Section, bool) {
-	var ops []*sim.Op
+func sections(h history.History, end time.Duration) ([]Section, bool) {
+	var ops []*history.Op
 	fenced := false
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		fenced = fenced || op.Kind == sim.KindWrite
-		if op.Seq > 0 && (op.Kind == sim.KindEnter || op.Kind == sim.KindExit || op.Kind == sim.KindWrite) {
+		fenced = fenced || op.Kind == history.KindWrite
+		if op.Seq > 0 && (op.Kind == history.KindEnter || op.Kind == history.KindExit || op.Kind == history.KindWrite) {
 			ops = append(ops, op)
 		}
 	}
-	slices.SortStableFunc(ops, func(a, b *sim.Op) int { return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Seq, b.Seq)) })
+	slices.SortStableFunc(ops, func(a, b *history.Op) int { return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Seq, b.Seq)) })
 	var out []Section
 	if fenced {
 		type sec struct {
@@ -216,7 +216,7 @@ func sections(h sim.History, end time.Duration) ([]Section, bool) {
 		}
 		idx := map[sec]int{}
 		for _, op := range ops {
-			if op.Kind != sim.KindWrite || op.Outcome != sim.OK {
+			if op.Kind != history.KindWrite || op.Outcome != history.OK {
 				continue
 			}
 			k := sec{op.Client, op.Key, op.Token, op.Fence}
@@ -240,12 +240,12 @@ func sections(h sim.History, end time.Duration) ([]Section, bool) {
 	}
 	in := map[ck]*stay{}
 	for _, op := range ops {
-		if op.Kind == sim.KindWrite {
+		if op.Kind == history.KindWrite {
 			continue
 		}
 		k := ck{op.Client, op.Key}
 		st := in[k]
-		if op.Kind == sim.KindEnter {
+		if op.Kind == history.KindEnter {
 			if st == nil {
 				st = &stay{idx: len(out)}
 				in[k] = st

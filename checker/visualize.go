@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // Visualize writes porcupine's HTML page for the exclusion check of h (the
@@ -16,7 +16,7 @@ import (
 // client's lease windows on that client's row, so that a reader sees who
 // overlapped whom during which fault. Porcupine's clock is true time in
 // nanoseconds; each operation's details give where it landed.
-func Visualize(w io.Writer, h sim.History, r Result) error {
+func Visualize(w io.Writer, h history.History, r Result) error {
 	if r.info == nil {
 		return errors.New("checker: no linearization info: check with Config.Verbose (and a usable resource log)")
 	}

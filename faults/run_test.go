@@ -16,6 +16,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
@@ -44,8 +45,8 @@ func run(t *testing.T, cfg sim.Config) (*sim.Result, checker.Result) {
 	return res, checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing()})
 }
 
-func opsOf(h sim.History, client int, kind sim.Kind) []sim.Op {
-	var out []sim.Op
+func opsOf(h history.History, client int, kind history.Kind) []history.Op {
+	var out []history.Op
 	for _, op := range h.Ops {
 		if op.Client == client && op.Kind == kind {
 			out = append(out, op)
@@ -72,16 +73,16 @@ func TestDelayedWriteToTheResource(t *testing.T) {
 				}},
 			})
 			assert.Zero(t, res.Config.Cluster.ProxiedClients, "a resource delay needs no proxies")
-			kind := sim.KindEnter
+			kind := history.KindEnter
 			if algo == "fenced" {
-				kind = sim.KindWrite
+				kind = history.KindWrite
 			}
 			first := opsOf(res.History, 0, kind)
 			require.NotEmpty(t, first)
 			assert.GreaterOrEqual(t, first[0].At-first[0].Call, 600*time.Millisecond, "client 0's first write was delayed")
 			assert.Equal(t, want, r.Verdict, "%+v", r)
 			if algo == "fenced" {
-				assert.Equal(t, sim.Fail, first[0].Outcome, "the resource rejected the stale token")
+				assert.Equal(t, history.Fail, first[0].Outcome, "the resource rejected the stale token")
 			} else {
 				assert.Equal(t, checker.Unsafe, r.Check("exclusion").Verdict)
 			}
@@ -104,17 +105,17 @@ func TestCrashedClientNeverReleases(t *testing.T) {
 				Start: sim.Trigger{Client: 0, Point: sim.PointAfterAcquire, Nth: 1},
 			}},
 		})
-		var got []sim.Op
-		for _, op := range opsOf(res.History, 0, sim.KindAcquire) {
-			if op.Outcome == sim.OK {
+		var got []history.Op
+		for _, op := range opsOf(res.History, 0, history.KindAcquire) {
+			if op.Outcome == history.OK {
 				got = append(got, op)
 			}
 		}
 		require.Len(t, got, 1, "client 0 acquired once, then crashed")
-		assert.Empty(t, opsOf(res.History, 0, sim.KindRelease), "a crashed client never releases")
-		var after []sim.Op
-		for _, op := range opsOf(res.History, 1, sim.KindAcquire) {
-			if op.Outcome == sim.OK && op.Call > got[0].Call {
+		assert.Empty(t, opsOf(res.History, 0, history.KindRelease), "a crashed client never releases")
+		var after []history.Op
+		for _, op := range opsOf(res.History, 1, history.KindAcquire) {
+			if op.Outcome == history.OK && op.Call > got[0].Call {
 				after = append(after, op)
 			}
 		}
@@ -125,14 +126,14 @@ func TestCrashedClientNeverReleases(t *testing.T) {
 }
 
 // randomFaults lists what a Random played, in order.
-func randomFaults(h sim.History) []string {
-	var out []sim.Op
+func randomFaults(h history.History) []string {
+	var out []history.Op
 	for _, op := range h.Ops {
-		if op.Kind == sim.KindFault && strings.HasPrefix(op.Fault, "random #") {
+		if op.Kind == history.KindFault && strings.HasPrefix(op.Fault, "random #") {
 			out = append(out, op)
 		}
 	}
-	slices.SortFunc(out, func(a, b sim.Op) int { return int(a.Call - b.Call) })
+	slices.SortFunc(out, func(a, b history.Op) int { return int(a.Call - b.Call) })
 	var descs []string
 	for _, op := range out {
 		descs = append(descs, op.Fault)
@@ -165,11 +166,11 @@ func TestRandomNemesisIsSeededAndHeals(t *testing.T) {
 	assert.Equal(t, a[:n], b[:n], "the same seed plays the same faults")
 	assert.NotEqual(t, a[:min(n, len(c))], c[:min(n, len(c))], "another seed plays others")
 	for _, op := range res1.History.Ops {
-		if op.Kind == sim.KindFault {
-			assert.Equal(t, sim.OK, op.Outcome, "%s: %s", op.Fault, op.Err)
+		if op.Kind == history.KindFault {
+			assert.Equal(t, history.OK, op.Outcome, "%s: %s", op.Fault, op.Err)
 		}
-		if op.Kind == sim.KindProbe {
-			assert.Equal(t, sim.OK, op.Outcome, "after the final heal the lock is free again: %s", op.Err)
+		if op.Kind == history.KindProbe {
+			assert.Equal(t, history.OK, op.Outcome, "after the final heal the lock is free again: %s", op.Err)
 		}
 	}
 	assert.True(t, res1.Config.Cluster.ProxiedClients > 0, "random delays and partitions need the clients behind proxies")
@@ -247,8 +248,8 @@ func TestRunsWithFaultsLeaveNothingBehind(t *testing.T) {
 			},
 		})
 		for _, op := range res.History.Ops {
-			if op.Kind == sim.KindFault {
-				assert.Equal(t, sim.OK, op.Outcome, "%s: %s", op.Fault, op.Err)
+			if op.Kind == history.KindFault {
+				assert.Equal(t, history.OK, op.Outcome, "%s: %s", op.Fault, op.Err)
 			}
 		}
 		assert.Equal(t, listeners, ourListeners(t), "a proxy or server still listens")

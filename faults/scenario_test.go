@@ -8,6 +8,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 )
@@ -84,8 +85,8 @@ func assertFired(t *testing.T, res *sim.Result, ids ...int) {
 	for _, id := range ids {
 		got := 0
 		for _, op := range res.History.Ops {
-			if op.Kind == sim.KindFault && op.FaultID == id {
-				assert.Equal(t, sim.OK, op.Outcome, "%s: %s", op.Fault, op.Err)
+			if op.Kind == history.KindFault && op.FaultID == id {
+				assert.Equal(t, history.OK, op.Outcome, "%s: %s", op.Fault, op.Err)
 				got++
 			}
 		}

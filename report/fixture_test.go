@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 )
@@ -13,49 +14,49 @@ import (
 // builder writes hand-made histories in milliseconds; the resource's
 // sequence numbers follow the order of the calls.
 type builder struct {
-	ops []sim.Op
+	ops []history.Op
 	seq int64
 }
 
 func msd(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 
-func (b *builder) acquire(client int, call, ret float64, out sim.Outcome, token string, validUntil float64) {
-	b.ops = append(b.ops, sim.Op{Kind: sim.KindAcquire, Client: client, Key: "lock", Call: msd(call), Return: msd(ret),
+func (b *builder) acquire(client int, call, ret float64, out history.Outcome, token string, validUntil float64) {
+	b.ops = append(b.ops, history.Op{Kind: history.KindAcquire, Client: client, Key: "lock", Call: msd(call), Return: msd(ret),
 		Outcome: out, Token: token, Deadline: msd(validUntil)})
 }
 
 func (b *builder) fencedAcquire(client int, call, ret float64, token string, fence int64, validUntil float64) {
-	b.ops = append(b.ops, sim.Op{Kind: sim.KindAcquire, Client: client, Key: "lock", Call: msd(call), Return: msd(ret),
-		Outcome: sim.OK, Token: token, Fence: fence, Deadline: msd(validUntil)})
+	b.ops = append(b.ops, history.Op{Kind: history.KindAcquire, Client: client, Key: "lock", Call: msd(call), Return: msd(ret),
+		Outcome: history.OK, Token: token, Fence: fence, Deadline: msd(validUntil)})
 }
 
-func (b *builder) release(client int, call float64, out sim.Outcome, token string) {
-	b.ops = append(b.ops, sim.Op{Kind: sim.KindRelease, Client: client, Key: "lock", Call: msd(call), Return: msd(call + 1),
+func (b *builder) release(client int, call float64, out history.Outcome, token string) {
+	b.ops = append(b.ops, history.Op{Kind: history.KindRelease, Client: client, Key: "lock", Call: msd(call), Return: msd(call + 1),
 		Outcome: out, Token: token})
 }
 
 // res adds an operation the resource applied at `at`.
-func (b *builder) res(kind sim.Kind, client int, at float64, token string, fence int64, out sim.Outcome) {
+func (b *builder) res(kind history.Kind, client int, at float64, token string, fence int64, out history.Outcome) {
 	b.seq++
-	b.ops = append(b.ops, sim.Op{Kind: kind, Client: client, Key: "lock", Call: msd(at - 0.5), Return: msd(at + 0.5),
+	b.ops = append(b.ops, history.Op{Kind: kind, Client: client, Key: "lock", Call: msd(at - 0.5), Return: msd(at + 0.5),
 		Outcome: out, Token: token, Fence: fence, At: msd(at), Seq: b.seq})
 }
 
 func (b *builder) fault(id int, desc string, start, end float64) {
-	b.ops = append(b.ops, sim.Op{Kind: sim.KindFault, Client: sim.NoClient, Call: msd(start), Return: msd(end),
-		Outcome: sim.OK, Fault: desc, FaultID: id})
+	b.ops = append(b.ops, history.Op{Kind: history.KindFault, Client: history.NoClient, Call: msd(start), Return: msd(end),
+		Outcome: history.OK, Fault: desc, FaultID: id})
 }
 
-func (b *builder) probe(call, ret float64, out sim.Outcome) {
-	b.ops = append(b.ops, sim.Op{Kind: sim.KindProbe, Client: sim.NoClient, Key: "lock", Call: msd(call), Return: msd(ret), Outcome: out})
+func (b *builder) probe(call, ret float64, out history.Outcome) {
+	b.ops = append(b.ops, history.Op{Kind: history.KindProbe, Client: history.NoClient, Key: "lock", Call: msd(call), Return: msd(ret), Outcome: out})
 }
 
 // cycle is one uneventful acquire-enter-exit-release of client c from t.
 func (b *builder) cycle(c int, t float64, token string) float64 {
-	b.acquire(c, t, t+1, sim.OK, token, t+501)
-	b.res(sim.KindEnter, c, t+2, token, 0, sim.OK)
-	b.res(sim.KindExit, c, t+42, token, 0, sim.OK)
-	b.release(c, t+43, sim.OK, token)
+	b.acquire(c, t, t+1, history.OK, token, t+501)
+	b.res(history.KindEnter, c, t+2, token, 0, history.OK)
+	b.res(history.KindExit, c, t+42, token, 0, history.OK)
+	b.release(c, t+43, history.OK, token)
 	return t + 50
 }
 
@@ -66,7 +67,7 @@ const gcPauseDesc = "pause-client 0 (client 0 at after-check #1, for 1s, until c
 // acquires and enters; the pause ends and client 0 enters too. The claim
 // holds (client 0's lease ended at 551 ms, client 1's began at 651 ms);
 // exclusion does not.
-func gcPause() sim.History {
+func gcPause() history.History {
 	var b builder
 	t := 0.0
 	for i := range 3 {
@@ -75,57 +76,57 @@ func gcPause() sim.History {
 		}
 	}
 	// t = 450
-	b.acquire(0, t, t+1, sim.OK, "c0-9", t+101) // short TTL left: 551
-	b.ops = append(b.ops, sim.Op{Kind: sim.KindCheck, Client: 0, Key: "lock", Call: msd(t + 1), Return: msd(t + 2), Outcome: sim.OK, Token: "c0-9"})
+	b.acquire(0, t, t+1, history.OK, "c0-9", t+101) // short TTL left: 551
+	b.ops = append(b.ops, history.Op{Kind: history.KindCheck, Client: 0, Key: "lock", Call: msd(t + 1), Return: msd(t + 2), Outcome: history.OK, Token: "c0-9"})
 	b.fault(1, gcPauseDesc, t+3, 662)
 	for _, at := range []float64{500, 550, 600} {
-		b.acquire(1, at, at+1, sim.Fail, "", 0)
-		b.acquire(2, at+20, at+21, sim.Fail, "", 0)
+		b.acquire(1, at, at+1, history.Fail, "", 0)
+		b.acquire(2, at+20, at+21, history.Fail, "", 0)
 	}
-	b.acquire(1, 650, 651, sim.OK, "c1-9", 1151)
-	b.res(sim.KindEnter, 1, 660, "c1-9", 0, sim.OK)
-	b.res(sim.KindEnter, 0, 663, "c0-9", 0, sim.OK) // woke up inside client 1's section
-	b.acquire(2, 670, 671, sim.Fail, "", 0)
-	b.res(sim.KindExit, 1, 760, "c1-9", 0, sim.OK)
-	b.release(1, 761, sim.OK, "c1-9")
-	b.res(sim.KindExit, 0, 763, "c0-9", 0, sim.OK)
-	b.release(0, 764, sim.Fail, "c0-9")
+	b.acquire(1, 650, 651, history.OK, "c1-9", 1151)
+	b.res(history.KindEnter, 1, 660, "c1-9", 0, history.OK)
+	b.res(history.KindEnter, 0, 663, "c0-9", 0, history.OK) // woke up inside client 1's section
+	b.acquire(2, 670, 671, history.Fail, "", 0)
+	b.res(history.KindExit, 1, 760, "c1-9", 0, history.OK)
+	b.release(1, 761, history.OK, "c1-9")
+	b.res(history.KindExit, 0, 763, "c0-9", 0, history.OK)
+	b.release(0, 764, history.Fail, "c0-9")
 	t = 800
 	for i := 10; i < 13; i++ {
 		for _, c := range []int{2, 1, 0} {
 			t = b.cycle(c, t, fmt.Sprintf("c%d-%d", c, i))
 		}
 	}
-	b.probe(t+50, t+52, sim.OK)
-	return sim.History{Ops: b.ops}
+	b.probe(t+50, t+52, history.OK)
+	return history.History{Ops: b.ops}
 }
 
 // fencedPause is the same pause under fencing: client 0's late write is
 // rejected, so every check is safe.
-func fencedPause() sim.History {
+func fencedPause() history.History {
 	var b builder
 	b.fencedAcquire(0, 0, 1, "c0-1", 1, 501)
-	b.res(sim.KindWrite, 0, 3, "c0-1", 1, sim.OK)
+	b.res(history.KindWrite, 0, 3, "c0-1", 1, history.OK)
 	b.fault(1, "pause-client 0 (client 0 at after-enter #1, for 895ms)", 5, 900)
 	b.fencedAcquire(1, 600, 601, "c1-1", 2, 1101)
-	b.res(sim.KindWrite, 1, 603, "c1-1", 2, sim.OK)
-	b.res(sim.KindWrite, 1, 650, "c1-1", 2, sim.OK)
-	b.release(1, 700, sim.OK, "c1-1")
-	b.res(sim.KindWrite, 0, 902, "c0-1", 1, sim.Fail)
-	b.release(0, 903, sim.Fail, "c0-1")
-	b.probe(1000, 1001, sim.OK)
-	return sim.History{Ops: b.ops}
+	b.res(history.KindWrite, 1, 603, "c1-1", 2, history.OK)
+	b.res(history.KindWrite, 1, 650, "c1-1", 2, history.OK)
+	b.release(1, 700, history.OK, "c1-1")
+	b.res(history.KindWrite, 0, 902, "c0-1", 1, history.Fail)
+	b.release(0, 903, history.Fail, "c0-1")
+	b.probe(1000, 1001, history.OK)
+	return history.History{Ops: b.ops}
 }
 
 // stuck is a crash between SETNX and EXPIRE: nobody acquires again.
-func stuck() sim.History {
+func stuck() history.History {
 	var b builder
-	b.acquire(0, 0, 5, sim.Unknown, "", 0)
+	b.acquire(0, 0, 5, history.Unknown, "", 0)
 	b.fault(1, "crash-client 0 (client 0 at between-setnx-and-expire #1)", 2, 2)
-	b.acquire(1, 10, 11, sim.Fail, "", 0)
-	b.acquire(1, 500, 501, sim.Fail, "", 0)
-	b.probe(1500, 2500, sim.Fail)
-	return sim.History{Ops: b.ops}
+	b.acquire(1, 10, 11, history.Fail, "", 0)
+	b.acquire(1, 500, 501, history.Fail, "", 0)
+	b.probe(1500, 2500, history.Fail)
+	return history.History{Ops: b.ops}
 }
 
 func testConfig(algo string, clients int) sim.Config {
@@ -146,7 +147,7 @@ func testConfig(algo string, clients int) sim.Config {
 var testStarted = time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
 
 // newRun checks h the way the CLI does and wraps it as a Run.
-func newRun(t testing.TB, scenario, algo string, h sim.History, clients int, expected string) Run {
+func newRun(t testing.TB, scenario, algo string, h history.History, clients int, expected string) Run {
 	t.Helper()
 	r := checker.Check(h, checker.Config{Verbose: true})
 	r.Elapsed = 3 * time.Millisecond // keep the summary reproducible
@@ -177,14 +178,14 @@ func gcPauseRun(t testing.TB) Run {
 // violations: a clock jump on a node lets client 4 acquire while client 3
 // holds the lock (claim and exclusion unsafe), and a late exit of client 1
 // overlaps client 5. It exercises the chart's label stacking.
-func busy() sim.History {
+func busy() history.History {
 	var b builder
 	t := 0.0
 	n := 0
 	next := func(c int) {
 		n++
 		t = b.cycle(c, t, fmt.Sprintf("c%d-%d", c, n))
-		b.acquire((c+1)%6, t-30, t-29, sim.Fail, "", 0)
+		b.acquire((c+1)%6, t-30, t-29, history.Fail, "", 0)
 	}
 	for t < 1700 {
 		next(n % 6)
@@ -194,18 +195,18 @@ func busy() sim.History {
 	b.fault(3, "clock-jump-node 3 by 2s (client 3 at after-enter #9)", 1752, 1752)
 	b.fault(4, "kill-node 2 (at 2000ms, restart after 10ms)", 2000, 2010)
 	// client 3 holds; the jump expires its key early; client 4 gets it
-	b.acquire(3, t, t+1, sim.OK, "c3-x", t+501)
-	b.res(sim.KindEnter, 3, t+2, "c3-x", 0, sim.OK)
-	b.acquire(4, t+10, t+11, sim.OK, "c4-x", t+511)
-	b.res(sim.KindEnter, 4, t+12, "c4-x", 0, sim.OK)
-	b.res(sim.KindExit, 3, t+42, "c3-x", 0, sim.OK)
-	b.release(3, t+43, sim.Fail, "c3-x")
-	b.res(sim.KindExit, 4, t+52, "c4-x", 0, sim.OK)
-	b.release(4, t+53, sim.OK, "c4-x")
+	b.acquire(3, t, t+1, history.OK, "c3-x", t+501)
+	b.res(history.KindEnter, 3, t+2, "c3-x", 0, history.OK)
+	b.acquire(4, t+10, t+11, history.OK, "c4-x", t+511)
+	b.res(history.KindEnter, 4, t+12, "c4-x", 0, history.OK)
+	b.res(history.KindExit, 3, t+42, "c3-x", 0, history.OK)
+	b.release(3, t+43, history.Fail, "c3-x")
+	b.res(history.KindExit, 4, t+52, "c4-x", 0, history.OK)
+	b.release(4, t+53, history.OK, "c4-x")
 	t += 60
 	for t < 2800 {
 		next(n % 6)
 	}
-	b.probe(t+100, t+130, sim.OK)
-	return sim.History{Ops: b.ops}
+	b.probe(t+100, t+130, history.OK)
+	return history.History{Ops: b.ops}
 }

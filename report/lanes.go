@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // lanes is what the timeline draws: per client its lease windows and its
@@ -16,7 +16,7 @@ import (
 type lanes struct {
 	clients  []int // row order: client ids, ascending
 	byClient map[int]*clientLane
-	probes   []sim.Op
+	probes   []history.Op
 	faults   []checker.FaultWindow // sorted by start
 	end      time.Duration         // last instant the history mentions
 	fenced   bool                  // sections are runs of accepted writes
@@ -38,7 +38,7 @@ type span struct {
 	open       bool
 }
 
-func readLanes(h sim.History, clients int) lanes {
+func readLanes(h history.History, clients int) lanes {
 	v := checker.Read(h)
 	l := lanes{byClient: map[int]*clientLane{}, faults: v.Faults, end: v.End, fenced: v.Fenced}
 	for i := 0; i < clients; i++ {
@@ -54,14 +54,14 @@ func readLanes(h sim.History, clients int) lanes {
 	}
 	for _, op := range h.Ops {
 		switch {
-		case op.Kind == sim.KindProbe:
+		case op.Kind == history.KindProbe:
 			l.probes = append(l.probes, op)
-		case op.Client == sim.NoClient:
-		case op.Kind == sim.KindAcquire && op.Outcome == sim.Fail:
+		case op.Client == history.NoClient:
+		case op.Kind == history.KindAcquire && op.Outcome == history.Fail:
 			l.lane(op.Client).failed = append(l.lane(op.Client).failed, op.Return)
-		case op.Kind == sim.KindAcquire && op.Outcome == sim.Unknown:
+		case op.Kind == history.KindAcquire && op.Outcome == history.Unknown:
 			l.lane(op.Client).unknown = append(l.lane(op.Client).unknown, op.Return)
-		case op.Kind == sim.KindWrite && op.Seq > 0 && op.Outcome == sim.Fail:
+		case op.Kind == history.KindWrite && op.Seq > 0 && op.Outcome == history.Fail:
 			l.lane(op.Client).rejected = append(l.lane(op.Client).rejected, op.At)
 		}
 	}

@@ -8,26 +8,26 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/checker"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 func TestLanesLeases(t *testing.T) {
 	var b builder
 	// reentrant: outer 1..100, inner 10..20: one hold, one window, to the
 	// outer release (the claim check judges the same window)
-	b.acquire(0, 0, 1, sim.OK, "t0", 0)
-	b.acquire(0, 9, 10, sim.OK, "t0", 0)
-	b.release(0, 20, sim.OK, "t0")
-	b.release(0, 100, sim.OK, "t0")
+	b.acquire(0, 0, 1, history.OK, "t0", 0)
+	b.acquire(0, 9, 10, history.OK, "t0", 0)
+	b.release(0, 20, history.OK, "t0")
+	b.release(0, 100, history.OK, "t0")
 	// validity ends before the release; an extend moves it
-	b.acquire(1, 200, 201, sim.OK, "t1", 300)
-	b.ops = append(b.ops, sim.Op{Kind: sim.KindExtend, Client: 1, Key: "lock", Call: msd(290), Return: msd(291), Outcome: sim.OK, Token: "t1", Deadline: msd(350)})
-	b.release(1, 400, sim.OK, "t1")
+	b.acquire(1, 200, 201, history.OK, "t1", 300)
+	b.ops = append(b.ops, history.Op{Kind: history.KindExtend, Client: 1, Key: "lock", Call: msd(290), Return: msd(291), Outcome: history.OK, Token: "t1", Deadline: msd(350)})
+	b.release(1, 400, history.OK, "t1")
 	// no expiry and no release: open to the end of the history
-	b.acquire(2, 500, 501, sim.OK, "t2", 0)
-	b.acquire(2, 600, 601, sim.Fail, "", 0)
-	b.acquire(2, 700, 705, sim.Unknown, "", 0)
-	l := readLanes(sim.History{Ops: b.ops}, 4)
+	b.acquire(2, 500, 501, history.OK, "t2", 0)
+	b.acquire(2, 600, 601, history.Fail, "", 0)
+	b.acquire(2, 700, 705, history.Unknown, "", 0)
+	l := readLanes(history.History{Ops: b.ops}, 4)
 
 	assert.Equal(t, []int{0, 1, 2, 3}, l.clients, "a client that did nothing still has its row")
 	assert.Equal(t, msd(705), l.end)
@@ -41,16 +41,16 @@ func TestLanesLeases(t *testing.T) {
 
 func TestLanesEnterExit(t *testing.T) {
 	var b builder
-	b.res(sim.KindEnter, 0, 10, "t0", 0, sim.OK)
-	b.res(sim.KindEnter, 0, 12, "t0", 0, sim.OK) // nested: one stay
-	b.res(sim.KindExit, 0, 20, "t0", 0, sim.OK)
-	b.res(sim.KindExit, 0, 30, "t0", 0, sim.OK)
-	b.ops = append(b.ops, sim.Op{Kind: sim.KindEnter, Client: 1, Key: "lock", Call: msd(40), Return: msd(41), Outcome: sim.Unknown}) // never reached the resource
-	b.res(sim.KindEnter, 1, 50, "t1", 0, sim.OK)                                                                                     // never exits
-	b.ops = append(b.ops, sim.Op{Kind: sim.KindEnter, Client: 2, Key: "lock", Mode: "read", Call: msd(60), Return: msd(61), Outcome: sim.OK, At: msd(60), Seq: 99})
-	b.ops = append(b.ops, sim.Op{Kind: sim.KindExit, Client: 2, Key: "lock", Mode: "read", Call: msd(70), Return: msd(71), Outcome: sim.OK, At: msd(70), Seq: 100})
-	b.probe(80, 90, sim.OK)
-	l := readLanes(sim.History{Ops: b.ops}, 2)
+	b.res(history.KindEnter, 0, 10, "t0", 0, history.OK)
+	b.res(history.KindEnter, 0, 12, "t0", 0, history.OK) // nested: one stay
+	b.res(history.KindExit, 0, 20, "t0", 0, history.OK)
+	b.res(history.KindExit, 0, 30, "t0", 0, history.OK)
+	b.ops = append(b.ops, history.Op{Kind: history.KindEnter, Client: 1, Key: "lock", Call: msd(40), Return: msd(41), Outcome: history.Unknown}) // never reached the resource
+	b.res(history.KindEnter, 1, 50, "t1", 0, history.OK)                                                                                         // never exits
+	b.ops = append(b.ops, history.Op{Kind: history.KindEnter, Client: 2, Key: "lock", Mode: "read", Call: msd(60), Return: msd(61), Outcome: history.OK, At: msd(60), Seq: 99})
+	b.ops = append(b.ops, history.Op{Kind: history.KindExit, Client: 2, Key: "lock", Mode: "read", Call: msd(70), Return: msd(71), Outcome: history.OK, At: msd(70), Seq: 100})
+	b.probe(80, 90, history.OK)
+	l := readLanes(history.History{Ops: b.ops}, 2)
 
 	assert.False(t, l.fenced)
 	assert.Equal(t, []span{{start: msd(10), end: msd(30)}}, l.byClient[0].sections)

@@ -22,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -73,7 +74,7 @@ func TestWriteRunWritesEveryFile(t *testing.T) {
 	f, err := os.Open(filepath.Join(dir, FileHistory))
 	require.NoError(t, err)
 	defer f.Close()
-	h, err := sim.ReadJSONL(f)
+	h, err := history.ReadJSONL(f)
 	require.NoError(t, err)
 	assert.Equal(t, in.Sim.History, h, "history.jsonl re-reads as the history")
 	// ... and re-checks to the same verdict: the run directory is enough.
@@ -141,7 +142,7 @@ func TestVerdictRoundTrip(t *testing.T) {
 func TestVerdictExpectations(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		h        sim.History
+		h        history.History
 		expected string
 		checks   map[string]string
 		verdict  checker.Verdict
@@ -272,7 +273,7 @@ func TestSummaryMismatchAndDeadlock(t *testing.T) {
 func TestTimelinePNG(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		h       sim.History
+		h       history.History
 		clients int
 		framed  bool // a red witness frame is drawn
 	}{
@@ -409,7 +410,7 @@ func TestWriteRunIsAtomic(t *testing.T) {
 // An interrupted run can have an empty history; its report still says
 // what there is.
 func TestWriteRunEmptyIncompleteHistory(t *testing.T) {
-	in := newRun(t, "s", "redlock", sim.History{}, 2, "safe")
+	in := newRun(t, "s", "redlock", history.History{}, 2, "safe")
 	in.Sim.Incomplete = true
 	dir := filepath.Join(t.TempDir(), "run")
 	require.NoError(t, WriteRun(dir, in))
@@ -558,7 +559,7 @@ func TestExample(t *testing.T) {
 	require.NoError(t, WriteRun(dir, gcPauseRun(t)))
 	for _, x := range []struct {
 		name, algo string
-		h          sim.History
+		h          history.History
 		clients    int
 	}{
 		{"fenced", "fenced", fencedPause(), 2},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -242,27 +243,27 @@ func faultSpan(f checker.FaultWindow) string {
 }
 
 // counts is what happened, in numbers.
-func counts(h sim.History, l lanes) string {
+func counts(h history.History, l lanes) string {
 	var acq [3]int // ok, fail, unknown
 	var accepted, rejected, probes int
 	for _, op := range h.Ops {
 		switch op.Kind {
-		case sim.KindAcquire:
+		case history.KindAcquire:
 			switch op.Outcome {
-			case sim.OK:
+			case history.OK:
 				acq[0]++
-			case sim.Fail:
+			case history.Fail:
 				acq[1]++
 			default:
 				acq[2]++
 			}
-		case sim.KindWrite:
-			if op.Seq > 0 && op.Outcome == sim.OK {
+		case history.KindWrite:
+			if op.Seq > 0 && op.Outcome == history.OK {
 				accepted++
 			} else if op.Seq > 0 {
 				rejected++
 			}
-		case sim.KindProbe:
+		case history.KindProbe:
 			probes++
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // Requirement is one thing that must have happened for a run to count as
@@ -59,7 +59,7 @@ var requireEvents = []string{"acquire", "extend", "release", "check", "enter", "
 
 const eventLeaseEnd = "lease-end"
 
-var requireOutcomes = []string{string(sim.OK), string(sim.Fail), string(sim.Unknown)}
+var requireOutcomes = []string{string(history.OK), string(history.Fail), string(history.Unknown)}
 
 // String says the requirement in words, for a run's summary.
 func (r Requirement) String() string {
@@ -68,7 +68,7 @@ func (r Requirement) String() string {
 		who = fmt.Sprintf("client %d", *r.Client)
 	}
 	s := who + " " + r.Event
-	if r.Outcome != "" && r.Outcome != string(sim.OK) {
+	if r.Outcome != "" && r.Outcome != string(history.OK) {
 		s += " " + r.Outcome
 	}
 	if r.During != nil {
@@ -122,7 +122,7 @@ func (s *Scenario) checkRequirement(i int) error {
 }
 
 // unmet lists the requirements that apply to algo and did not happen in h.
-func (s *Scenario) unmet(algo string, h sim.History) []string {
+func (s *Scenario) unmet(algo string, h history.History) []string {
 	if len(s.Require) == 0 {
 		return nil
 	}
@@ -140,7 +140,7 @@ func (s *Scenario) unmet(algo string, h sim.History) []string {
 }
 
 // met reports whether some event in the history satisfies r.
-func (r Requirement) met(h sim.History, v checker.View) bool {
+func (r Requirement) met(h history.History, v checker.View) bool {
 	for _, ev := range r.events(h, v) {
 		if r.During != nil && !faultOn(v, *r.During, ev.at) {
 			continue
@@ -158,7 +158,7 @@ type event struct {
 	at     time.Duration
 }
 
-func (r Requirement) events(h sim.History, v checker.View) []event {
+func (r Requirement) events(h history.History, v checker.View) []event {
 	var out []event
 	mine := func(c int) bool { return r.Client == nil || *r.Client == c }
 	if r.Event == eventLeaseEnd {
@@ -169,18 +169,18 @@ func (r Requirement) events(h sim.History, v checker.View) []event {
 		}
 		return out
 	}
-	outcome := sim.Outcome(r.Outcome)
+	outcome := history.Outcome(r.Outcome)
 	if outcome == "" {
-		outcome = sim.OK
+		outcome = history.OK
 	}
 	for _, op := range h.Ops {
-		if string(op.Kind) != r.Event || op.Client == sim.NoClient || !mine(op.Client) || op.Outcome != outcome {
+		if string(op.Kind) != r.Event || op.Client == history.NoClient || !mine(op.Client) || op.Outcome != outcome {
 			continue
 		}
 		switch op.Kind {
-		case sim.KindAcquire, sim.KindExtend:
+		case history.KindAcquire, history.KindExtend:
 			out = append(out, event{op.Client, op.Return})
-		case sim.KindEnter, sim.KindExit, sim.KindWrite:
+		case history.KindEnter, history.KindExit, history.KindWrite:
 			if op.Seq > 0 {
 				out = append(out, event{op.Client, op.At})
 			}

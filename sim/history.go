@@ -1,147 +1,32 @@
 package sim
 
-import (
-	"bufio"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"time"
-)
+import "github.com/locksim/locksim/history"
 
-// Kind is what an operation in the history did.
-type Kind string
+// The history types live in package history, the leaf that the checker and
+// the reports read; sim records them. These names keep the simulator's
+// own code short.
+type (
+	Op      = history.Op
+	Kind    = history.Kind
+	Outcome = history.Outcome
+	History = history.History
+)
 
 const (
-	// Lock operations, as the client saw them: Call before the request was
-	// sent, Return once the reply (or the error) was in hand.
-	KindAcquire Kind = "acquire" // one attempt; Outcome ok carries the lease
-	KindCheck   Kind = "check"   // the client's validity check; fail: it gave up
-	KindExtend  Kind = "extend"  // a renewal (watchdog or explicit)
-	KindRelease Kind = "release"
-	KindProbe   Kind = "probe" // liveness probe after every fault healed
+	KindAcquire = history.KindAcquire
+	KindCheck   = history.KindCheck
+	KindExtend  = history.KindExtend
+	KindRelease = history.KindRelease
+	KindProbe   = history.KindProbe
+	KindEnter   = history.KindEnter
+	KindExit    = history.KindExit
+	KindWrite   = history.KindWrite
+	KindFault   = history.KindFault
+	KindClock   = history.KindClock
 
-	// Resource operations. Call/Return are the client's view; At and Seq are
-	// the resource's own: the true instant it applied the operation and its
-	// place in the resource's serial log.
-	KindEnter Kind = "enter"
-	KindExit  Kind = "exit"
-	KindWrite Kind = "write" // a fenced write carrying the lease's token
+	OK      = history.OK
+	Fail    = history.Fail
+	Unknown = history.Unknown
 
-	// Faults, recorded like operations (Call = start, Return = stop).
-	KindFault Kind = "fault"
-
-	// A client's clock was set (a jump, a new rate, a heal): from Call on
-	// it reads Reading + (t - Call) * Rate at true time t, until its next
-	// clock record. A client without one reads true time.
-	KindClock Kind = "clock"
+	NoClient = history.NoClient
 )
-
-// Outcome of an operation. Unknown is never guessed into ok or fail.
-type Outcome string
-
-const (
-	OK      Outcome = "ok"
-	Fail    Outcome = "fail"    // a definite refusal (not acquired, not held, rejected write)
-	Unknown Outcome = "unknown" // timeout, crash, lost reply: it may or may not have happened
-)
-
-// NoClient marks operations of the harness itself (faults, probe).
-const NoClient = -1
-
-// Op is one line of history.jsonl. Times are true time since the run's start.
-type Op struct {
-	Kind    Kind          `json:"kind"`
-	Client  int           `json:"client"`
-	Key     string        `json:"key,omitempty"`
-	Mode    string        `json:"mode,omitempty"` // "read" or "write" for read/write locks
-	Call    time.Duration `json:"call"`
-	Return  time.Duration `json:"return"`
-	Outcome Outcome       `json:"outcome"`
-	Token   string        `json:"token,omitempty"` // the lease's unique value
-	Fence   int64         `json:"fence,omitempty"` // fencing token, when any
-	// Deadline ends the validity of the lease an ok acquire or extend
-	// gave, as a reading of its client's clock (time since that clock's
-	// epoch; true time while the clock was never moved); 0 when the lock
-	// has no expiry. Its true-time image follows everything the clock did
-	// after the acquire (see KindClock), so it is kept as the reading.
-	Deadline time.Duration `json:"deadline,omitempty"`
-	// Reading and Rate describe a clock record (KindClock).
-	Reading time.Duration `json:"reading,omitempty"`
-	Rate    float64       `json:"rate,omitempty"`
-	// At and Seq are set for resource operations that reached the resource.
-	At  time.Duration `json:"at,omitempty"`
-	Seq int64         `json:"seq,omitempty"`
-	// Unacked marks a resource operation whose reply its client never saw
-	// (it crashed with the message in flight): to the client its outcome
-	// is unknown, and Return is only when the message landed.
-	Unacked bool `json:"unacked,omitempty"`
-	// Fault describes a fault operation (its printable value); FaultID pairs
-	// the record with triggers and witnesses.
-	Fault   string `json:"fault,omitempty"`
-	FaultID int    `json:"fault_id,omitempty"`
-	Err     string `json:"err,omitempty"`
-}
-
-// History is every operation of one run, in the order they completed.
-type History struct {
-	Ops []Op
-}
-
-// WriteJSONL writes one JSON object per line.
-func (h History) WriteJSONL(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	for i := range h.Ops {
-		if err := enc.Encode(&h.Ops[i]); err != nil {
-			return fmt.Errorf("history: op %d: %w", i, err)
-		}
-	}
-	return bw.Flush()
-}
-
-// ReadJSONL reads a history written by WriteJSONL. Errors name the line.
-func ReadJSONL(r io.Reader) (History, error) {
-	var h History
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for line := 1; sc.Scan(); line++ {
-		b := sc.Bytes()
-		if len(b) == 0 {
-			continue
-		}
-		var op Op
-		if err := json.Unmarshal(b, &op); err != nil {
-			return History{}, fmt.Errorf("history line %d: %w", line, err)
-		}
-		if err := op.validate(); err != nil {
-			return History{}, fmt.Errorf("history line %d: %w", line, err)
-		}
-		h.Ops = append(h.Ops, op)
-	}
-	if err := sc.Err(); err != nil {
-		return History{}, fmt.Errorf("history: %w", err)
-	}
-	return h, nil
-}
-
-func (op Op) validate() error {
-	switch op.Kind {
-	case KindAcquire, KindCheck, KindExtend, KindRelease, KindProbe,
-		KindEnter, KindExit, KindWrite, KindFault, KindClock:
-	default:
-		return fmt.Errorf("unknown kind %q", op.Kind)
-	}
-	switch op.Outcome {
-	case OK, Fail, Unknown:
-	default:
-		return fmt.Errorf("unknown outcome %q", op.Outcome)
-	}
-	if op.Return < op.Call {
-		return errors.New("return before call")
-	}
-	if op.Kind == KindClock && !(op.Rate > 0) {
-		return fmt.Errorf("clock record with rate %v: a clock runs at a positive rate", op.Rate)
-	}
-	return nil
-}

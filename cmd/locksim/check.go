@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/report"
-	"github.com/locksim/locksim/sim"
 )
 
 func checkCmd() *cobra.Command {
@@ -33,7 +33,7 @@ The run directory is not changed. Exit 0 when the verdict is as the run expected
 			if err != nil {
 				return usageErr(fmt.Errorf("%s: %w", dir, err))
 			}
-			h, err := sim.ReadJSONL(f)
+			h, err := history.ReadJSONL(f)
 			_ = f.Close()
 			if err != nil {
 				return usageErr(fmt.Errorf("%s: %w", filepath.Join(dir, report.FileHistory), err))

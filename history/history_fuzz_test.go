@@ -1,10 +1,10 @@
-package sim_test
+package history_test
 
 import (
 	"bytes"
 	"testing"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // FuzzReadJSONL: the history reader never panics, and whatever it accepts
@@ -14,7 +14,7 @@ func FuzzReadJSONL(f *testing.F) {
 	f.Add([]byte(`{"kind":"fault","client":-1,"call":0,"return":9,"outcome":"ok","fault":"pause-client 0","fault_id":1}` + "\n"))
 	f.Add([]byte("{}\n\n{\"kind\":\"x\"}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := sim.ReadJSONL(bytes.NewReader(data))
+		h, err := history.ReadJSONL(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
@@ -22,7 +22,7 @@ func FuzzReadJSONL(f *testing.F) {
 		if err := h.WriteJSONL(&buf); err != nil {
 			t.Fatal(err)
 		}
-		again, err := sim.ReadJSONL(&buf)
+		again, err := history.ReadJSONL(&buf)
 		if err != nil {
 			t.Fatalf("re-reading what was written: %v", err)
 		}
