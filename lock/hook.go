@@ -1,10 +1,16 @@
 package lock
 
-import "context"
+import (
+	"context"
 
-// Point names where a client is. The simulator's gate sits behind the hook:
-// a paused client blocks inside it, a crashed one gets an error and stops.
-type Point string
+	"github.com/locksim/locksim/history"
+)
+
+// Point names where a client is (history.Point, one type for the
+// designs' points and the simulator's client-loop points). The simulator's
+// gate sits behind the hook: a paused client blocks inside it, a crashed
+// one gets an error and stops.
+type Point = history.Point
 
 // Points announced by the designs themselves. The simulator adds its own
 // client-loop points (after-acquire, after-check, ...).
@@ -20,6 +26,22 @@ const (
 	PointBetweenGetsetExpire   Point = "between-getset-and-expire"
 	PointBetweenSetAndIncr     Point = "between-set-and-incr"
 )
+
+// Points lists every point a design may announce, in the order of the
+// steps they name. A design reaches only some of them; TestPointsAreListed
+// checks that every point a design announces is here.
+var Points = []Point{
+	PointBeforeAcquire,
+	PointBetweenExistsAndSet,
+	PointBetweenSetnxAndExpire,
+	PointBetweenGetAndGetset,
+	PointBetweenGetsetExpire,
+	PointBetweenSetAndIncr,
+	PointBeforeRelease,
+	PointWatchdogRenew,
+	PointWatchdogRenewed,
+	PointWatchdogLost,
+}
 
 // Event is what a hook is told.
 type Event struct {

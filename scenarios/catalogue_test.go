@@ -1,15 +1,11 @@
 package scenarios
 
 import (
-	"go/ast"
-	goparser "go/parser"
-	"go/token"
 	"io/fs"
 	"path"
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -164,46 +160,6 @@ func plain(c sim.Config) sim.Config {
 	return c
 }
 
-// TestPointsCoverLockPackage reads lock's source: every lock.Point constant
-// must be a point a trigger may name.
-func TestPointsCoverLockPackage(t *testing.T) {
-	fset := token.NewFileSet()
-	pkgs, err := goparser.ParseDir(fset, "../lock", func(fi fs.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, 0)
-	require.NoError(t, err)
-	var found []string
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			for _, d := range f.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.CONST {
-					continue
-				}
-				for _, spec := range g.Specs {
-					vs := spec.(*ast.ValueSpec)
-					if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "Point" {
-						continue
-					}
-					for _, v := range vs.Values {
-						if lit, ok := v.(*ast.BasicLit); ok {
-							s, err := strconv.Unquote(lit.Value)
-							require.NoError(t, err)
-							found = append(found, s)
-						}
-					}
-				}
-			}
-		}
-	}
-	require.NotEmpty(t, found, "no lock.Point constants found")
-	for _, p := range found {
-		assert.Contains(t, Points(), p, "lock.Point %q is missing from designPoints", p)
-	}
-	for _, p := range sim.LoopPoints {
-		assert.Contains(t, Points(), p)
-	}
-}
 
 // TestFaultKinds: the supported kinds are exactly the ones DESIGN.md names,
 // each parses and resolves with its own fields, and a kind nobody names is

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 )
@@ -122,7 +123,7 @@ func (f FaultSpec) plan() (sim.Planned, error) {
 
 // trigger fills in the defaults: the fault's own client, the first time.
 func (ps *PointSpec) trigger(faultClient *int) sim.Trigger {
-	t := sim.Trigger{Point: ps.Point, Nth: 1}
+	t := sim.Trigger{Point: history.Point(ps.Point), Nth: 1}
 	if ps.Client != nil {
 		t.Client = *ps.Client
 	} else if faultClient != nil {
@@ -213,7 +214,7 @@ func (ps *PointSpec) resolved(faultClient *int) *PointSpec {
 		return nil
 	}
 	t := ps.trigger(faultClient)
-	return &PointSpec{Client: ptr(t.Client), Point: t.Point, Nth: ptr(t.Nth)}
+	return &PointSpec{Client: ptr(t.Client), Point: string(t.Point), Nth: ptr(t.Nth)}
 }
 
 func ptr[T any](v T) *T { return &v }

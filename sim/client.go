@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 )
 
@@ -72,7 +73,7 @@ func (c *Client) close() {
 
 // point reports the point to the fault schedule, then passes the gate: a
 // fault triggered here is in force before the next step.
-func (c *Client) point(ctx context.Context, p string) error {
+func (c *Client) point(ctx context.Context, p history.Point) error {
 	c.sched.reached(c.ID, p)
 	return c.Gate.Pass(ctx)
 }
@@ -98,7 +99,7 @@ func (c *Client) hook(ctx context.Context, ev lock.Event) error {
 		}
 		c.w.rec.Add(op)
 	}
-	return c.point(ctx, string(ev.Point))
+	return c.point(ctx, ev.Point)
 }
 
 // run cycles until stop closes, the client crashes or ctx ends.

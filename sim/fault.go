@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"time"
+
+	"github.com/locksim/locksim/history"
 )
 
 // Fault is one nemesis action: a small printable value that starts a fault
@@ -25,7 +27,7 @@ type Validator interface {
 type Trigger struct {
 	At     time.Duration `json:"at,omitempty"`
 	Client int           `json:"client,omitempty"`
-	Point  string        `json:"point,omitempty"`
+	Point  history.Point `json:"point,omitempty"`
 	Nth    int           `json:"nth,omitempty"`
 }
 

@@ -1,24 +1,27 @@
 package sim
 
+import "github.com/locksim/locksim/history"
+
 // The client loop's own points, where faults can be triggered exactly. The
-// designs announce their internal points (lock.Point*) through the same hook.
+// designs announce their internal points (lock.Points) through the same
+// hook, with the same type.
 const (
-	PointBeforeAcquire = "before-acquire"
-	PointAfterAcquire  = "after-acquire"
-	PointAfterCheck    = "after-check" // reached whether or not validity_check is on
-	PointAfterEnter    = "after-enter"
+	PointBeforeAcquire history.Point = "before-acquire"
+	PointAfterAcquire  history.Point = "after-acquire"
+	PointAfterCheck    history.Point = "after-check" // reached whether or not validity_check is on
+	PointAfterEnter    history.Point = "after-enter"
 	// With nest > 1 only: before each nested acquire, before each inner
 	// release (innermost first, inside the critical section) and once all
 	// inner holds are released, still inside.
-	PointBeforeNestedAcquire = "before-nested-acquire"
-	PointBeforeUnwind        = "before-unwind"
-	PointAfterUnwind         = "after-unwind"
-	PointBeforeExit          = "before-exit"
-	PointBeforeRelease       = "before-release"
+	PointBeforeNestedAcquire history.Point = "before-nested-acquire"
+	PointBeforeUnwind        history.Point = "before-unwind"
+	PointAfterUnwind         history.Point = "after-unwind"
+	PointBeforeExit          history.Point = "before-exit"
+	PointBeforeRelease       history.Point = "before-release"
 )
 
 // LoopPoints lists the client loop's points in the order a cycle reaches them.
-var LoopPoints = []string{PointBeforeAcquire, PointAfterAcquire, PointBeforeNestedAcquire, PointAfterCheck, PointAfterEnter,
+var LoopPoints = []history.Point{PointBeforeAcquire, PointAfterAcquire, PointBeforeNestedAcquire, PointAfterCheck, PointAfterEnter,
 	PointBeforeUnwind, PointAfterUnwind, PointBeforeExit, PointBeforeRelease}
 
 // Access fixes whether a client takes the read or the write lock.

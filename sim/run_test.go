@@ -10,6 +10,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
@@ -45,7 +46,7 @@ func verdicts(r checker.Result) map[string]checker.Verdict {
 // point; client 1 gets the lock meanwhile. The pause ends when client 1 is
 // inside its critical section, so any overlap is certain, not a matter of
 // timing.
-func gcPause(backend sim.Backend, point string) sim.Config {
+func gcPause(backend sim.Backend, point history.Point) sim.Config {
 	return sim.Config{
 		Algorithm: "redlock",
 		Options:   lock.Options{TTL: 500 * time.Millisecond, ValidityCheck: true, NodeTimeout: 50 * time.Millisecond},
@@ -169,7 +170,7 @@ func TestSetnxExpireCrashBetweenIsDeadlock(t *testing.T) {
 		Seed:      1,
 		Faults: []sim.Planned{{
 			Fault: faults.CrashClient{Client: 0},
-			Start: sim.Trigger{Client: 0, Point: string(lock.PointBetweenSetnxAndExpire), Nth: 1},
+			Start: sim.Trigger{Client: 0, Point: lock.PointBetweenSetnxAndExpire, Nth: 1},
 		}},
 	})
 	assert.Empty(t, unfired(res))

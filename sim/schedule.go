@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"github.com/locksim/locksim/history"
+
 	"errors"
 	"fmt"
 	"sync"
@@ -21,7 +23,7 @@ type schedule struct {
 
 type pointKey struct {
 	client int
-	point  string
+	point  history.Point
 }
 
 type scheduled struct {
@@ -59,7 +61,7 @@ func (s *schedule) arm() {
 
 // reached is called by a client at every point, before its gate: a fault it
 // triggers is in force before the client takes its next step.
-func (s *schedule) reached(client int, point string) {
+func (s *schedule) reached(client int, point history.Point) {
 	s.mu.Lock()
 	k := pointKey{client, point}
 	s.counts[k]++
@@ -82,7 +84,7 @@ func (s *schedule) reached(client int, point string) {
 	}
 }
 
-func matches(t Trigger, client int, point string, n int) bool {
+func matches(t Trigger, client int, point history.Point, n int) bool {
 	return t.OnPoint() && t.Client == client && t.Point == point && max(t.Nth, 1) == n
 }
 
