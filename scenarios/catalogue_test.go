@@ -160,7 +160,6 @@ func plain(c sim.Config) sim.Config {
 	return c
 }
 
-
 // TestFaultKinds: the supported kinds are exactly the ones DESIGN.md names,
 // each parses and resolves with its own fields, and a kind nobody names is
 // refused with the known ones listed.
