@@ -100,7 +100,10 @@ func TestExternalBackend(t *testing.T) {
 	w := world(t, cfg)
 	n, err := w.Node(0)
 	require.NoError(t, err)
-	require.ErrorIs(t, n.Kill(), sim.ErrNeedsProcessControl)
+	_, err = sim.Capable[sim.ProcessController](n, "be killed")
+	require.ErrorContains(t, err, "node 0 (external) cannot be killed")
+	_, isPauser := n.(sim.Pauser)
+	require.False(t, isPauser, "CLIENT PAUSE cannot be lifted early: only a timed pause")
 	require.Error(t, n.FlushAll(), "not ours to wipe")
 
 	c0 := conn(t, w, 0, 0)

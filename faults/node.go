@@ -36,11 +36,20 @@ func (f ClockJumpNode) Validate(cfg sim.Config) error {
 }
 
 func (f ClockJumpNode) Start(w *sim.World) error {
-	n, err := w.Node(f.Node)
+	n, err := clockOf(w, f.Node)
 	if err != nil {
 		return err
 	}
 	return n.JumpClock(f.By)
+}
+
+// clockOf is node i's clock control, or why the node has none.
+func clockOf(w *sim.World, i int) (sim.ClockController, error) {
+	n, err := w.Node(i)
+	if err != nil {
+		return nil, err
+	}
+	return sim.Capable[sim.ClockController](n, "move its clock")
 }
 
 func (ClockJumpNode) Stop(*sim.World) error { return nil }
@@ -74,7 +83,7 @@ func (f ClockRateNode) Validate(cfg sim.Config) error {
 }
 
 func (f ClockRateNode) Start(w *sim.World) error {
-	n, err := w.Node(f.Node)
+	n, err := clockOf(w, f.Node)
 	if err != nil {
 		return err
 	}
@@ -82,7 +91,7 @@ func (f ClockRateNode) Start(w *sim.World) error {
 }
 
 func (f ClockRateNode) Stop(w *sim.World) error {
-	n, err := w.Node(f.Node)
+	n, err := clockOf(w, f.Node)
 	if err != nil {
 		return err
 	}
@@ -131,10 +140,13 @@ func (f PauseNode) Start(w *sim.World) error {
 	if err != nil {
 		return err
 	}
-	if tp, ok := n.(sim.TimedPauser); ok {
-		err = tp.PauseFor(f.For)
-	} else {
-		err = n.Pause()
+	switch p := n.(type) {
+	case sim.Pauser:
+		err = p.Pause()
+	case sim.TimedPauser:
+		err = p.PauseFor(f.For) // it ends by itself
+	default:
+		_, err = sim.Capable[sim.Pauser](n, "be paused")
 	}
 	if err != nil {
 		return err
@@ -148,7 +160,10 @@ func (f PauseNode) Stop(w *sim.World) error {
 	if !ok {
 		return errors.New("not started")
 	}
-	return v.(sim.Node).Resume()
+	if p, ok := v.(sim.Pauser); ok {
+		return p.Resume()
+	}
+	return nil // a timed pause ends by itself
 }
 
 // StayDown as KillNode.RestartAfter keeps a killed node down until the
@@ -198,12 +213,16 @@ func (f KillNode) Validate(cfg sim.Config) error {
 // killed is what a KillNode's Stop needs: the node it killed and its
 // pending restart.
 type killed struct {
-	node    sim.Node
+	node    sim.ProcessController
 	restart *pending
 }
 
 func (f KillNode) Start(w *sim.World) error {
-	n, err := w.Node(f.Node)
+	node, err := w.Node(f.Node)
+	if err != nil {
+		return err
+	}
+	n, err := sim.Capable[sim.ProcessController](node, "be killed")
 	if err != nil {
 		return err
 	}
@@ -238,7 +257,7 @@ func (f KillNode) Stop(w *sim.World) error {
 }
 
 // restart brings n back unless something else already did.
-func restart(n sim.Node, keepData bool) error {
+func restart(n sim.ProcessController, keepData bool) error {
 	if n.Up() {
 		return nil
 	}

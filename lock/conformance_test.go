@@ -184,7 +184,7 @@ func expire(t *testing.T, info lock.Info, cl *sim.Cluster, clk *confClock) {
 		return
 	}
 	for _, n := range cl.Nodes() {
-		require.NoError(t, n.JumpClock(confTTL+time.Second))
+		require.NoError(t, n.(sim.ClockController).JumpClock(confTTL+time.Second))
 	}
 }
 
@@ -344,13 +344,13 @@ func TestConformanceRedlockQuorum(t *testing.T) {
 		ctx := context.Background()
 		l := newLocker(t, info, conns, "a", lock.Options{TTL: time.Second, NodeTimeout: 100 * time.Millisecond})
 		nodes := cl.Nodes()
-		require.NoError(t, nodes[0].Kill())
-		require.NoError(t, nodes[1].Kill())
+		require.NoError(t, nodes[0].(sim.ProcessController).Kill())
+		require.NoError(t, nodes[1].(sim.ProcessController).Kill())
 		lease, err := l.Acquire(ctx, "k")
 		require.NoError(t, err, "3 of 5 nodes are a majority")
 		require.NoError(t, l.Release(ctx, lease))
 
-		require.NoError(t, nodes[2].Kill())
+		require.NoError(t, nodes[2].(sim.ProcessController).Kill())
 		_, err = l.Acquire(ctx, "k")
 		require.Error(t, err, "2 of 5 nodes are not a majority")
 		assert.True(t, errors.Is(err, lock.ErrNotAcquired), "a failed quorum is a definite refusal: %v", err)

@@ -84,7 +84,11 @@ func (c *Cluster) Failover(i int) (string, error) {
 	if replica == nil {
 		return "", fmt.Errorf("failover: node %d has no replica (replicas: 0)", i)
 	}
-	if err := master.Kill(); err != nil {
+	proc, err := Capable[ProcessController](master, "be killed")
+	if err != nil {
+		return "", fmt.Errorf("failover: %w", err)
+	}
+	if err := proc.Kill(); err != nil {
 		return "", fmt.Errorf("failover: node %d: %w", i, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), ctlTimeout)

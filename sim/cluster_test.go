@@ -78,7 +78,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 
 		// The hardest states to stop: a paused node with a held command,
 		// and a killed one.
-		require.NoError(t, c.Node(0).Pause())
+		require.NoError(t, c.Node(0).(sim.Pauser).Pause())
 		held := make(chan error, 1)
 		go func() {
 			ctx, cancel := withTimeout(5 * time.Second)
@@ -87,7 +87,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 			defer cl0.Close()
 			held <- cl0.Ping(ctx).Err()
 		}()
-		require.NoError(t, c.Node(2).Kill())
+		require.NoError(t, c.Node(2).(sim.ProcessController).Kill())
 
 		start := time.Now()
 		require.NoError(t, c.Close())
@@ -95,7 +95,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 		require.Less(t, time.Since(start), 3*time.Second, "Close took too long")
 		require.Error(t, <-held, "a command held by a paused node succeeded after Close")
 		requireGone(t, pids, addrs, c.Dir())
-		require.ErrorIs(t, c.Node(2).Restart(false), sim.ErrClusterClosed)
+		require.ErrorIs(t, c.Node(2).(sim.ProcessController).Restart(false), sim.ErrClusterClosed)
 	})
 }
 

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -16,16 +15,17 @@ import (
 // (CLIENT PAUSE) work there.
 const BackendExternal Backend = "external"
 
-// ErrNeedsProcessControl is returned by node operations that the external
-// backend cannot do: the harness does not run those servers.
-var ErrNeedsProcessControl = errors.New("needs process control, which the external backend does not give")
-
 // TimedPauser is a node that can only be paused for a length given up
 // front: an external server paused with CLIENT PAUSE ALL cannot be resumed
 // early, since the pause holds CLIENT UNPAUSE too.
 type TimedPauser interface {
+	Node
 	PauseFor(d time.Duration) error
 }
+
+// An external node offers no clock or process control, and only a timed
+// pause.
+var _ TimedPauser = (*externalNode)(nil)
 
 // externalNode is a server at a user-given address.
 type externalNode struct {
@@ -60,26 +60,9 @@ func (n *externalNode) Index() int       { return n.idx }
 func (n *externalNode) Addr() string     { return n.addr }
 func (n *externalNode) Backend() Backend { return BackendExternal }
 
-// Clock is this host's clock: the server's own is not known.
-func (n *externalNode) Clock() time.Time { return time.Now() }
-
-func (n *externalNode) refuse(what string) error {
-	return fmt.Errorf("node %d (external %s): %s %w", n.idx, n.addr, what, ErrNeedsProcessControl)
-}
-
-func (n *externalNode) JumpClock(time.Duration) error { return n.refuse("clock jump") }
-func (n *externalNode) SetClockRate(float64) error    { return n.refuse("clock rate") }
-func (n *externalNode) Kill() error                   { return n.refuse("kill") }
-func (n *externalNode) Restart(bool) error            { return n.refuse("restart") }
-
 // FlushAll is refused: the servers may hold more than this run's keys.
 func (n *externalNode) FlushAll() error {
 	return fmt.Errorf("node %d (external %s): FLUSHALL refused: the server is not the harness's to wipe", n.idx, n.addr)
-}
-
-// Pause is refused: see TimedPauser.
-func (n *externalNode) Pause() error {
-	return fmt.Errorf("node %d (external %s): pause needs its length up front (CLIENT PAUSE ALL cannot be lifted early)", n.idx, n.addr)
 }
 
 // PauseFor sends CLIENT PAUSE d ALL: the server holds every client's
@@ -95,9 +78,6 @@ func (n *externalNode) PauseFor(d time.Duration) error {
 	}
 	return nil
 }
-
-// Resume does nothing: a CLIENT PAUSE ends by itself.
-func (n *externalNode) Resume() error { return nil }
 
 func (n *externalNode) Up() bool {
 	n.mu.Lock()

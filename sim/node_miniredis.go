@@ -38,7 +38,11 @@ type miniNode struct {
 	closed bool
 }
 
-var _ Node = (*miniNode)(nil)
+var (
+	_ ClockController   = (*miniNode)(nil)
+	_ Pauser            = (*miniNode)(nil)
+	_ ProcessController = (*miniNode)(nil)
+)
 
 func startMiniNode(idx int) (*miniNode, error) {
 	n := &miniNode{idx: idx, clock: newNodeClock(nil), srv: miniredis.NewMiniRedis()}

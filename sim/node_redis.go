@@ -50,7 +50,11 @@ type redisNode struct {
 	loopExited chan struct{}
 }
 
-var _ Node = (*redisNode)(nil)
+var (
+	_ ClockController   = (*redisNode)(nil)
+	_ Pauser            = (*redisNode)(nil)
+	_ ProcessController = (*redisNode)(nil)
+)
 
 func startRedisNode(ctx context.Context, idx int, bin, dir string, p Persistence) (*redisNode, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -100,9 +100,9 @@ func TestJumpClockExpiresEarly(t *testing.T) {
 		require.NoError(t, cl.Set(ctx, "forever", "v", 0).Err())
 		require.NoError(t, cls[1].Set(ctx, "other", "v", 10*time.Second).Err())
 
-		before := n.Clock()
-		require.NoError(t, n.JumpClock(11*time.Second))
-		require.GreaterOrEqual(t, n.Clock().Sub(before), 11*time.Second, "node clock did not jump")
+		before := n.(sim.ClockController).Clock()
+		require.NoError(t, n.(sim.ClockController).JumpClock(11*time.Second))
+		require.GreaterOrEqual(t, n.(sim.ClockController).Clock().Sub(before), 11*time.Second, "node clock did not jump")
 
 		require.Equal(t, int64(0), cl.Exists(ctx, "short").Val(), "key with TTL below the jump survived")
 		require.Equal(t, int64(1), cl.Exists(ctx, "forever").Val(), "key without TTL lost")
@@ -111,14 +111,14 @@ func TestJumpClockExpiresEarly(t *testing.T) {
 		require.InDelta(t, 9*time.Second, pttl, float64(500*time.Millisecond), "TTL not shortened by the jump")
 		require.Equal(t, int64(1), cls[1].Exists(ctx, "other").Val(), "a jump on node 0 touched node 1")
 
-		require.Error(t, n.JumpClock(-time.Second), "backward jump accepted")
+		require.Error(t, n.(sim.ClockController).JumpClock(-time.Second), "backward jump accepted")
 	})
 }
 
 func TestSetClockRateScalesExpiry(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c, cls := simtest.Cluster(t, b, 1)
-		require.NoError(t, c.Node(0).SetClockRate(2))
+		require.NoError(t, c.Node(0).(sim.ClockController).SetClockRate(2))
 		// At rate 2 a 200ms key lives 100ms of true time, and at rate 0.5
 		// a 50ms key does. The redis backend applies the clock's effect on
 		// TTLs every few ms, later still on a loaded host, which moves
@@ -129,9 +129,9 @@ func TestSetClockRateScalesExpiry(t *testing.T) {
 		}
 		expectExpiry(t, cls[0], 200*time.Millisecond, presentAt, goneAt)
 
-		require.NoError(t, c.Node(0).SetClockRate(0.5))
+		require.NoError(t, c.Node(0).(sim.ClockController).SetClockRate(0.5))
 		expectExpiry(t, cls[0], 50*time.Millisecond, presentAt, goneAt)
-		require.Error(t, c.Node(0).SetClockRate(-1))
+		require.Error(t, c.Node(0).(sim.ClockController).SetClockRate(-1))
 	})
 }
 
@@ -143,9 +143,9 @@ func TestJumpClockWhilePausedAppliesOnResume(t *testing.T) {
 		ctx := context.Background()
 		n := c.Node(0)
 		require.NoError(t, cls[0].Set(ctx, "k", "v", 10*time.Second).Err())
-		require.NoError(t, n.Pause())
-		require.NoError(t, n.JumpClock(11*time.Second))
-		require.NoError(t, n.Resume())
+		require.NoError(t, n.(sim.Pauser).Pause())
+		require.NoError(t, n.(sim.ClockController).JumpClock(11*time.Second))
+		require.NoError(t, n.(sim.Pauser).Resume())
 		require.Equal(t, int64(0), cls[0].Exists(ctx, "k").Val())
 	})
 }

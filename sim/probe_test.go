@@ -24,7 +24,7 @@ func probeWorld(t *testing.T) *World {
 // until its bound instead of calling the lock deadlocked.
 func TestProbeRetriesUnknownOutcomes(t *testing.T) {
 	w := probeWorld(t)
-	node := w.cluster.Nodes()[0]
+	node := w.cluster.Nodes()[0].(Pauser)
 	require.NoError(t, node.Pause())
 	resumed := make(chan struct{})
 	go func() {
@@ -42,7 +42,7 @@ func TestProbeRetriesUnknownOutcomes(t *testing.T) {
 // A probe that never gets a definite answer says unknown, not deadlock.
 func TestProbeWithoutAnswerIsUnknown(t *testing.T) {
 	w := probeWorld(t)
-	node := w.cluster.Nodes()[0]
+	node := w.cluster.Nodes()[0].(Pauser)
 	require.NoError(t, node.Pause())
 	t.Cleanup(func() { _ = node.Resume() })
 	probe(context.Background(), w)
