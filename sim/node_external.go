@@ -23,10 +23,6 @@ type TimedPauser interface {
 	PauseFor(d time.Duration) error
 }
 
-// An external node offers no clock or process control, and only a timed
-// pause.
-var _ TimedPauser = (*externalNode)(nil)
-
 // externalNode is a server at a user-given address.
 type externalNode struct {
 	idx  int
@@ -37,10 +33,9 @@ type externalNode struct {
 	closed bool
 }
 
-var (
-	_ Node        = (*externalNode)(nil)
-	_ TimedPauser = (*externalNode)(nil)
-)
+// An external node offers no clock or process control, and only a timed
+// pause.
+var _ TimedPauser = (*externalNode)(nil)
 
 func (c *Cluster) startExternal(ctx context.Context) error {
 	for i, addr := range c.cfg.Addrs {
