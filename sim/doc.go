@@ -27,7 +27,8 @@
 // enter, hold, exit, release) while the faults play, heals them all, probes
 // liveness with a fresh client and stops everything it started.
 //
-// The history types (Op, Kind, Outcome, History, with WriteJSONL and
-// ReadJSONL) are what package checker reads; a history.jsonl written by one
-// run can be read back and checked again offline.
+// The history a run records is made of the types of package history (Op,
+// Kind, Outcome, History), which package checker reads; sim keeps aliases of
+// them for its own code. A history.jsonl written by one run can be read back
+// and checked again offline without the simulator.
 package sim
