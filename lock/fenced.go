@@ -11,7 +11,7 @@ func init() {
 		Name:     "fenced",
 		Summary:  "setpx, then INCR <key>:fence on the same node: each lease carries a strictly growing fencing token",
 		Weakness: "safe only if the resource checks the tokens; the counter lives on one master, so a failover or restart without fsync can repeat tokens",
-		Source:   "Kleppmann 2016 (fencing tokens) over seed 000's SET NX PX lock",
+		Source:   "Martin Kleppmann, \"How to do distributed locking\" (2016; fencing tokens), over the SET NX PX lock of 《Redis 实现分布式锁》",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			inner := o
 			inner.Watchdog = false // started here, once the lease has its fence

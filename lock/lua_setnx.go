@@ -12,7 +12,7 @@ func init() {
 		Name:     "lua-setnx",
 		Summary:  "one Lua script: SETNX key token + PEXPIRE key ttl; Lua compare-and-delete unlock",
 		Weakness: "single master: a failover or restart without fsync loses the key; no fencing, so a paused holder can still write",
-		Source:   "seed 001 (转 and 追: Lua SETNX+EXPIRE, unique value, compare-and-delete)",
+		Source:   "《使用Redis实现分布式锁及其优化》 (21CTO; 转 and 追: Lua SETNX+EXPIRE, unique value, compare-and-delete)",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &luaSetnx{base: newBase("lua-setnx", n, o)}, nil
 		},
@@ -22,7 +22,7 @@ func init() {
 		Name:     "lua-setnx-del",
 		Summary:  "one Lua script: SETNX key token + PEXPIRE key ttl; plain DEL unlock",
 		Weakness: "DEL unlock removes another owner's lock after this lease expired (the article's own 解锁漏洞)",
-		Source:   "seed 001 (转: Lua SETNX+EXPIRE with DEL unlock)",
+		Source:   "《使用Redis实现分布式锁及其优化》 (21CTO; 转: Lua SETNX+EXPIRE with DEL unlock)",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &luaSetnx{base: newBase("lua-setnx-del", n, o), delUnlock: true}, nil
 		},
@@ -30,8 +30,9 @@ func init() {
 	})
 }
 
-// setnxPexpire is seed 001's script with a millisecond TTL (ARGV[2]): the
-// key and its TTL arrive in one step, so no crash can fall between them.
+// setnxPexpire is the script of 《使用Redis实现分布式锁及其优化》 with a
+// millisecond TTL (ARGV[2]): the key and its TTL arrive in one step, so no
+// crash can fall between them.
 var setnxPexpire = newScript(`
 if redis.call("SETNX", KEYS[1], ARGV[1]) == 1 then
   redis.call("PEXPIRE", KEYS[1], ARGV[2])
@@ -39,8 +40,9 @@ if redis.call("SETNX", KEYS[1], ARGV[1]) == 1 then
 end
 return 0`)
 
-// luaSetnx is seed 001's scripted lock. delUnlock keeps the article's first
-// DEL unlock; without it the unlock is the article's final compare-and-delete.
+// luaSetnx is the scripted lock of 《使用Redis实现分布式锁及其优化》. delUnlock
+// keeps the article's first DEL unlock; without it the unlock is the article's
+// final compare-and-delete.
 type luaSetnx struct {
 	base
 	delUnlock bool

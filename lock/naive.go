@@ -12,7 +12,7 @@ func init() {
 		Name:     "naive",
 		Summary:  "EXISTS key, then SET key token (no TTL) if it was absent; DEL unlock",
 		Weakness: "check and set are two commands, so two clients can both see the key absent and both take it; no TTL, so a crashed holder deadlocks the lock; DEL removes anyone's lock",
-		Source:   "seed 003 (简单思路: exists + set)",
+		Source:   "《Redis系列(十三)应用之分布式锁》 (简单思路: exists + set)",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &naive{base: newBase("naive", n, o)}, nil
 		},
@@ -20,9 +20,9 @@ func init() {
 	})
 }
 
-// naive is the first step of seed 003: look, then write. Nothing makes the
-// look and the write one step, which is the flaw the point between them
-// exposes.
+// naive is the first step of 《Redis系列(十三)应用之分布式锁》: look, then
+// write. Nothing makes the look and the write one step, which is the flaw the
+// point between them exposes.
 type naive struct{ base }
 
 func (s *naive) Acquire(ctx context.Context, key string) (*Lease, error) {

@@ -15,7 +15,7 @@ func init() {
 		Name:     "redlock",
 		Summary:  "Redlock: SET key token NX PX ttl on N independent masters in parallel; held on a majority with validity TTL - elapsed - (TTL*drift + 2ms) > 0; unlock all on failure",
 		Weakness: "trusts bounded clock drift and durable keys: a node that restarts without fsync or whose clock jumps lets two clients hold majorities; no fencing, so a paused holder can still write",
-		Source:   "seed 000, seed 003, Redis docs (Distributed locks with Redis)",
+		Source:   "《Redis 实现分布式锁》, 《Redis系列(十三)应用之分布式锁》, Redis docs (\"Distributed Locks with Redis\")",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &redlock{base: newBase("redlock", n, o)}, nil
 		},

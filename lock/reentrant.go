@@ -18,7 +18,7 @@ func init() {
 		Name:     "reentrant",
 		Summary:  "hash key{owner: hold count}; Lua acquire HINCRBY+PEXPIRE when absent or own; unlock decrements, DEL at 0",
 		Weakness: "single master (failover or restart without fsync loses it); no fencing; identity is the owner id, so every lease of one owner is the same hold",
-		Source:   "seed 002 (hash + Lua reentrant lock, timer renewal), seed 003 (Redisson RLock)",
+		Source:   "《分布式锁-By Redis》 (hash + Lua reentrant lock, timer renewal), 《Redis系列(十三)应用之分布式锁》 (Redisson RLock)",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &reentrant{base: newBase("reentrant", n, o)}, nil
 		},
@@ -26,10 +26,11 @@ func init() {
 	})
 }
 
-// reentrant is seed 002's lock modelled on java.util.concurrent's
-// ReentrantLock: the hash at key has one field, the owner id, whose value
-// counts the owner's nested holds. The article's EXPIRE in seconds becomes
-// PEXPIRE in milliseconds because locksim's TTLs are sub-second.
+// reentrant is the lock of 《分布式锁-By Redis》, modelled on
+// java.util.concurrent's ReentrantLock: the hash at key has one field, the
+// owner id, whose value counts the owner's nested holds. The article's EXPIRE
+// in seconds becomes PEXPIRE in milliseconds because locksim's TTLs are
+// sub-second.
 //
 // The identity that acquires, unlocks and renews is this Locker's
 // Options.Owner (the article's thread id), never a value taken from the lease:

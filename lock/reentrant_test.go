@@ -57,8 +57,9 @@ func TestReentrantOtherOwnerRefused(t *testing.T) {
 	acquireRW(t, b, "k")
 }
 
-// Seed 002's "malicious unlock": another owner's release is refused, with an
-// error that is an ErrNotHeld and says it is someone else's lock.
+// The "malicious unlock" (恶意解锁) of 《分布式锁-By Redis》: another owner's
+// release is refused, with an error that is an ErrNotHeld and says it is
+// someone else's lock.
 func TestReentrantForeignUnlockRefused(t *testing.T) {
 	w := newWorldRW(t)
 	a, b := w.locker("reentrant", "a"), w.locker("reentrant", "b")
@@ -97,9 +98,9 @@ func TestReentrantExtend(t *testing.T) {
 	require.ErrorIs(t, a.(lock.Extender).Extend(ctx, l), lock.ErrNotHeld, "nor the owner once it expired")
 }
 
-// SCENARIOS #19 for this design: without the watchdog a hold longer than the
-// TTL loses the lock; with it the lock stays for 10/3 TTL and the watchdog
-// ends with the release.
+// The watchdog-long-hold scenarios (with and without the watchdog) for this
+// design: without the watchdog a hold longer than the TTL loses the lock; with
+// it the lock stays for 10/3 TTL and the watchdog ends with the release.
 func TestReentrantWatchdog(t *testing.T) {
 	t.Run("without", func(t *testing.T) {
 		w := newWorldRW(t)

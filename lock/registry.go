@@ -25,8 +25,8 @@ type Info struct {
 	Expires   bool // the lock has a TTL (false: a crashed holder deadlocks it)
 	Reentrant bool
 	ReadWrite bool // implements ReadLocker
-	// SharedRead: readers share one hold, so one reader's unlock releases
-	// the others' too (the flaw of seed 004's designs).
+	// SharedRead: readers share one hold, so one reader's unlock releases the
+	// others' too (the flaw of the designs of 《Redis 分布式读写锁》).
 	SharedRead  bool
 	Fencing     bool // leases carry fencing tokens
 	Watchdog    bool // honours Options.Watchdog
@@ -35,7 +35,7 @@ type Info struct {
 	ClientClock bool // compares client timestamps stored in Redis
 }
 
-// order is the catalogue order (SCENARIOS.md); designs register themselves.
+// order is the canonical catalogue order; designs register themselves.
 var order = []string{
 	"naive", "setnx-expire", "setnx-getset", "lua-setnx", "lua-setnx-del",
 	"setpx", "setpx-del", "reentrant", "rwlock", "rwlock-hash", "rwlock-counted",

@@ -12,7 +12,7 @@ func init() {
 		Name:     "rwlock",
 		Summary:  "read/write lock on two keys <key>:read and <key>:write set in Lua, each refused while the other exists; DEL unlock",
 		Weakness: "readers share one read marker: one reader's unlock deletes it while others still read, and a late DEL removes a successor's hold; the two keys must live on one node",
-		Source:   "seed 004 (single-instance version)",
+		Source:   "《Redis 分布式读写锁》 (single-instance version)",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &rwLock{base: newBase("rwlock", n, o)}, nil
 		},
@@ -20,12 +20,13 @@ func init() {
 	})
 }
 
-// rwLock is seed 004's single-instance read/write lock, kept with its flaw.
-// A read hold is the one key <key>:read that every reader overwrites (the
-// article calls the read lock "reentrant": any number of readers take it while
-// no writer holds <key>:write); a write hold is <key>:write taken NX while no
-// read key exists. Unlock is a plain DEL of the lease's key, so the first
-// reader to leave frees the lock for writers while the others still read.
+// rwLock is the single-instance read/write lock of 《Redis 分布式读写锁》, kept
+// with its flaw. A read hold is the one key <key>:read that every reader
+// overwrites (the article calls the read lock "reentrant": any number of
+// readers take it while no writer holds <key>:write); a write hold is
+// <key>:write taken NX while no read key exists. Unlock is a plain DEL of the
+// lease's key, so the first reader to leave frees the lock for writers while
+// the others still read.
 //
 // Differences from the article that do not change its behaviour: the TTL is
 // in milliseconds (PX instead of EX seconds), and the key stores the lease's

@@ -13,7 +13,7 @@ func init() {
 		Name:     "rwlock-counted",
 		Summary:  "read/write lock on one hash: field mode (read|write) plus one field per owner holding its hold count; unlock decrements only its own owner's count",
 		Weakness: "one TTL for the whole hash: readers (and their watchdogs) keep each other's holds alive, so a crashed reader's hold lasts until the last reader leaves plus a TTL; single master, no fencing",
-		Source:   "Redisson RReadWriteLock (per-owner counts), replacing seed 004's shared read marker",
+		Source:   "Redisson RReadWriteLock (per-owner counts), replacing the shared read marker of 《Redis 分布式读写锁》",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			if o.Owner == rwModeField {
 				return nil, fmt.Errorf("rwlock-counted: owner %q collides with the hash's mode field", o.Owner)
@@ -27,9 +27,9 @@ func init() {
 // rwModeField is the hash field that says which mode the lock is in.
 const rwModeField = "mode"
 
-// rwCounted is a read/write lock that seed 004 does not give: readers are
-// counted per owner, as Redisson's RReadWriteLock counts them per thread. The
-// hash at key holds
+// rwCounted is a read/write lock that 《Redis 分布式读写锁》 does not give:
+// readers are counted per owner, as Redisson's RReadWriteLock counts them per
+// thread. The hash at key holds
 //
 //	mode     "read" or "write"
 //	<owner>  that owner's number of nested holds in that mode

@@ -14,7 +14,7 @@ func init() {
 		Name:     "rwlock-hash",
 		Summary:  "read/write lock on one hash with fields read/write holding the acquirer's ms timestamp; staleness judged per mode by client clocks; compare-on-delete unlock",
 		Weakness: "one shared read field: the latest reader's unlock frees the lock for writers while earlier readers still read (and earlier readers cannot unlock); a client clock ahead by a TTL sees live holds as stale",
-		Source:   "seed 004 (cluster/hash version)",
+		Source:   "《Redis 分布式读写锁》 (cluster/hash version)",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &rwHash{base: newBase("rwlock-hash", n, o), keyTTL: o.TTL, readExp: o.TTL, writeExp: o.TTL}, nil
 		},
@@ -22,13 +22,13 @@ func init() {
 	})
 }
 
-// rwHash is seed 004's hash read/write lock, kept with its flaws. The hash at
-// key has at most two fields, read and write, each holding the client-clock
-// millisecond timestamp of the last acquire in that mode; that timestamp is
-// also the lease's token. A hold counts as live while the acquiring client's
-// clock says it is younger than the mode's threshold, and the whole hash gets
-// a PEXPIRE on every acquire. Unlock deletes the field only if it still holds
-// the lease's timestamp.
+// rwHash is the hash read/write lock of 《Redis 分布式读写锁》, kept with its
+// flaws. The hash at key has at most two fields, read and write, each holding
+// the client-clock millisecond timestamp of the last acquire in that mode; that
+// timestamp is also the lease's token. A hold counts as live while the
+// acquiring client's clock says it is younger than the mode's threshold, and
+// the whole hash gets a PEXPIRE on every acquire. Unlock deletes the field only
+// if it still holds the lease's timestamp.
 //
 // Readers overwrite the one read field, so it names only the latest reader:
 // that reader's unlock removes the read hold of every reader, and any other

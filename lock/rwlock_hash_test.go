@@ -37,9 +37,10 @@ func TestRWHashDataLayout(t *testing.T) {
 	require.False(t, w.m.Exists("k"))
 }
 
-// Seed 004's hash version (SCENARIOS #23): the read field holds only the
-// latest reader's timestamp. That reader's unlock removes the read hold of
-// every reader, so a writer enters while an earlier reader still reads.
+// The hash version of 《Redis 分布式读写锁》 (scenario
+// rw-reader-deletes-reader): the read field holds only the latest reader's
+// timestamp. That reader's unlock removes the read hold of every reader, so a
+// writer enters while an earlier reader still reads.
 func TestRWHashLatestReaderUnlockFreesOtherReadersHold(t *testing.T) {
 	w := newWorldRW(t)
 	a, b, wr := w.reader("rwlock-hash", "a"), w.reader("rwlock-hash", "b"), w.reader("rwlock-hash", "w")

@@ -31,9 +31,10 @@ func TestRWLockDataLayout(t *testing.T) {
 	require.False(t, w.m.Exists("k:write"))
 }
 
-// Seed 004's admitted flaw (SCENARIOS #23): all readers share one read key,
-// so the first reader to leave deletes it and a writer enters while the other
-// reader still reads.
+// The admitted flaw of 《Redis 分布式读写锁》 (scenario
+// rw-reader-deletes-reader): all readers share one read key, so the first
+// reader to leave deletes it and a writer enters while the other reader still
+// reads.
 func TestRWLockReaderUnlockFreesOtherReadersHold(t *testing.T) {
 	w := newWorldRW(t)
 	a, b, wr := w.reader("rwlock", "a"), w.reader("rwlock", "b"), w.reader("rwlock", "w")

@@ -4,7 +4,8 @@ package lock
 // design.
 var (
 	// compareAndDelete deletes KEYS[1] only if it still holds the caller's
-	// token: the unlock of the Redis docs and of seed 000/001's final version.
+	// token: the unlock of the Redis docs, of 《Redis 实现分布式锁》 and of the
+	// final version of 《使用Redis实现分布式锁及其优化》.
 	compareAndDelete = newScript(`
 if redis.call("GET", KEYS[1]) == ARGV[1] then
   return redis.call("DEL", KEYS[1])

@@ -12,7 +12,7 @@ func init() {
 		Name:     "setnx-expire",
 		Summary:  "SETNX key token, then PEXPIRE key ttl as a second command; DEL unlock",
 		Weakness: "a crash or lost connection between SETNX and EXPIRE leaves a key without TTL: deadlock; DEL removes another owner's lock after this one expired",
-		Source:   "seed 001 (起: SETNX + EXPIRE), seed 003 (服务宕机 / 又是原子性)",
+		Source:   "《使用Redis实现分布式锁及其优化》 (21CTO; 起: SETNX + EXPIRE), 《Redis系列(十三)应用之分布式锁》 (服务宕机 / 又是原子性)",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &setnxExpire{base: newBase("setnx-expire", n, o)}, nil
 		},

@@ -40,8 +40,9 @@ func TestSetnxExpireAcquireReleaseExpiry(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// Seed 001's first flaw: a crash between SETNX and EXPIRE leaves a key that
-// never expires, and the lock is dead for everyone.
+// The first flaw in 《使用Redis实现分布式锁及其优化》: a crash between SETNX
+// and EXPIRE leaves a key that never expires, and the lock is dead for
+// everyone.
 func TestSetnxExpireCrashBeforeExpireDeadlocks(t *testing.T) {
 	ctx := context.Background()
 	m, client := newRedisStrings(t)

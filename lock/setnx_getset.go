@@ -15,7 +15,7 @@ func init() {
 		Name:     "setnx-getset",
 		Summary:  "SETNX key <client expiry ms> + PEXPIRE; a stale stamp (by this client's clock, with tolerance) is taken over with GETSET; DEL unlock",
 		Weakness: "expiry is judged by client clocks: a client whose clock runs ahead by more than TTL + tolerance takes a live lock; DEL removes another owner's lock",
-		Source:   "seed 001 (承: SETNX with expiry timestamp + GETSET, 1 s tolerance)",
+		Source:   "《使用Redis实现分布式锁及其优化》 (21CTO; 承: SETNX with expiry timestamp + GETSET, 1 s tolerance)",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &setnxGetset{base: newBase("setnx-getset", n, o)}, nil
 		},
@@ -23,13 +23,13 @@ func init() {
 	})
 }
 
-// setnxGetset is seed 001's second version. The value is the holder's expiry
-// instant in Unix ms on its own clock (the lease token is that string); a
-// contender that finds the key compares the stamp with its own clock and, if
-// it looks stale, swaps in its stamp with GETSET and wins only if GETSET
-// returned the stamp it had read. Like the article it also gives the key a
-// Redis TTL after SETNX and after a won GETSET (which clears the TTL), each a
-// separate command.
+// setnxGetset is the second version in 《使用Redis实现分布式锁及其优化》. The
+// value is the holder's expiry instant in Unix ms on its own clock (the lease
+// token is that string); a contender that finds the key compares the stamp with
+// its own clock and, if it looks stale, swaps in its stamp with GETSET and wins
+// only if GETSET returned the stamp it had read. Like the article it also gives
+// the key a Redis TTL after SETNX and after a won GETSET (which clears the
+// TTL), each a separate command.
 //
 // The article stores now + ttl + 1 s and tests stamp < now; this stores
 // now + ttl and tests stamp + Tolerance < now, which decides the same.

@@ -13,7 +13,7 @@ func init() {
 		Name:     "setpx",
 		Summary:  "SET key token NX PX ttl; Lua compare-and-delete unlock",
 		Weakness: "single master: a failover or restart without fsync loses the key; no fencing, so a paused holder can still write",
-		Source:   "seed 000, Redis SET docs",
+		Source:   "《Redis 实现分布式锁》, Redis docs (\"SET\" command page)",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &setPX{base: newBase("setpx", n, o)}, nil
 		},
@@ -23,7 +23,7 @@ func init() {
 		Name:     "setpx-del",
 		Summary:  "SET key token NX PX ttl; plain DEL unlock (known-bad control)",
 		Weakness: "DEL unlock removes another owner's lock after this lease expired",
-		Source:   "seed 003 (step 5)",
+		Source:   "《Redis系列(十三)应用之分布式锁》 (step 5)",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &setPX{base: newBase("setpx-del", n, o), delUnlock: true}, nil
 		},

@@ -104,15 +104,14 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// AsExpected reports whether a run's overall verdict and its checks match
-// what was expected. An empty expected accepts only safe (DESIGN.md
-// section 8: exit 0 when safe with nothing expected). "any" accepts safe,
-// unsafe and deadlock, but not unknown: "any" says the design may come out
-// either way, while unknown says the checker could not decide (porcupine
-// timed out, or disagreed with the sweep, a locksim bug), and unknown is
-// never a pass. The expected checks are compared in every case. An
-// expected check that got does not contain is a mismatch: a check that did
-// not run did not give the expected verdict.
+// AsExpected reports whether a run's overall verdict and its checks match what
+// was expected. An empty expected accepts only safe (a run with nothing
+// expected exits 0 only when safe). "any" accepts safe, unsafe and deadlock,
+// but not unknown: "any" says the design may come out either way, while unknown
+// says the checker could not decide (porcupine timed out, or disagreed with the
+// sweep, a locksim bug), and unknown is never a pass. The expected checks are
+// compared in every case. An expected check that got does not contain is a
+// mismatch: a check that did not run did not give the expected verdict.
 func AsExpected(verdict checker.Verdict, expected string, checks map[string]string, got []checker.CheckResult) bool {
 	switch expected {
 	case "":

@@ -10,8 +10,9 @@ import (
 	"sync"
 )
 
-// The built-in catalogue (SCENARIOS.md): one file per scenario, named
-// NN-<name>.yaml after its number there.
+// The built-in catalogue: one file per scenario, named NN-<name>.yaml after
+// its place in the canonical catalogue order (a variant shares its
+// original's number).
 //
 //go:embed catalogue/*.yaml
 var catalogue embed.FS

@@ -62,7 +62,7 @@ func TestBuiltinsParse(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	assert.Len(t, names, len(files), "Builtin returns every file")
-	// Every row of SCENARIOS.md, in its order, and the variants.
+	// Every scenario of the canonical catalogue, in its order, and the variants.
 	canonical := []string{
 		"control-contention", "control-short-pauses", "race-exists-set", "crash-between-setnx-expire",
 		"crash-holder", "gc-pause-after-check", "gc-pause-before-check", "delayed-write",
@@ -76,8 +76,8 @@ func TestBuiltinsParse(t *testing.T) {
 	last := -1
 	for _, want := range canonical {
 		i := slices.Index(names, want)
-		if assert.GreaterOrEqual(t, i, 0, "SCENARIOS.md's %s is not a built-in", want) {
-			assert.Greater(t, i, last, "%s out of SCENARIOS.md's order", want)
+		if assert.GreaterOrEqual(t, i, 0, "%s of the canonical catalogue is not a built-in", want) {
+			assert.Greater(t, i, last, "%s out of the canonical catalogue order", want)
 			last = i
 		}
 	}
@@ -160,9 +160,9 @@ func plain(c sim.Config) sim.Config {
 	return c
 }
 
-// TestFaultKinds: the supported kinds are exactly the ones DESIGN.md names,
-// each parses and resolves with its own fields, and a kind nobody names is
-// refused with the known ones listed.
+// TestFaultKinds: the supported kinds are exactly the designed ones
+// (designKinds), each parses and resolves with its own fields, and a kind
+// nobody names is refused with the known ones listed.
 func TestFaultKinds(t *testing.T) {
 	assert.ElementsMatch(t, designKinds, supportedKinds())
 	minimal := map[string]string{

@@ -39,7 +39,7 @@ const (
 	Covered Verdict = "covered"
 )
 
-// The checks of DESIGN.md section 5, as named in verdict.json.
+// The four checks, as named in verdict.json.
 const (
 	CheckExclusion = checker.NameExclusion
 	CheckClaim     = checker.NameClaim

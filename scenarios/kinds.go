@@ -89,7 +89,7 @@ var faultKinds = map[string]faultKind{
 	},
 }
 
-// designKinds are the kinds DESIGN.md section 7 names. Those without an
+// designKinds are the fault kinds the scenario schema names. Those without an
 // entry in faultKinds are refused as not supported yet, never ignored: a
 // scenario whose fault silently did nothing would report a false safe.
 var designKinds = []string{

@@ -1,5 +1,6 @@
-// Package scenarios loads scenario files (DESIGN.md section 7) and holds the
-// built-in catalogue of named scenarios with their expected verdicts.
+// Package scenarios loads scenario files (the YAML schema in README.md,
+// "Writing a scenario") and holds the built-in catalogue of named scenarios
+// with their expected verdicts.
 //
 // A scenario is data: Parse checks a file strictly (an unknown field, a bad
 // duration, an index out of range are errors naming the file, line and

@@ -21,7 +21,9 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Exit codes (DESIGN.md section 8), and the shell's for an interrupt.
+// Exit codes: 0 done, 2 bad input or usage, 3 the bench itself failed, and
+// the shell's 130 for an interrupt. lockbench has no expectations, so it
+// never exits 1.
 const (
 	exitOK          = 0
 	exitUsage       = 2   // bad input or usage

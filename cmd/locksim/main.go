@@ -15,7 +15,9 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Exit codes (DESIGN.md section 8).
+// Exit codes: 0 every verdict as expected, 1 a verdict differs from its
+// expectation, 2 bad input or usage, 3 locksim itself failed or the run was
+// interrupted.
 const (
 	exitOK       = 0 // every verdict as expected
 	exitMismatch = 1 // a verdict differs from its expectation
