@@ -49,12 +49,16 @@ func TestRedlockRestartWithoutFsyncIsUnsafe(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b sim.Backend) {
 		res, r := run(t, sim.Config{
 			Algorithm: "redlock",
-			Options:   lock.Options{TTL: 500 * time.Millisecond, ValidityCheck: true, NodeTimeout: 20 * time.Millisecond, Retry: lock.RetryPolicy{Interval: 10 * time.Millisecond}},
-			Cluster:   sim.ClusterConfig{Backend: b, Nodes: 5},
-			Clients:   2,
-			Duration:  time.Second,
-			Hold:      300 * time.Millisecond,
-			Seed:      1,
+			// a TTL long enough that the restarted node is back (and
+			// re-dialled: go-redis waits about a second after a dial
+			// fails) well inside client 0's lease, even on a loaded
+			// machine
+			Options:  lock.Options{TTL: 2 * time.Second, ValidityCheck: true, NodeTimeout: 20 * time.Millisecond, Retry: lock.RetryPolicy{Interval: 10 * time.Millisecond}},
+			Cluster:  sim.ClusterConfig{Backend: b, Nodes: 5},
+			Clients:  2,
+			Duration: 3 * time.Second,
+			Hold:     1800 * time.Millisecond,
+			Seed:     1,
 			Faults: []sim.Planned{
 				{Fault: faults.Partition{Links: faults.Links{Groups: [][]string{{"c0", "n0", "n1", "n2"}, {"c1", "n2", "n3", "n4"}}}}, Start: sim.Trigger{Client: 0, Point: sim.PointBeforeAcquire, Nth: 1}},
 				{Fault: faults.KillNode{Node: 2, RestartAfter: 0}, Start: sim.Trigger{Client: 0, Point: sim.PointAfterEnter, Nth: 1}},
