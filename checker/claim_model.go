@@ -18,11 +18,14 @@ import (
 // mutual-exclusion linearizability the claim check promises; the direct
 // window computation (sweepClaim) is its cross-check.
 //
-// The model, per key: a lease is held by its client from its acquire's
-// return (the client may rely on it only once the reply is in hand) on
-// every instant its validity deadline still lies ahead on the client's
-// clock, until the release that gives it up. Two clients' leases must never
-// both be held at one instant, unless both are read leases. Each operation
+// The model, per key: a lease (one token of one client) is a stack of
+// levels. An acquire pushes a level its client may rely on from the
+// acquire's return (only once the reply is in hand) on every instant its
+// deadline still lies ahead on the client's clock; it also renews the
+// levels still valid at its return, while an extend renews them all; a
+// release pops the innermost level (leaseWindows says why). Two clients'
+// leases must never both be relied on at one instant, unless both are read
+// leases. Each operation
 // takes effect at a point inside [call, return]; the state carries the
 // point of the last one (now), so points never go back, and at each step
 // the model checks every instant between the last point and this one.
@@ -49,14 +52,23 @@ type lockOp struct {
 	valid []Span
 }
 
-// hold is one lease the model knows of: open levels and the instants at
-// which its client may rely on it (pruned to those still ahead).
+// hold is one lease the model knows of: its open levels, innermost last,
+// each with the instants at which its client may rely on it (pruned to
+// those still ahead).
 type hold struct {
 	client int
 	token  string
 	read   bool
-	levels int
-	live   []Span
+	levels [][]Span
+}
+
+// live is every instant some level of h may be relied on.
+func (h hold) live() []Span {
+	var out []Span
+	for _, l := range h.levels {
+		out = unionSpans(out, l)
+	}
+	return out
 }
 
 // leaseState is immutable: Step returns a new one.
@@ -77,7 +89,11 @@ func leaseStep(state, input, _ any) (bool, any) {
 	}
 	n := &leaseState{now: p, holds: make([]hold, 0, len(s.holds)+1)}
 	for _, h := range s.holds {
-		h.live = clipSpans(h.live, p, forever)
+		levels := make([][]Span, len(h.levels), len(h.levels)+1)
+		for i, l := range h.levels {
+			levels[i] = clipSpans(l, p, forever)
+		}
+		h.levels = levels
 		n.holds = append(n.holds, h)
 	}
 	i, found := slices.BinarySearchFunc(n.holds, op, func(h hold, op *lockOp) int {
@@ -88,15 +104,24 @@ func leaseStep(state, input, _ any) (bool, any) {
 		if !found {
 			n.holds = slices.Insert(n.holds, i, hold{client: op.client, token: op.token, read: op.read})
 		}
-		n.holds[i].levels++
-		n.holds[i].live = unionSpans(n.holds[i].live, op.valid)
+		h := &n.holds[i]
+		for j, l := range h.levels {
+			if covers(l, op.ret) {
+				h.levels[j] = unionSpans(l, op.valid)
+			}
+		}
+		h.levels = append(h.levels, op.valid)
 	case history.KindExtend:
 		if found {
-			n.holds[i].live = unionSpans(n.holds[i].live, op.valid)
+			h := &n.holds[i]
+			for j, l := range h.levels {
+				h.levels[j] = unionSpans(l, op.valid)
+			}
 		}
 	case history.KindRelease:
 		if found {
-			if n.holds[i].levels--; n.holds[i].levels == 0 {
+			h := &n.holds[i]
+			if h.levels = h.levels[:len(h.levels)-1]; len(h.levels) == 0 {
 				n.holds = slices.Delete(n.holds, i, i+1)
 			}
 		}
@@ -113,9 +138,12 @@ func conflict(holds []hold, from, to time.Duration) bool {
 	if from >= to {
 		return false
 	}
+	live := make([][]Span, len(holds))
 	for i := range holds {
-		a := clipSpans(holds[i].live, from, to)
-		if len(a) == 0 {
+		live[i] = clipSpans(holds[i].live(), from, to)
+	}
+	for i := range holds {
+		if len(live[i]) == 0 {
 			continue
 		}
 		for j := i + 1; j < len(holds); j++ {
@@ -123,7 +151,7 @@ func conflict(holds []hold, from, to time.Duration) bool {
 			if b.client == holds[i].client || (b.read && holds[i].read) {
 				continue
 			}
-			if _, _, ok := firstCommon(a, clipSpans(b.live, from, to)); ok {
+			if _, _, ok := firstCommon(live[i], live[j]); ok {
 				return true
 			}
 		}
@@ -134,7 +162,8 @@ func conflict(holds []hold, from, to time.Duration) bool {
 func leaseEqual(a, b any) bool {
 	x, y := a.(*leaseState), b.(*leaseState)
 	return x.now == y.now && slices.EqualFunc(x.holds, y.holds, func(p, q hold) bool {
-		return p.client == q.client && p.token == q.token && p.read == q.read && p.levels == q.levels && slices.Equal(p.live, q.live)
+		return p.client == q.client && p.token == q.token && p.read == q.read &&
+			slices.EqualFunc(p.levels, q.levels, func(a, b []Span) bool { return slices.Equal(a, b) })
 	})
 }
 
@@ -142,12 +171,15 @@ func leaseHash(state any) uint64 {
 	s := state.(*leaseState)
 	h := mix(fnvOffset, uint64(s.now))
 	for _, x := range s.holds {
-		h = mix(mix(h, uint64(x.client)), uint64(x.levels))
+		h = mix(mix(h, uint64(x.client)), uint64(len(x.levels)))
 		for i := 0; i < len(x.token); i++ {
 			h = (h ^ uint64(x.token[i])) * fnvPrime
 		}
-		for _, sp := range x.live {
-			h = mix(mix(h, uint64(sp.Start)), uint64(sp.End))
+		for _, l := range x.levels {
+			h = mix(h, uint64(len(l)))
+			for _, sp := range l {
+				h = mix(mix(h, uint64(sp.Start)), uint64(sp.End))
+			}
 		}
 	}
 	return h
@@ -160,7 +192,7 @@ func describeLeaseState(state any) string {
 	}
 	parts := make([]string, len(s.holds))
 	for i, h := range s.holds {
-		parts[i] = fmt.Sprintf("c%d %s x%d", h.client, h.token, h.levels)
+		parts[i] = fmt.Sprintf("c%d %s x%d", h.client, h.token, len(h.levels))
 	}
 	return "held: " + strings.Join(parts, ", ")
 }

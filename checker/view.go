@@ -122,62 +122,87 @@ func leaseEvents(h history.History) (byID map[leaseID][]*history.Op, ids []lease
 	return byID, ids, unknown
 }
 
-// leaseWindows computes every lease's windows directly. Per lease, in time
-// order (an acquire or extend counts from its return, a release from its
-// call): an ok acquire opens a level and adds the instants from its
-// return at which its deadline still lay ahead on the client's clock; an
-// ok extend while a level is open adds the same for its own deadline; a
-// release closes a level, and the last one closes the lease at its call.
-// A nested acquire of a reentrant lock is thus a renewal when the hold was
-// still valid and a fresh window when it had lapsed, as it then made a
-// fresh hold. Releases with nothing open and extends of a closed lease are
-// ignored.
+// leaseWindows computes every lease's windows directly. A lease (one
+// token of one client on one key) is a stack of levels: an ok acquire
+// pushes one, a release pops the innermost (releases pair last-in
+// first-out, so a reentrant lock's outer level lasts until the outer
+// release). Per lease, in time order (an acquire or extend counts from its
+// return, a release from its call):
+//
+//   - an ok acquire's level holds the instants from its return at which
+//     its deadline lay ahead on the client's clock;
+//   - an ok acquire also renews every open level that is still valid at
+//     its return, with its own deadline (a reentrant lock's nested acquire
+//     renews the whole hold). A level that had lapsed is not renewed: the
+//     servers may have forgotten it, and the nested acquire then made a
+//     fresh hold of its own, which opens a fresh window and ends with its
+//     own release;
+//   - an ok extend renews every open level from its return on: the servers
+//     still had the hold, and the client relies on it again;
+//   - a release ends the innermost level's windows at its call.
+//
+// Releases with nothing open and extends of a closed lease are ignored.
 func leaseWindows(h history.History, end time.Duration) ([]LeaseWindow, int) {
 	byID, ids, unknown := leaseEvents(h)
 	clocks := clockCourses(h)
 	var out []LeaseWindow
+	type level struct {
+		acq   *history.Op
+		spans []Span
+	}
+	emit := func(l level, stop time.Duration) {
+		for _, s := range clipSpans(l.spans, 0, stop) {
+			w := LeaseWindow{Client: l.acq.Client, Key: l.acq.Key, Token: l.acq.Token, Fence: l.acq.Fence,
+				Read: l.acq.Mode == "read", Start: s.Start, End: s.End, Ended: EndExpired}
+			switch {
+			case s.End == forever:
+				w.End, w.Ended = max(end, w.Start), EndOpen
+			case s.End == stop:
+				w.Ended = EndReleased
+			}
+			out = append(out, w)
+		}
+	}
 	for _, id := range ids {
 		evs := byID[id]
 		slices.SortStableFunc(evs, func(a, b *history.Op) int { return cmp.Compare(eventAt(a), eventAt(b)) })
-		var open int
-		var spans []Span
-		var first *history.Op // the acquire that opened the current hold
-		flush := func(stop time.Duration) {
-			for _, s := range clipSpans(spans, 0, stop) {
-				w := LeaseWindow{Client: id.client, Key: id.key, Token: id.token, Fence: first.Fence,
-					Read: first.Mode == "read", Start: s.Start, End: s.End, Ended: EndExpired}
-				switch {
-				case s.End == forever:
-					w.End, w.Ended = max(end, w.Start), EndOpen
-				case s.End == stop:
-					w.Ended = EndReleased
+		var open []level // innermost last
+		renew := func(at time.Duration, spans []Span, lapsedToo bool) {
+			for i := range open {
+				if lapsedToo || covers(open[i].spans, at) {
+					open[i].spans = unionSpans(open[i].spans, spans)
 				}
-				out = append(out, w)
 			}
-			spans, first = nil, nil
 		}
 		for _, e := range evs {
 			switch {
 			case e.Kind == history.KindAcquire:
-				if open == 0 {
-					first = e
-				}
-				open++
-				spans = unionSpans(spans, clocks[id.client].entitled(e.Return, e.Deadline))
-			case e.Kind == history.KindExtend && open > 0:
-				spans = unionSpans(spans, clocks[id.client].entitled(e.Return, e.Deadline))
-			case e.Kind == history.KindRelease && open > 0:
-				if open--; open == 0 {
-					flush(e.Call)
-				}
+				valid := clocks[id.client].entitled(e.Return, e.Deadline)
+				renew(e.Return, valid, false)
+				open = append(open, level{e, valid})
+			case e.Kind == history.KindExtend:
+				renew(e.Return, clocks[id.client].entitled(e.Return, e.Deadline), true)
+			case e.Kind == history.KindRelease && len(open) > 0:
+				emit(open[len(open)-1], e.Call)
+				open = open[:len(open)-1]
 			}
 		}
-		if open > 0 {
-			flush(forever)
+		for _, l := range open {
+			emit(l, forever)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b LeaseWindow) int { return cmp.Compare(a.Start, b.Start) })
 	return out, unknown
+}
+
+// covers reports whether one of the spans holds instant t.
+func covers(spans []Span, t time.Duration) bool {
+	for _, s := range spans {
+		if s.Start <= t && t < s.End {
+			return true
+		}
+	}
+	return false
 }
 
 // eventAt is when a lock operation makes or ends a window: an acquire or
