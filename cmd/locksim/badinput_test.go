@@ -77,3 +77,48 @@ func TestTimeoutBoundsTheRun(t *testing.T) {
 	assert.Contains(t, stderr, "timeout of 400ms")
 	assert.Contains(t, stderr, "incomplete")
 }
+
+// TestBadOutPathTable: an --out that cannot hold results is refused as bad
+// input (exit 2, one line naming --out) before any node starts, by run and
+// by matrix. The runs asked for would take 30 s and start redis-server
+// processes; neither happens.
+func TestBadOutPathTable(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, []byte("not a directory\n"), 0o644))
+	readOnly := filepath.Join(dir, "read-only")
+	require.NoError(t, os.Mkdir(readOnly, 0o555))
+	cases := []struct {
+		name, out, want string
+	}{
+		{"parent is a file", filepath.Join(file, "results"), "not a directory"},
+		{"under /dev/null", "/dev/null/x", "not a directory"},
+		{"existing non-empty file", file, "exists and is not a directory"},
+		{"parent cannot take entries", "/proc/locksim-results", "not writable"},
+	}
+	if os.Geteuid() != 0 { // root writes into a 0555 directory
+		cases = append(cases, struct{ name, out, want string }{"read-only directory", filepath.Join(readOnly, "results"), "not writable"})
+	}
+	for _, tc := range cases {
+		for _, cmd := range [][]string{
+			{"run", "--algo", "setpx", "--backend", "redis", "--duration", "30s"},
+			{"matrix", "--scenarios", "control-contention", "--algos", "setpx"},
+		} {
+			t.Run(tc.name+"/"+cmd[0], func(t *testing.T) {
+				tmp := t.TempDir()
+				t.Setenv("TMPDIR", tmp) // where a redis node's data dir would go
+				start := time.Now()
+				_, stderr, code := execute(t, append(cmd, "--out", tc.out)...)
+				assert.Equal(t, exitUsage, code, stderr)
+				msg := strings.TrimSpace(stderr)
+				assert.NotContains(t, msg, "\n", "one line")
+				assert.Contains(t, msg, "--out")
+				assert.Contains(t, msg, tc.want)
+				assert.Less(t, time.Since(start), 20*time.Second, "refused up front")
+				left, err := os.ReadDir(tmp)
+				require.NoError(t, err)
+				assert.Empty(t, left, "no node was started")
+			})
+		}
+	}
+}

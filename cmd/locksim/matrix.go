@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/internal/progress"
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -83,6 +84,9 @@ func (f *matrixFlags) config(cmd *cobra.Command) (scenarios.MatrixConfig, error)
 	}
 	if f.timeout <= 0 {
 		return cfg, fmt.Errorf("--timeout %v: must be positive", f.timeout)
+	}
+	if err := report.CheckOutRoot(f.out); err != nil {
+		return cfg, fmt.Errorf("--out %q: %w", f.out, err)
 	}
 	for _, a := range f.algos {
 		if _, err := lock.Lookup(a); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -180,6 +181,9 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 			return usageErr(err)
 		}
 		cfgs[algo] = cfg
+	}
+	if err := report.CheckOutRoot(f.out); err != nil {
+		return usageErr(fmt.Errorf("--out %q: %w", f.out, err))
 	}
 	if err := f.where.preflight(ctx); err != nil {
 		return usageErr(err)
