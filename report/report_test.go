@@ -512,8 +512,49 @@ func TestRunDirFailsOnAPermanentError(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("RunDir still looking for a name after 20 s")
 	}
-	_, err := WriteNewRun(filepath.Join(file, "x"), "s", time.Now(), 1, gcPauseRun(t))
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	in := gcPauseRun(t)
+	_, err := WriteNewRun(filepath.Join(file, "x"), "s", time.Now(), 1, in)
 	assert.ErrorIs(t, err, syscall.ENOTDIR)
+	assertHistoryKept(t, err, tmp, in)
+}
+
+// assertHistoryKept: err names a file in dir that holds in's history.
+func assertHistoryKept(t *testing.T, err error, dir string, in Run) {
+	t.Helper()
+	require.Error(t, err)
+	kept, _ := filepath.Glob(filepath.Join(dir, "locksim-history-*.jsonl"))
+	require.Len(t, kept, 1, "the history is kept: %v", err)
+	assert.Contains(t, err.Error(), "history is kept in "+kept[0])
+	var want bytes.Buffer
+	require.NoError(t, in.Sim.History.WriteJSONL(&want))
+	got, rerr := os.ReadFile(kept[0])
+	require.NoError(t, rerr)
+	assert.Equal(t, want.String(), string(got))
+}
+
+// TestFailedReportKeepsTheHistory: a report that fails midway (a full
+// disk) leaves no run directory, and the history is saved where the error
+// says.
+func TestFailedReportKeepsTheHistory(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	root := t.TempDir()
+	defer func(f func(string) error) { beforeWrite = f }(beforeWrite)
+	beforeWrite = func(name string) error {
+		if name == FilePNG {
+			return syscall.ENOSPC
+		}
+		return nil
+	}
+	in := gcPauseRun(t)
+	dir, err := WriteNewRun(root, "s", time.Now(), 1, in)
+	assert.ErrorIs(t, err, syscall.ENOSPC)
+	assert.Empty(t, dir)
+	assertHistoryKept(t, err, tmp, in)
+	left, _ := filepath.Glob(filepath.Join(root, "locksim", "s", "*"))
+	assert.Empty(t, left, "no half-written run directory")
 }
 
 // TestFreeNameIsBounded: with every numbered name taken, FreeName gives up

@@ -250,18 +250,23 @@ var ErrExists = errors.New("run directory already exists")
 // WriteNewRun writes the run under root with RunDir's name and returns the
 // directory. Two runs that pick the same name at once (same scenario,
 // seed and second) do not collide: the loser takes the next free name.
+// When the report cannot be written the history is saved on its own and
+// the error names the file, so that no run's evidence is lost.
 func WriteNewRun(root, scenario string, started time.Time, seed uint64, in Run) (string, error) {
 	for range 100 {
 		dir, err := RunDir(root, scenario, started, seed)
 		if err != nil {
-			return "", err
+			return "", withKeptHistory(err, in)
 		}
 		err = WriteRun(dir, in)
+		if err == nil {
+			return dir, nil
+		}
 		if !errors.Is(err, ErrExists) {
-			return dir, err
+			return "", withKeptHistory(err, in)
 		}
 	}
-	return "", fmt.Errorf("report: no free run directory for %s at %s", scenario, started.UTC().Format(time.RFC3339))
+	return "", withKeptHistory(fmt.Errorf("report: no free run directory for %s at %s", scenario, started.UTC().Format(time.RFC3339)), in)
 }
 
 // RunDir names a new run directory: root/locksim/<scenario>/<UTC

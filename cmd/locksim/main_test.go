@@ -14,7 +14,13 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(asMainEnv) == "1" {
+		runAsMain()
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // execute runs the CLI in-process and returns stdout, stderr and the exit
 // code main would use.
