@@ -30,14 +30,57 @@ func TestInterruptStopsEverything(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs redis-server processes")
 	}
+	bin := buildLocksim(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) { interruptRun(t, bin, sig) })
+	}
+}
+
+// buildLocksim builds the command for tests that signal or kill it.
+func buildLocksim(t *testing.T) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "locksim")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) { interruptRun(t, bin, sig) })
+	return bin
+}
+
+// TestKilledRunsDirIsReclaimed: kill -9 of a redis-backed run takes its
+// redis-servers with it (Pdeathsig) but leaves their node directory, named
+// after its pid; the next run removes it and says so in one line.
+func TestKilledRunsDirIsReclaimed(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	if testing.Short() {
+		t.Skip("builds the binary and runs redis-server processes")
 	}
+	bin := buildLocksim(t)
+	tmp := t.TempDir()
+	out := t.TempDir()
+	cmd := exec.Command(bin, "run", "--algo", "redlock", "--backend", "redis", "--nodes", "3", "--duration", "60s", "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	servers := waitForServers(t, cmd.Process.Pid, 3, 15*time.Second)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	left, _ := filepath.Glob(filepath.Join(tmp, fmt.Sprintf("locksim-redis-pid%d-*", cmd.Process.Pid)))
+	require.Len(t, left, 1, "kill -9 leaves the node directory, named after its owner")
+	for pid := range servers {
+		deadline := time.Now().Add(10 * time.Second)
+		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond) // Pdeathsig's SIGKILL is asynchronous
+		}
+		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "redis-server %d outlived its harness", pid)
+	}
+
+	next := exec.Command(bin, "run", "--algo", "setpx", "--duration", "100ms", "--out", out)
+	next.Env = append(os.Environ(), "TMPDIR="+tmp)
+	b, err := next.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	assert.Contains(t, string(b), fmt.Sprintf("removed 1 node directory that ended locksim runs left in %s (pid %d)\n", tmp, cmd.Process.Pid))
+	assert.NoDirExists(t, left[0])
 }
 
 func interruptRun(t *testing.T, bin string, sig syscall.Signal) {

@@ -109,6 +109,7 @@ func (f *matrixFlags) run(cmd *cobra.Command, cfg scenarios.MatrixConfig) error 
 	if err := f.where.preflight(cmd.Context()); err != nil {
 		return usageErr(err)
 	}
+	reclaimLeftDirs(stderr)
 	if w := f.where.where(); w != "" {
 		fmt.Fprintln(stderr, w)
 	}

@@ -194,6 +194,7 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	if err := f.where.preflight(ctx); err != nil {
 		return usageErr(err)
 	}
+	reclaimLeftDirs(stderr)
 	if w := f.where.where(); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
