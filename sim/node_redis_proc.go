@@ -102,8 +102,10 @@ func startRedisProc(ctx context.Context, bin string, port int, dir string, p Per
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	proc := &redisProc{cmd: cmd, exited: make(chan struct{})}
+	running.add(proc)
 	go func() {
 		_ = cmd.Wait() // the exit status of a killed server says nothing new
+		running.remove(proc)
 		close(proc.exited)
 	}()
 

@@ -36,6 +36,90 @@ func TestInterruptStopsEverything(t *testing.T) {
 	}
 }
 
+// TestSecondInterruptExitsAtOnce: a second SIGINT while the first one's
+// orderly stop is under way kills every redis-server and exits 3 at once,
+// without a report. The second signal is sent as soon as the first is
+// acknowledged; a stop that happens to finish first is tried again.
+func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	if testing.Short() {
+		t.Skip("builds the binary and runs redis-server processes")
+	}
+	bin := buildLocksim(t)
+	for attempt := 1; attempt <= 3; attempt++ {
+		if secondInterrupt(t, bin) {
+			return
+		}
+		t.Logf("attempt %d: the orderly stop finished before the second SIGINT arrived", attempt)
+	}
+	t.Fatal("the second SIGINT never arrived during the orderly stop")
+}
+
+// secondInterrupt reports false when the first stop ended the run before
+// the second signal could matter.
+func secondInterrupt(t *testing.T, bin string) bool {
+	tmp := t.TempDir()
+	out := t.TempDir()
+	// Many clients make the orderly stop (check, timeline, report) take a
+	// while; the second signal lands in it.
+	cmd := exec.Command(bin, "run", "--algo", "redlock", "--backend", "redis", "--nodes", "5", "--clients", "20",
+		"--duration", "60s", "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	servers := waitForServers(t, cmd.Process.Pid, 5, 15*time.Second)
+	time.Sleep(time.Second) // a history worth checking
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	var all []string
+	for l := range lines {
+		all = append(all, l)
+		if strings.Contains(l, "SIGINT: interrupted") {
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			break
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		for l := range lines {
+			all = append(all, l)
+		}
+		done <- cmd.Wait()
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("locksim did not exit within 20 s of the second SIGINT")
+	}
+	text := strings.Join(all, "\n")
+	var ee *exec.ExitError
+	require.True(t, errors.As(err, &ee), "exit with an error, got %v: %s", err, text)
+	if !strings.Contains(text, "second SIGINT") {
+		return false
+	}
+	assert.Equal(t, exitHarness, ee.ExitCode(), text)
+	for pid := range servers {
+		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "redis-server %d outlived the second SIGINT", pid)
+	}
+	// No report: the orderly stop was cut short, and what it had begun
+	// writing does not look like a run directory.
+	runs, _ := filepath.Glob(filepath.Join(out, "locksim", "adhoc", "*-s*"))
+	for _, r := range runs {
+		assert.Contains(t, filepath.Base(r), ".tmp-", "a run directory was written: %s", r)
+	}
+	return true
+}
+
 // buildLocksim builds the command for tests that signal or kill it.
 func buildLocksim(t *testing.T) string {
 	t.Helper()
