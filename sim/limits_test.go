@@ -1,10 +1,14 @@
 package sim
 
 import (
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestCheckMachine: a run is refused, naming its size and the machine's
@@ -38,4 +42,15 @@ func TestValidateNamesTheLimit(t *testing.T) {
 	assert.ErrorContains(t, c.Validate(), "duration 2h0m0s: at most 1h0m0s")
 	c = Config{Algorithm: "setpx", Keys: MaxKeys + 1}.WithDefaults()
 	assert.ErrorContains(t, c.Validate(), "keys 10001: at most 10000")
+}
+
+// TestReadmeListsTheLimits keeps the README's Reliability section in step
+// with the constants.
+func TestReadmeListsTheLimits(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	text := strings.Join(strings.Fields(string(b)), " ")
+	want := fmt.Sprintf("clients %d, nodes %d, keys %d, replicas %d per master, faults %d, duration %s",
+		MaxClients, MaxNodes, MaxKeys, MaxReplicas, MaxFaults, strings.TrimSuffix(strings.TrimSuffix(MaxDuration.String(), "0s"), "0m"))
+	assert.Contains(t, text, want)
 }
