@@ -50,3 +50,27 @@ func TestRetriedOperationsThatAlwaysFail(t *testing.T) {
 		})
 	}
 }
+
+// TestAcquireThatAlwaysFailsEndsWithTheRun: with every client cut off from
+// the only node for an hour, the acquire loops still end with the run's
+// duration; the partition heals, the probe gets the lock, and the run
+// ends with its verdict.
+func TestAcquireThatAlwaysFailsEndsWithTheRun(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(`name: acquire-never-succeeds
+algorithm: setpx
+nodes: 1
+clients: 3
+duration: 500ms
+faults:
+  - {kind: partition, at: 10ms, for: 1h}
+expect:
+  "*": safe
+`), 0o644))
+	start := time.Now()
+	stdout, stderr, code := execute(t, "run", f, "--out", dir)
+	assert.Less(t, time.Since(start), 30*time.Second)
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "as expected")
+}
