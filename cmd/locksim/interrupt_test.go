@@ -233,9 +233,11 @@ faults:
 	require.NoError(t, err)
 	assert.Empty(t, left, "temp dirs left behind")
 
-	// A report may be kept for the record, but only marked incomplete, and
-	// the scenario's latest link never points at it.
+	// The report is written for the record, but marked incomplete, and the
+	// scenario's latest link never points at it.
 	runs, _ := filepath.Glob(filepath.Join(out, "locksim", "long-run", "*-s*"))
+	require.Len(t, runs, 1, "the partial run's report is written")
+	assert.Contains(t, strings.Join(all, "\n"), "partial run kept in "+runs[0])
 	for _, r := range runs {
 		v, err := report.ReadVerdict(filepath.Join(r, report.FileVerdict))
 		require.NoError(t, err, "a kept run dir is complete")
