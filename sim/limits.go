@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -80,7 +81,7 @@ func (c Config) checkLimits() error {
 	case c.Duration > MaxDuration:
 		return fmt.Errorf("duration %v: at most %v", c.Duration, MaxDuration)
 	}
-	return c.checkMachine(fdLimit(), memBudget())
+	return c.checkMachine(machineFDs(), machineMem())
 }
 
 // checkMachine refuses a run this machine cannot hold: more file
@@ -104,6 +105,13 @@ func (c Config) checkMachine(fds uint64, mem uint64) error {
 	}
 	return nil
 }
+
+// What the machine offers is read once per process: Validate runs for
+// every configuration a matrix or a fuzzer makes.
+var (
+	machineFDs = sync.OnceValue(fdLimit)
+	machineMem = sync.OnceValue(memBudget)
+)
 
 // fdLimit is RLIMIT_NOFILE's soft limit (which Go raises to the hard one
 // at start), 0 when unknown.
