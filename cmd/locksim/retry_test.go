@@ -74,3 +74,15 @@ expect:
 	assert.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "as expected")
 }
+
+// TestProbeThatNeverGetsTheLockEnds: a key left without TTL makes every
+// attempt of the liveness probe fail; the probe gives up at its bound
+// (TTL + slack), the run ends with its deadlock verdict, as expected.
+func TestProbeThatNeverGetsTheLockEnds(t *testing.T) {
+	start := time.Now()
+	stdout, stderr, code := execute(t, "run", "crash-between-setnx-expire", "--algo", "setnx-expire", "--duration", "500ms", "--out", t.TempDir())
+	assert.Less(t, time.Since(start), 30*time.Second)
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "DEADLOCK")
+	assert.Contains(t, stdout, "as expected")
+}
