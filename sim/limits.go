@@ -81,20 +81,27 @@ func (c Config) checkLimits() error {
 	case c.Duration > MaxDuration:
 		return fmt.Errorf("duration %v: at most %v", c.Duration, MaxDuration)
 	}
-	return c.checkMachine(machineFDs(), machineMem())
+	return c.checkMachine(machineFDs(), machineMem(), machinePorts())
 }
 
 // checkMachine refuses a run this machine cannot hold: more file
 // descriptors than RLIMIT_NOFILE allows (every dial would fail midway,
-// which looks like a faulty node), or more memory than half of what is
-// available.
-func (c Config) checkMachine(fds uint64, mem uint64) error {
-	links := uint64(c.Clients) * uint64(c.Cluster.Nodes*(1+c.Cluster.Replicas))
-	proxied := uint64(min(c.Cluster.ProxiedClients, c.Clients)) * uint64(c.Cluster.Nodes*(1+c.Cluster.Replicas))
+// which looks like a faulty node), more loopback ports than half the
+// ephemeral range (every node and every proxy listens on one, and each
+// connection's client end takes one more), or more memory than half of
+// what is available. A zero limit is unknown and not checked.
+func (c Config) checkMachine(fds, mem, ports uint64) error {
+	servers := uint64(c.Cluster.Nodes * (1 + c.Cluster.Replicas))
+	links := uint64(c.Clients) * servers
+	proxied := uint64(min(c.Cluster.ProxiedClients, c.Clients)) * servers
 	need := links*fdsPerLink + proxied*fdsPerProxiedLink + fdsReserve
 	if fds > 0 && need > fds {
 		return fmt.Errorf("clients %d x nodes %d: needs about %d file descriptors, the limit (ulimit -n) is %d",
 			c.Clients, c.Cluster.Nodes, need, fds)
+	}
+	if p := servers + proxied + 2*links + 2*proxied; ports > 0 && p > ports/2 {
+		return fmt.Errorf("clients %d x nodes %d: needs about %d loopback ports, more than half of the %d ephemeral ports",
+			c.Clients, c.Cluster.Nodes, p, ports)
 	}
 	cycle := max(c.Hold+c.Think, time.Millisecond)
 	ops := uint64(c.Clients) * uint64(c.Duration/cycle+1) * opsPerCycle
@@ -109,9 +116,29 @@ func (c Config) checkMachine(fds uint64, mem uint64) error {
 // What the machine offers is read once per process: Validate runs for
 // every configuration a matrix or a fuzzer makes.
 var (
-	machineFDs = sync.OnceValue(fdLimit)
-	machineMem = sync.OnceValue(memBudget)
+	machineFDs   = sync.OnceValue(fdLimit)
+	machineMem   = sync.OnceValue(memBudget)
+	machinePorts = sync.OnceValue(ephemeralPorts)
 )
+
+// ephemeralPorts is the size of the kernel's ephemeral port range, 0 when
+// unknown.
+func ephemeralPorts() uint64 {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 0
+	}
+	lo, err1 := strconv.ParseUint(f[0], 10, 64)
+	hi, err2 := strconv.ParseUint(f[1], 10, 64)
+	if err1 != nil || err2 != nil || hi < lo {
+		return 0
+	}
+	return hi - lo + 1
+}
 
 // fdLimit is RLIMIT_NOFILE's soft limit (which Go raises to the hard one
 // at start), 0 when unknown.
