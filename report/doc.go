@@ -2,7 +2,7 @@
 //
 //	Scenario --(sim.Run)--> History --(checker.Check)--> Result --(report)--> files
 //
-// WriteRun turns one run into a run directory (DESIGN.md section 8):
+// WriteRun turns one run into a run directory:
 // scenario.yaml, history.jsonl, verdict.json, check.html, timeline.svg,
 // timeline.png and summary.md. The directory appears whole or not at all,
 // so a directory that exists is a finished report, never the remains of a

@@ -103,8 +103,8 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 }
 
 // AsExpected reports whether a run's overall verdict and its checks match
-// what was expected. An empty expected accepts only safe (DESIGN.md
-// section 8: exit 0 when safe with nothing expected). "any" accepts safe,
+// what was expected. An empty expected accepts only safe (exit 0 when
+// safe with nothing expected). "any" accepts safe,
 // unsafe and deadlock, but not unknown: "any" says the design may come out
 // either way, while unknown says the checker could not decide (porcupine
 // timed out, or disagreed with the sweep, a locksim bug), and unknown is

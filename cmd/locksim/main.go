@@ -13,7 +13,7 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Exit codes (DESIGN.md section 8).
+// Exit codes, as each command's help and the README give them.
 const (
 	exitOK       = 0 // every verdict as expected
 	exitMismatch = 1 // a verdict differs from its expectation
