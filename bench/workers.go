@@ -58,6 +58,9 @@ func (w *designWorker) run(ctx context.Context, s *segment, m *meter) {
 			if s.over(t1) {
 				return // the wait was cut short by the segment's end
 			}
+			if ctx.Err() != nil {
+				return // interrupted: every later attempt would fail at once
+			}
 			m.fail(err)
 			_ = clk.Sleep(ctx, w.retry.Interval) // an erring node must not be hammered
 			continue
@@ -66,6 +69,9 @@ func (w *designWorker) run(ctx context.Context, s *segment, m *meter) {
 		err = w.locker.Release(ctx, l)
 		t2 := time.Now()
 		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
 			m.fail(err)
 			continue
 		}
@@ -125,7 +131,7 @@ func (w *rawWorker) run(ctx context.Context, s *segment, m *meter) {
 		}
 		t1 := time.Now()
 		if !ok {
-			if s.over(t1) {
+			if s.over(t1) || ctx.Err() != nil {
 				return
 			}
 			m.fail(fmt.Errorf("raw: acquire %q: %w", w.key, err))
@@ -136,6 +142,8 @@ func (w *rawWorker) run(ctx context.Context, s *segment, m *meter) {
 		n, err := w.conn.EvalSha(ctx, compareAndDelete.Hash(), []string{w.key}, token).Int64()
 		t2 := time.Now()
 		switch {
+		case err != nil && ctx.Err() != nil:
+			return
 		case err != nil:
 			m.fail(fmt.Errorf("raw: release %q: %w", w.key, err))
 			continue

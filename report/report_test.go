@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -474,17 +476,103 @@ func TestWriteRunRefusesAnExistingDir(t *testing.T) {
 func TestRunDir(t *testing.T) {
 	root := t.TempDir()
 	started := time.Date(2025, 3, 14, 10, 26, 53, 0, time.FixedZone("CET", 3600))
-	first := RunDir(root, "gc-pause-after-check", started, 6)
+	first := runDir(t, root, "gc-pause-after-check", started, 6)
 	assert.Equal(t, filepath.Join(root, "locksim", "gc-pause-after-check", "20250314T092653Z-s6"), first, "stamped in UTC")
 	require.NoError(t, WriteRun(first, gcPauseRun(t)))
-	second := RunDir(root, "gc-pause-after-check", started, 6)
+	second := runDir(t, root, "gc-pause-after-check", started, 6)
 	assert.Equal(t, first+"-2", second)
 	require.NoError(t, os.MkdirAll(second, 0o755))
-	assert.Equal(t, first+"-3", RunDir(root, "gc-pause-after-check", started, 6))
+	assert.Equal(t, first+"-3", runDir(t, root, "gc-pause-after-check", started, 6))
 	assert.Equal(t, filepath.Join(root, "locksim", "gc-pause-after-check", "20250314T092654Z-s6"),
-		RunDir(root, "gc-pause-after-check", started.Add(time.Second), 6))
-	assert.Equal(t, filepath.Join(root, "locksim", "a_b", "20250314T092653Z-s7"), RunDir(root, "a/b", started, 7), "a name stays one path element")
-	assert.Equal(t, filepath.Join(root, "locksim", "unnamed", "20250314T092653Z-s7"), RunDir(root, "..", started, 7))
+		runDir(t, root, "gc-pause-after-check", started.Add(time.Second), 6))
+	assert.Equal(t, filepath.Join(root, "locksim", "a_b", "20250314T092653Z-s7"), runDir(t, root, "a/b", started, 7), "a name stays one path element")
+	assert.Equal(t, filepath.Join(root, "locksim", "unnamed", "20250314T092653Z-s7"), runDir(t, root, "..", started, 7))
+}
+
+func runDir(t *testing.T, root, scenario string, started time.Time, seed uint64) string {
+	t.Helper()
+	dir, err := RunDir(root, scenario, started, seed)
+	require.NoError(t, err)
+	return dir
+}
+
+// TestRunDirFailsOnAPermanentError: a root under a file (ENOTDIR on every
+// name) ends the search with that error instead of trying names forever.
+func TestRunDirFailsOnAPermanentError(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
+	done := make(chan error, 1)
+	go func() {
+		_, err := RunDir(filepath.Join(file, "x"), "s", time.Now(), 1)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.Error(t, err)
+		assert.ErrorIs(t, err, syscall.ENOTDIR)
+	case <-time.After(20 * time.Second):
+		t.Fatal("RunDir still looking for a name after 20 s")
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	in := gcPauseRun(t)
+	_, err := WriteNewRun(filepath.Join(file, "x"), "s", time.Now(), 1, in)
+	assert.ErrorIs(t, err, syscall.ENOTDIR)
+	assertHistoryKept(t, err, tmp, in)
+}
+
+// assertHistoryKept: err names a file in dir that holds in's history.
+func assertHistoryKept(t *testing.T, err error, dir string, in Run) {
+	t.Helper()
+	require.Error(t, err)
+	kept, _ := filepath.Glob(filepath.Join(dir, "locksim-history-*.jsonl"))
+	require.Len(t, kept, 1, "the history is kept: %v", err)
+	assert.Contains(t, err.Error(), "history is kept in "+kept[0])
+	var want bytes.Buffer
+	require.NoError(t, in.Sim.History.WriteJSONL(&want))
+	got, rerr := os.ReadFile(kept[0])
+	require.NoError(t, rerr)
+	assert.Equal(t, want.String(), string(got))
+}
+
+// TestFailedReportKeepsTheHistory: a report that fails midway (a full
+// disk) leaves no run directory, and the history is saved where the error
+// says.
+func TestFailedReportKeepsTheHistory(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	root := t.TempDir()
+	defer func(f func(string) error) { beforeWrite = f }(beforeWrite)
+	beforeWrite = func(name string) error {
+		if name == FilePNG {
+			return syscall.ENOSPC
+		}
+		return nil
+	}
+	in := gcPauseRun(t)
+	dir, err := WriteNewRun(root, "s", time.Now(), 1, in)
+	assert.ErrorIs(t, err, syscall.ENOSPC)
+	assert.Empty(t, dir)
+	assertHistoryKept(t, err, tmp, in)
+	left, _ := filepath.Glob(filepath.Join(root, "locksim", "s", "*"))
+	assert.Empty(t, left, "no half-written run directory")
+}
+
+// TestFreeNameIsBounded: with every numbered name taken, FreeName gives up
+// with an error naming the base.
+func TestFreeNameIsBounded(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "run")
+	require.NoError(t, os.Mkdir(base, 0o755))
+	for n := 2; n <= maxSuffix; n++ {
+		require.NoError(t, os.Mkdir(base+"-"+strconv.Itoa(n), 0o755))
+	}
+	_, err := FreeName(base)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), base)
+	require.NoError(t, os.Remove(base+"-"+strconv.Itoa(maxSuffix)))
+	name, err := FreeName(base)
+	require.NoError(t, err)
+	assert.Equal(t, base+"-"+strconv.Itoa(maxSuffix), name)
 }
 
 // TestWriteNewRunConcurrent: runs that pick the same name at the same time

@@ -251,30 +251,58 @@ var ErrExists = errors.New("run directory already exists")
 // WriteNewRun writes the run under root with RunDir's name and returns the
 // directory. Two runs that pick the same name at once (same scenario,
 // seed and second) do not collide: the loser takes the next free name.
+// When the report cannot be written the history is saved on its own and
+// the error names the file, so that no run's evidence is lost.
 func WriteNewRun(root, scenario string, started time.Time, seed uint64, in Run) (string, error) {
 	for range 100 {
-		dir := RunDir(root, scenario, started, seed)
-		err := WriteRun(dir, in)
+		dir, err := RunDir(root, scenario, started, seed)
+		if err != nil {
+			return "", withKeptHistory(err, in)
+		}
+		err = WriteRun(dir, in)
+		if err == nil {
+			return dir, nil
+		}
 		if !errors.Is(err, ErrExists) {
-			return dir, err
+			return "", withKeptHistory(err, in)
 		}
 	}
-	return "", fmt.Errorf("report: no free run directory for %s at %s", scenario, started.UTC().Format(time.RFC3339))
+	return "", withKeptHistory(fmt.Errorf("report: no free run directory for %s at %s", scenario, started.UTC().Format(time.RFC3339)), in)
 }
 
 // RunDir names a new run directory: root/locksim/<scenario>/<UTC
 // stamp>-s<seed>, with -2, -3... appended when that name is taken. The
 // scenario name is made safe as one path element.
-func RunDir(root, scenario string, started time.Time, seed uint64) string {
+func RunDir(root, scenario string, started time.Time, seed uint64) (string, error) {
 	base := filepath.Join(root, "locksim", pathElem(scenario),
 		started.UTC().Format("20060102T150405Z")+"-s"+strconv.FormatUint(seed, 10))
-	dir := base
-	for n := 2; ; n++ {
-		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-			return dir
+	return FreeName(base)
+}
+
+// maxSuffix bounds the -2, -3... names FreeName tries: far more runs than
+// can start in one second with one seed, yet few enough stat calls that a
+// directory full of them still answers at once.
+const maxSuffix = 1000
+
+// FreeName returns base, or base-2, base-3... whichever does not exist yet.
+// Any error other than "does not exist" (a parent that is a file, a
+// directory that cannot be read) ends the search at once: it would be the
+// same for every name.
+func FreeName(base string) (string, error) {
+	for n := 1; n <= maxSuffix; n++ {
+		name := base
+		if n > 1 {
+			name += "-" + strconv.Itoa(n)
 		}
-		dir = base + "-" + strconv.Itoa(n)
+		_, err := os.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return name, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("report: %w", err)
+		}
 	}
+	return "", fmt.Errorf("report: %s and %s-2 to -%d all exist; remove old runs", base, filepath.Base(base), maxSuffix)
 }
 
 // pathElem keeps a user-given scenario name inside its directory.

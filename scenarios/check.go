@@ -170,10 +170,20 @@ func (s *Scenario) checkWorld() error {
 	for _, c := range []struct {
 		path string
 		v    *int
-	}{{"nodes", s.Nodes}, {"clients", s.Clients}, {"keys", s.Keys}} {
+		max  int
+	}{{"nodes", s.Nodes, sim.MaxNodes}, {"clients", s.Clients, sim.MaxClients}, {"keys", s.Keys, sim.MaxKeys}} {
 		if c.v != nil && *c.v < 1 {
 			return s.errf(c.path, "need at least 1 (%d)", *c.v)
 		}
+		if c.v != nil && *c.v > c.max {
+			return s.errf(c.path, "at most %d (%d)", c.max, *c.v)
+		}
+	}
+	if len(s.Faults) > sim.MaxFaults {
+		return s.errf("faults", "at most %d faults (%d)", sim.MaxFaults, len(s.Faults))
+	}
+	if s.Duration != nil && time.Duration(*s.Duration) > sim.MaxDuration {
+		return s.errf("duration", "at most %v (%v)", sim.MaxDuration, *s.Duration)
 	}
 	if s.Replicas != nil && (*s.Replicas < 0 || *s.Replicas > 1) {
 		return s.errf("replicas", "0 or 1 per master are supported (%d)", *s.Replicas)

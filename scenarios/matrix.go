@@ -220,8 +220,13 @@ func RunMatrix(ctx context.Context, cfg MatrixConfig) (Matrix, error) {
 	m.WallMS = float64(time.Since(m.Started)) / float64(time.Millisecond)
 	m.summarize()
 	if err := w.finish(&m); err != nil {
-		w.discard()
-		return Matrix{}, fmt.Errorf("%w: matrix: %w", sim.ErrHarness, err)
+		// The runs are done and their reports written: a matrix file that
+		// cannot be written must not take their histories with it.
+		kept := w.tmp
+		if m.Dir != "" {
+			kept = m.Dir
+		}
+		return Matrix{}, fmt.Errorf("%w: matrix: %w; its runs are kept in %s", sim.ErrHarness, err, kept)
 	}
 	if m.Totals.Errors > 0 {
 		return m, fmt.Errorf("%w: %d of %d pairs could not be run (see matrix.md)", sim.ErrHarness, m.Totals.Errors, m.Totals.Cells+m.Totals.Errors)

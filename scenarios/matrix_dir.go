@@ -2,13 +2,10 @@ package scenarios
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/locksim/locksim/report"
@@ -73,14 +70,11 @@ func (d *matrixDir) finish(m *Matrix) error {
 	if err := report.SyncDir(d.tmp); err != nil {
 		return err
 	}
-	name := d.stamp
-	for n := 2; ; n++ {
-		if _, err := os.Lstat(filepath.Join(d.root, name)); errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		name = d.stamp + "-" + strconv.Itoa(n)
+	final, err := report.FreeName(filepath.Join(d.root, d.stamp))
+	if err != nil {
+		return err
 	}
-	final := filepath.Join(d.root, name)
+	name := filepath.Base(final)
 	if err := os.Rename(d.tmp, final); err != nil {
 		return err
 	}

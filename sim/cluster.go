@@ -170,7 +170,7 @@ func (c *Cluster) startRedis(ctx context.Context) error {
 		return err
 	}
 	c.cfg.RedisServer = bin
-	if c.dir, err = os.MkdirTemp(c.cfg.Dir, "locksim-redis-"); err != nil {
+	if c.dir, err = os.MkdirTemp(c.cfg.Dir, clusterDirPattern()); err != nil {
 		return fmt.Errorf("make temp dir: %w", err)
 	}
 	for i := 0; i < c.cfg.Nodes; i++ {

@@ -176,6 +176,9 @@ func (c Config) Validate() error {
 	case c.Options.Watchdog && !info.Watchdog:
 		return fmt.Errorf("watchdog: %s has no watchdog", c.Algorithm)
 	}
+	if err := c.checkLimits(); err != nil {
+		return err
+	}
 	for i, r := range c.Roles {
 		switch r {
 		case AccessAny, AccessWrite:

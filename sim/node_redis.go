@@ -62,16 +62,23 @@ func startRedisNode(ctx context.Context, idx int, bin, dir string, p Persistence
 	}
 	n := &redisNode{idx: idx, dir: dir, bin: bin, persistence: p, clock: newNodeClock(nil)}
 	var err error
-	for attempt := 0; attempt < startAttempts; attempt++ {
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("node %d: %w", idx, err)
+		}
 		if n.port, err = freePort(); err != nil {
 			return nil, fmt.Errorf("node %d: %w", idx, err)
 		}
-		if n.proc, err = startRedisProc(ctx, bin, n.port, dir, p); err == nil || !portTaken(dir) {
+		n.proc, err = startRedisProc(ctx, bin, n.port, dir, p)
+		if err == nil {
 			break
 		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("node %d: %w", idx, err)
+		if !portTaken(dir) {
+			return nil, fmt.Errorf("node %d: %w", idx, err)
+		}
+		if attempt == startAttempts {
+			return nil, fmt.Errorf("node %d: %d ports in a row were taken before redis-server could bind them: %w", idx, attempt, err)
+		}
 	}
 	n.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(n.port))
 	n.ctl = newControlClient(n.addr)

@@ -102,14 +102,16 @@ func startRedisProc(ctx context.Context, bin string, port int, dir string, p Per
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	proc := &redisProc{cmd: cmd, exited: make(chan struct{})}
+	running.add(proc)
 	go func() {
 		_ = cmd.Wait() // the exit status of a killed server says nothing new
+		running.remove(proc)
 		close(proc.exited)
 	}()
 
 	if err := proc.waitReady(ctx, port); err != nil {
 		proc.kill()
-		return nil, fmt.Errorf("redis-server on port %d: %w\n%s", port, err, logTail(dir))
+		return nil, fmt.Errorf("redis-server on port %d: %w%s", port, err, lastLogLine(dir))
 	}
 	return proc, nil
 }
@@ -209,24 +211,28 @@ func freePort() (int, error) {
 
 // portTaken reports whether the server's last start failed on its port.
 func portTaken(dir string) bool {
-	return strings.Contains(logTail(dir), addrInUseText)
-}
-
-// logTail returns the last lines the server wrote, for error messages.
-func logTail(dir string) string {
-	var b strings.Builder
 	for _, name := range []string{redisStdioName, redisLogName} {
-		lines := tailLines(filepath.Join(dir, name))
-		if len(lines) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "--- last lines of %s ---\n", filepath.Join(dir, name))
-		for _, l := range lines {
-			b.WriteString(l)
-			b.WriteByte('\n')
+		for _, l := range tailLines(filepath.Join(dir, name)) {
+			if strings.Contains(l, addrInUseText) {
+				return true
+			}
 		}
 	}
-	return b.String()
+	return false
+}
+
+// lastLogLine is the last line the server wrote, for an error message that
+// stays one line; the whole log is in the node's directory.
+func lastLogLine(dir string) string {
+	for _, name := range []string{redisLogName, redisStdioName} {
+		lines := tailLines(filepath.Join(dir, name))
+		for i := len(lines) - 1; i >= 0; i-- {
+			if l := strings.TrimSpace(lines[i]); l != "" {
+				return fmt.Sprintf("; its last words in %s: %s", name, l)
+			}
+		}
+	}
+	return ""
 }
 
 func tailLines(path string) []string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/bench"
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -75,7 +76,7 @@ func (f *flags) config(changed func(string) bool, now time.Time) (bench.Config, 
 	if out == "" {
 		out = bench.DefaultOut(now)
 	}
-	if err := bench.CheckOut(out); err != nil {
+	if err := report.CheckOutDir(out); err != nil {
 		return cfg, "", fmt.Errorf("--out %q: %w", out, err)
 	}
 

@@ -29,6 +29,7 @@ func parse(t *testing.T, args ...string) (bench.Config, string, error) {
 func TestFlagValidation(t *testing.T) {
 	nonEmpty := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(nonEmpty, "x"), nil, 0o644))
+	file := filepath.Join(nonEmpty, "x")
 	for _, tc := range []struct {
 		args []string
 		want string // the one-line error names the flag and value
@@ -50,7 +51,11 @@ func TestFlagValidation(t *testing.T) {
 		{[]string{"--ttl", "0s"}, `--ttl 0s`},
 		{[]string{"--retry", "0s"}, `--retry 0s`},
 		{[]string{"--algos", "redlock", "--nodes", "1"}, `--nodes [1]: no design among redlock runs at these sizes`},
-		{[]string{"--out", nonEmpty}, `--out "` + nonEmpty + `": ` + nonEmpty + ` exists and is not empty`},
+		{[]string{"--out", nonEmpty}, `--out "` + nonEmpty + `": exists and is not empty`},
+		{[]string{"--out", file}, `--out "` + file + `": exists and is not a directory`},
+		{[]string{"--out", filepath.Join(file, "bench")}, `--out "` + filepath.Join(file, "bench") + `": not a directory`},
+		{[]string{"--out", "/dev/null/x"}, `--out "/dev/null/x": not a directory`},
+		{[]string{"--out", "/proc/lockbench"}, `--out "/proc/lockbench": /proc is not writable`},
 		{[]string{"--redis-server", "/no/such/redis-server"}, `--redis-server "/no/such/redis-server"`},
 		{[]string{"--under", "no-such-scenario"}, `--under "no-such-scenario": scenario "no-such-scenario": neither a built-in`},
 		{[]string{"--under", "control-contention", "--clients", "4"}, `--clients: not with --under`},

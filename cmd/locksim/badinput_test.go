@@ -30,6 +30,15 @@ func TestBadInputTable(t *testing.T) {
 		{"client out of range", head + "faults:\n  - {kind: pause-client, client: 7, at: 1ms}\n", []string{"s.yaml:7", "client", "7"}},
 		{"node out of range", head + "faults:\n  - {kind: kill-node, node: 9, at: 1ms}\n", []string{"s.yaml:7", "node", "9"}},
 		{"nodes zero", "name: bad\nalgorithm: setpx\nnodes: 0\n", []string{"s.yaml:3", "nodes", "0"}},
+		{"clients over the limit", "name: bad\nalgorithm: setpx\nclients: 100000\n", []string{"s.yaml:3", "clients", "at most 1000", "100000"}},
+		{"nodes over the limit", "name: bad\nalgorithm: redlock\nnodes: 500\n", []string{"s.yaml:3", "nodes", "at most 32", "500"}},
+		{"keys over the limit", "name: bad\nalgorithm: setpx\nkeys: 1000000\n", []string{"s.yaml:3", "keys", "at most 10000", "1000000"}},
+		{"replicas over the limit", "name: bad\nalgorithm: setpx\nreplicas: 2\n", []string{"s.yaml:3", "replicas", "2"}},
+		{"duration over the limit", "name: bad\nalgorithm: setpx\nduration: 100h\n", []string{"s.yaml:3", "duration", "at most 1h0m0s", "100h"}},
+		{"too many faults", "name: bad\nalgorithm: setpx\nfaults:\n" + strings.Repeat("  - {kind: pause-client, client: 0, at: 1ms, for: 1ms}\n", 1001),
+			[]string{"s.yaml:3", "faults", "at most 1000", "1001"}},
+		{"more than memory holds", "name: bad\nalgorithm: setpx\nclients: 1000\nduration: 1h\nhold: 1ms\nthink: 1ms\n",
+			[]string{"clients 1000", "memory"}},
 		{"majority never reached", head + "faults:\n" +
 			"  - {kind: kill-node, node: 0, at: 1ms}\n  - {kind: kill-node, node: 1, at: 1ms}\n  - {kind: pause-node, node: 2, at: 1ms}\n",
 			[]string{"faults", "majority", "3 down"}},
@@ -76,4 +85,49 @@ func TestTimeoutBoundsTheRun(t *testing.T) {
 	assert.Equal(t, exitHarness, code, stderr)
 	assert.Contains(t, stderr, "timeout of 400ms")
 	assert.Contains(t, stderr, "incomplete")
+}
+
+// TestBadOutPathTable: an --out that cannot hold results is refused as bad
+// input (exit 2, one line naming --out) before any node starts, by run and
+// by matrix. The runs asked for would take 30 s and start redis-server
+// processes; neither happens.
+func TestBadOutPathTable(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, []byte("not a directory\n"), 0o644))
+	readOnly := filepath.Join(dir, "read-only")
+	require.NoError(t, os.Mkdir(readOnly, 0o555))
+	cases := []struct {
+		name, out, want string
+	}{
+		{"parent is a file", filepath.Join(file, "results"), "not a directory"},
+		{"under /dev/null", "/dev/null/x", "not a directory"},
+		{"existing non-empty file", file, "exists and is not a directory"},
+		{"parent cannot take entries", "/proc/locksim-results", "not writable"},
+	}
+	if os.Geteuid() != 0 { // root writes into a 0555 directory
+		cases = append(cases, struct{ name, out, want string }{"read-only directory", filepath.Join(readOnly, "results"), "not writable"})
+	}
+	for _, tc := range cases {
+		for _, cmd := range [][]string{
+			{"run", "--algo", "setpx", "--backend", "redis", "--duration", "30s"},
+			{"matrix", "--scenarios", "control-contention", "--algos", "setpx"},
+		} {
+			t.Run(tc.name+"/"+cmd[0], func(t *testing.T) {
+				tmp := t.TempDir()
+				t.Setenv("TMPDIR", tmp) // where a redis node's data dir would go
+				start := time.Now()
+				_, stderr, code := execute(t, append(cmd, "--out", tc.out)...)
+				assert.Equal(t, exitUsage, code, stderr)
+				msg := strings.TrimSpace(stderr)
+				assert.NotContains(t, msg, "\n", "one line")
+				assert.Contains(t, msg, "--out")
+				assert.Contains(t, msg, tc.want)
+				assert.Less(t, time.Since(start), 20*time.Second, "refused up front")
+				left, err := os.ReadDir(tmp)
+				require.NoError(t, err)
+				assert.Empty(t, left, "no node was started")
+			})
+		}
+	}
 }

@@ -27,13 +27,14 @@ func doctorCmd() *cobra.Command {
 	var addrs []string
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check what locksim needs: redis-server, redis-sentinel, loopback ports, toxiproxy, your servers",
+		Short: "Check what locksim needs: redis-server, redis-sentinel, loopback ports, toxiproxy, your servers; list node directories runs left",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			checks := []check{
 				binaryVersion("redis-server", "needed for --backend redis (apt-get install redis-server)"),
 				binaryVersion("redis-sentinel", "optional (apt-get install redis-sentinel)"),
 				loopbackPorts(),
+				leftDirsCheck(),
 			}
 			if toxiproxy != "" {
 				checks = append(checks, toxiproxyReachable(cmd.Context(), toxiproxy))

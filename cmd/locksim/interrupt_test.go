@@ -30,14 +30,141 @@ func TestInterruptStopsEverything(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs redis-server processes")
 	}
+	bin := buildLocksim(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) { interruptRun(t, bin, sig) })
+	}
+}
+
+// TestSecondInterruptExitsAtOnce: a second SIGINT while the first one's
+// orderly stop is under way kills every redis-server and exits 3 at once,
+// without a report. The second signal is sent as soon as the first is
+// acknowledged; a stop that happens to finish first is tried again.
+func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	if testing.Short() {
+		t.Skip("builds the binary and runs redis-server processes")
+	}
+	bin := buildLocksim(t)
+	for attempt := 1; attempt <= 3; attempt++ {
+		if secondInterrupt(t, bin) {
+			return
+		}
+		t.Logf("attempt %d: the orderly stop finished before the second SIGINT arrived", attempt)
+	}
+	t.Fatal("the second SIGINT never arrived during the orderly stop")
+}
+
+// secondInterrupt reports false when the first stop ended the run before
+// the second signal could matter.
+func secondInterrupt(t *testing.T, bin string) bool {
+	tmp := t.TempDir()
+	out := t.TempDir()
+	// Many clients make the orderly stop (check, timeline, report) take a
+	// while; the second signal lands in it.
+	cmd := exec.Command(bin, "run", "--algo", "redlock", "--backend", "redis", "--nodes", "5", "--clients", "20",
+		"--duration", "60s", "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	servers := waitForServers(t, cmd.Process.Pid, 5, 15*time.Second)
+	time.Sleep(time.Second) // a history worth checking
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	var all []string
+	for l := range lines {
+		all = append(all, l)
+		if strings.Contains(l, "SIGINT: interrupted") {
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			break
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		for l := range lines {
+			all = append(all, l)
+		}
+		done <- cmd.Wait()
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("locksim did not exit within 20 s of the second SIGINT")
+	}
+	text := strings.Join(all, "\n")
+	var ee *exec.ExitError
+	require.True(t, errors.As(err, &ee), "exit with an error, got %v: %s", err, text)
+	if !strings.Contains(text, "second SIGINT") {
+		return false
+	}
+	assert.Equal(t, exitHarness, ee.ExitCode(), text)
+	for pid := range servers {
+		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "redis-server %d outlived the second SIGINT", pid)
+	}
+	// No report: the orderly stop was cut short, and what it had begun
+	// writing does not look like a run directory.
+	runs, _ := filepath.Glob(filepath.Join(out, "locksim", "adhoc", "*-s*"))
+	for _, r := range runs {
+		assert.Contains(t, filepath.Base(r), ".tmp-", "a run directory was written: %s", r)
+	}
+	return true
+}
+
+// buildLocksim builds the command for tests that signal or kill it.
+func buildLocksim(t *testing.T) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "locksim")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) { interruptRun(t, bin, sig) })
+	return bin
+}
+
+// TestKilledRunsDirIsReclaimed: kill -9 of a redis-backed run takes its
+// redis-servers with it (Pdeathsig) but leaves their node directory, named
+// after its pid; the next run removes it and says so in one line.
+func TestKilledRunsDirIsReclaimed(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	if testing.Short() {
+		t.Skip("builds the binary and runs redis-server processes")
 	}
+	bin := buildLocksim(t)
+	tmp := t.TempDir()
+	out := t.TempDir()
+	cmd := exec.Command(bin, "run", "--algo", "redlock", "--backend", "redis", "--nodes", "3", "--duration", "60s", "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	servers := waitForServers(t, cmd.Process.Pid, 3, 15*time.Second)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	left, _ := filepath.Glob(filepath.Join(tmp, fmt.Sprintf("locksim-redis-pid%d-*", cmd.Process.Pid)))
+	require.Len(t, left, 1, "kill -9 leaves the node directory, named after its owner")
+	for pid := range servers {
+		deadline := time.Now().Add(10 * time.Second)
+		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond) // Pdeathsig's SIGKILL is asynchronous
+		}
+		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "redis-server %d outlived its harness", pid)
+	}
+
+	next := exec.Command(bin, "run", "--algo", "setpx", "--duration", "100ms", "--out", out)
+	next.Env = append(os.Environ(), "TMPDIR="+tmp)
+	b, err := next.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	assert.Contains(t, string(b), fmt.Sprintf("removed 1 node directory that ended locksim runs left in %s (pid %d)\n", tmp, cmd.Process.Pid))
+	assert.NoDirExists(t, left[0])
 }
 
 func interruptRun(t *testing.T, bin string, sig syscall.Signal) {
@@ -106,9 +233,11 @@ faults:
 	require.NoError(t, err)
 	assert.Empty(t, left, "temp dirs left behind")
 
-	// A report may be kept for the record, but only marked incomplete, and
-	// the scenario's latest link never points at it.
+	// The report is written for the record, but marked incomplete, and the
+	// scenario's latest link never points at it.
 	runs, _ := filepath.Glob(filepath.Join(out, "locksim", "long-run", "*-s*"))
+	require.Len(t, runs, 1, "the partial run's report is written")
+	assert.Contains(t, strings.Join(all, "\n"), "partial run kept in "+runs[0])
 	for _, r := range runs {
 		v, err := report.ReadVerdict(filepath.Join(r, report.FileVerdict))
 		require.NoError(t, err, "a kept run dir is complete")

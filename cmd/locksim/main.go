@@ -6,8 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
@@ -56,9 +54,7 @@ func newRoot() *cobra.Command {
 func main() {
 	// go-redis logs every failed dial; a killed node is a planned event here.
 	redis.SetLogger(quietLogger{})
-	// Ctrl-C or SIGTERM cancels the run: clients stop, faults heal, nodes and
-	// temp dirs go, and the partial run is marked incomplete.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := watchSignals(context.Background(), os.Stderr, os.Exit)
 	err := newRoot().ExecuteContext(ctx)
 	stop()
 	_ = sim.CloseAll() // a backstop: nothing started here outlives the process

@@ -14,7 +14,13 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(asMainEnv) == "1" {
+		runAsMain()
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // execute runs the CLI in-process and returns stdout, stderr and the exit
 // code main would use.
@@ -46,6 +52,9 @@ func TestExitCodesForBadInput(t *testing.T) {
 		{"no scenario and no algo", []string{"run"}, "--algo"},
 		{"unknown field in file", []string{"run", bad}, "bogus"},
 		{"zero clients", []string{"run", "--algo", "setpx", "--clients", "0"}, "--clients 0"},
+		{"too many clients", []string{"run", "--algo", "setpx", "--clients", "100000"}, "--clients 100000: at most 1000"},
+		{"too many nodes", []string{"run", "--algo", "redlock", "--nodes", "33"}, "--nodes 33: at most 32"},
+		{"too long", []string{"run", "--algo", "setpx", "--duration", "2h"}, "--duration 2h0m0s: at most 1h0m0s"},
 		{"bad backend", []string{"run", "--algo", "setpx", "--backend", "etcd"}, `"etcd"`},
 		{"negative ttl", []string{"run", "--algo", "setpx", "--ttl", "-1s"}, "--ttl"},
 		{"check a non-run dir", []string{"check", dir}, dir},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/internal/progress"
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -84,6 +85,9 @@ func (f *matrixFlags) config(cmd *cobra.Command) (scenarios.MatrixConfig, error)
 	if f.timeout <= 0 {
 		return cfg, fmt.Errorf("--timeout %v: must be positive", f.timeout)
 	}
+	if err := report.CheckOutRoot(f.out); err != nil {
+		return cfg, fmt.Errorf("--out %q: %w", f.out, err)
+	}
 	for _, a := range f.algos {
 		if _, err := lock.Lookup(a); err != nil {
 			return cfg, fmt.Errorf("--algos: %w", err)
@@ -105,6 +109,7 @@ func (f *matrixFlags) run(cmd *cobra.Command, cfg scenarios.MatrixConfig) error 
 	if err := f.where.preflight(cmd.Context()); err != nil {
 		return usageErr(err)
 	}
+	reclaimLeftDirs(stderr)
 	if w := f.where.where(); w != "" {
 		fmt.Fprintln(stderr, w)
 	}

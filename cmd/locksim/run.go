@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -97,20 +98,23 @@ func (f *runFlags) scenario(cmd *cobra.Command, args []string) (*scenarios.Scena
 	if changed("backend") && !f.where.external() {
 		s.Backend = f.where.backend
 	}
-	positive := func(name string, v int) error {
+	positive := func(name string, v, most int) error {
 		if v < 1 {
 			return fmt.Errorf("--%s %d: must be at least 1", name, v)
+		}
+		if v > most {
+			return fmt.Errorf("--%s %d: at most %d", name, v, most)
 		}
 		return nil
 	}
 	if changed("nodes") {
-		if err := positive("nodes", f.nodes); err != nil {
+		if err := positive("nodes", f.nodes, sim.MaxNodes); err != nil {
 			return nil, err
 		}
 		s.Nodes = &f.nodes
 	}
 	if changed("clients") {
-		if err := positive("clients", f.clients); err != nil {
+		if err := positive("clients", f.clients, sim.MaxClients); err != nil {
 			return nil, err
 		}
 		s.Clients = &f.clients
@@ -125,6 +129,9 @@ func (f *runFlags) scenario(cmd *cobra.Command, args []string) (*scenarios.Scena
 		}
 		if d.v <= 0 {
 			return nil, fmt.Errorf("--%s %v: must be positive", d.name, d.v)
+		}
+		if d.v > sim.MaxDuration {
+			return nil, fmt.Errorf("--%s %v: at most %v", d.name, d.v, sim.MaxDuration)
 		}
 		v := scenarios.Duration(d.v)
 		*d.dst = &v
@@ -181,9 +188,13 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 		}
 		cfgs[algo] = cfg
 	}
+	if err := report.CheckOutRoot(f.out); err != nil {
+		return usageErr(fmt.Errorf("--out %q: %w", f.out, err))
+	}
 	if err := f.where.preflight(ctx); err != nil {
 		return usageErr(err)
 	}
+	reclaimLeftDirs(stderr)
 	if w := f.where.where(); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
