@@ -131,3 +131,14 @@ func TestBadOutPathTable(t *testing.T) {
 		}
 	}
 }
+
+// --algos is the flag on every command; --algo stays as its alias.
+func TestAlgosAndItsAlias(t *testing.T) {
+	for _, flag := range []string{"--algos", "--algo"} {
+		out := t.TempDir()
+		_, stderr, code := execute(t, "run", flag, "setpx", "--clients", "1", "--duration", "100ms", "--out", out)
+		if code != 0 {
+			t.Errorf("run %s setpx: exit %d: %s", flag, code, stderr)
+		}
+	}
+}

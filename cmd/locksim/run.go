@@ -56,7 +56,8 @@ not answer), 3 locksim itself failed.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&f.algos, "algo", nil, "algorithms to run, comma-separated (default: the scenario's); see 'locksim algos'")
+	fl.StringSliceVar(&f.algos, "algos", nil, "designs to run, comma-separated (default: the scenario's); see 'locksim algos'")
+	fl.StringSliceVar(&f.algos, "algo", nil, "the same as --algos")
 	f.where.register(fl, "the scenario's, else miniredis")
 	fl.IntVar(&f.nodes, "nodes", 0, "Redis masters")
 	fl.IntVar(&f.clients, "clients", 0, "clients contending for the lock")
