@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/locksim/locksim/internal/artifact"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ const (
 // DefaultOut is where a run started at t writes unless told otherwise:
 // results/lockbench/<UTC stamp>/.
 func DefaultOut(t time.Time) string {
-	return filepath.Join("results", "lockbench", t.UTC().Format("20060102T150405Z"))
+	return filepath.Join("results", "lockbench", artifact.Stamp(t))
 }
 
 // CheckOut tells whether dir can receive a run's files: it must not exist
@@ -62,31 +63,21 @@ func writeAtomically(dir string, fill func(tmp string) error) (err error) {
 		return err
 	}
 	dir = filepath.Clean(dir)
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".partial-")
+	d, err := artifact.NewDir(filepath.Dir(dir), filepath.Base(dir))
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			_ = os.RemoveAll(tmp)
+			d.Discard()
 		}
 	}()
-	if err := fill(tmp); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
+	if err := fill(d.Path()); err != nil {
 		return err
 	}
 	// An empty dir given by the user gives way; a non-empty one stops the
 	// rename rather than being overwritten.
-	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: %w", dir, err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
+	if err := d.Publish(dir, true); err != nil {
 		return fmt.Errorf("move results into %s: %w", dir, err)
 	}
 	return nil

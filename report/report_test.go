@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -558,23 +557,6 @@ func TestFailedReportKeepsTheHistory(t *testing.T) {
 	assert.Empty(t, left, "no half-written run directory")
 }
 
-// TestFreeNameIsBounded: with every numbered name taken, FreeName gives up
-// with an error naming the base.
-func TestFreeNameIsBounded(t *testing.T) {
-	base := filepath.Join(t.TempDir(), "run")
-	require.NoError(t, os.Mkdir(base, 0o755))
-	for n := 2; n <= maxSuffix; n++ {
-		require.NoError(t, os.Mkdir(base+"-"+strconv.Itoa(n), 0o755))
-	}
-	_, err := FreeName(base)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), base)
-	require.NoError(t, os.Remove(base+"-"+strconv.Itoa(maxSuffix)))
-	name, err := FreeName(base)
-	require.NoError(t, err)
-	assert.Equal(t, base+"-"+strconv.Itoa(maxSuffix), name)
-}
-
 // TestWriteNewRunConcurrent: runs that pick the same name at the same time
 // (same scenario, seed and second) each get a directory of their own.
 func TestWriteNewRunConcurrent(t *testing.T) {
@@ -658,26 +640,4 @@ func TestExample(t *testing.T) {
 		require.NoError(t, WriteRun(dir+"-"+x.name, newRun(t, "example-"+x.name, x.algo, x.h, x.clients, "")))
 	}
 	t.Logf("wrote %s", dir)
-}
-
-// WriteFileAtomic replaces a file whole, and a failing writer changes
-// nothing and leaves no temporary file.
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "page.html")
-	require.NoError(t, os.WriteFile(path, []byte("old"), 0o600))
-	require.NoError(t, WriteFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }))
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, "new", string(b))
-	fi, err := os.Stat(path)
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
-
-	err = WriteFileAtomic(path, func(w io.Writer) error { _, _ = io.WriteString(w, "half"); return errors.New("boom") })
-	require.ErrorContains(t, err, "boom")
-	b, err = os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, "new", string(b), "a failed write leaves the old file")
-	assert.Equal(t, []string{"page.html"}, listDir(t, dir), "no temporary file left")
 }

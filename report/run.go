@@ -13,10 +13,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/internal/artifact"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -78,22 +78,15 @@ func WriteRun(dir string, in Run) (err error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("report: %w", err)
 	}
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	tmp, err := os.MkdirTemp(parent, filepath.Base(dir)+".tmp-")
+	d, err := artifact.NewDir(filepath.Dir(dir), filepath.Base(dir))
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	defer func() {
 		if err != nil {
-			_ = os.RemoveAll(tmp)
+			d.Discard()
 		}
 	}()
-	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
-		return fmt.Errorf("report: %w", err)
-	}
 
 	scenarioYAML := in.ScenarioYAML
 	if scenarioYAML == nil {
@@ -121,96 +114,14 @@ func WriteRun(dir string, in Run) (err error) {
 		if err := beforeWrite(f.name); err != nil {
 			return fmt.Errorf("report: %s: %w", f.name, err)
 		}
-		if err := WriteSynced(filepath.Join(tmp, f.name), f.write); err != nil {
+		if err := artifact.WriteSynced(filepath.Join(d.Path(), f.name), f.write); err != nil {
 			return fmt.Errorf("report: %s: %w", f.name, err)
 		}
 	}
-	if err := SyncDir(tmp); err != nil {
+	if err := d.Publish(dir, false); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	// rename(2) would replace an empty directory that appeared at dir
-	// since the check above; refuse that too.
-	if _, err := os.Lstat(dir); err == nil {
-		return fmt.Errorf("report: %s: %w", dir, ErrExists)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
-			return fmt.Errorf("report: %s: %w", dir, ErrExists)
-		}
-		return fmt.Errorf("report: %w", err)
-	}
-	// The rename is done; a failed sync of the parent only weakens
-	// durability, and removing dir now would lose a complete report.
-	_ = SyncDir(parent)
 	return nil
-}
-
-// WriteSynced writes a new file (it must not exist) through a buffer and
-// syncs it to disk: the building block of every atomic artifact directory.
-func WriteSynced(path string, write func(io.Writer) error) error {
-	return writeSynced(write, func() (*os.File, error) {
-		return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	})
-}
-
-// WriteFileAtomic replaces path with what write produces: written and
-// synced under a temporary name next to it, then renamed over it, so a
-// reader sees the old file or the whole new one; on error nothing changes.
-func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
-	var tmp string
-	err = writeSynced(write, func() (*os.File, error) {
-		f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-		if err == nil {
-			tmp = f.Name()
-			err = f.Chmod(0o644) // CreateTemp makes it 0600
-		}
-		return f, err
-	})
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		if tmp != "" {
-			_ = os.Remove(tmp)
-		}
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	_ = SyncDir(filepath.Dir(path)) // the rename is done; this is durability only
-	return nil
-}
-
-// writeSynced renders write into a buffer (so a failing writer leaves no
-// file behind) and writes and syncs it to the file open gives.
-func writeSynced(write func(io.Writer) error, open func() (*os.File, error)) (err error) {
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return err
-	}
-	f, err := open()
-	if f != nil {
-		defer func() {
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}()
-	}
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		return err
-	}
-	return f.Sync()
-}
-
-// SyncDir syncs a directory, so that a rename into it is durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 func writeVerdict(w io.Writer, in Run) error {
@@ -246,7 +157,7 @@ func writeCheckHTML(w io.Writer, in Run) error {
 }
 
 // ErrExists: the run directory WriteRun was given is taken.
-var ErrExists = errors.New("run directory already exists")
+var ErrExists = artifact.ErrExists
 
 // WriteNewRun writes the run under root with RunDir's name and returns the
 // directory. Two runs that pick the same name at once (same scenario,
@@ -274,35 +185,12 @@ func WriteNewRun(root, scenario string, started time.Time, seed uint64, in Run) 
 // stamp>-s<seed>, with -2, -3... appended when that name is taken. The
 // scenario name is made safe as one path element.
 func RunDir(root, scenario string, started time.Time, seed uint64) (string, error) {
-	base := filepath.Join(root, "locksim", pathElem(scenario),
-		started.UTC().Format("20060102T150405Z")+"-s"+strconv.FormatUint(seed, 10))
-	return FreeName(base)
-}
-
-// maxSuffix bounds the -2, -3... names FreeName tries: far more runs than
-// can start in one second with one seed, yet few enough stat calls that a
-// directory full of them still answers at once.
-const maxSuffix = 1000
-
-// FreeName returns base, or base-2, base-3... whichever does not exist yet.
-// Any error other than "does not exist" (a parent that is a file, a
-// directory that cannot be read) ends the search at once: it would be the
-// same for every name.
-func FreeName(base string) (string, error) {
-	for n := 1; n <= maxSuffix; n++ {
-		name := base
-		if n > 1 {
-			name += "-" + strconv.Itoa(n)
-		}
-		_, err := os.Lstat(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			return name, nil
-		}
-		if err != nil {
-			return "", fmt.Errorf("report: %w", err)
-		}
+	base := filepath.Join(root, "locksim", pathElem(scenario), artifact.Stamp(started)+"-s"+strconv.FormatUint(seed, 10))
+	name, err := artifact.FreeName(base)
+	if err != nil {
+		return "", fmt.Errorf("report: %w", err)
 	}
-	return "", fmt.Errorf("report: %s and %s-2 to -%d all exist; remove old runs", base, filepath.Base(base), maxSuffix)
+	return name, nil
 }
 
 // pathElem keeps a user-given scenario name inside its directory.

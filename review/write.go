@@ -2,12 +2,11 @@ package review
 
 import (
 	"fmt"
+	"github.com/locksim/locksim/internal/artifact"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/locksim/locksim/report"
 )
 
 // MarkdownPath is where the Markdown twin of the page at htmlPath goes:
@@ -29,8 +28,8 @@ func (r *Review) Write(htmlPath string) error {
 	if mdPath == htmlPath {
 		return fmt.Errorf("%s: the page needs an extension other than .md (its twin is the .md)", htmlPath)
 	}
-	if err := report.WriteFileAtomic(mdPath, func(w io.Writer) error { return r.WriteMarkdown(w, dir) }); err != nil {
+	if err := artifact.WriteFileAtomic(mdPath, func(w io.Writer) error { return r.WriteMarkdown(w, dir) }); err != nil {
 		return err
 	}
-	return report.WriteFileAtomic(htmlPath, r.WriteHTML)
+	return artifact.WriteFileAtomic(htmlPath, r.WriteHTML)
 }

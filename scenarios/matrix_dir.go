@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/locksim/locksim/internal/artifact"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,34 +22,28 @@ const (
 // MatrixRoot is where the matrices of a results root go.
 func MatrixRoot(out string) string { return filepath.Join(out, "matrix") }
 
-// matrixDir is a matrix directory being built: runs and files go into tmp,
-// a hidden sibling of the final directory, renamed when complete.
+// matrixDir is a matrix directory being built: runs and files go into a
+// hidden sibling of the final directory, renamed when complete.
 type matrixDir struct {
 	root  string // Out/matrix
 	stamp string
-	tmp   string
+	dir   *artifact.Dir
+	tmp   string // dir.Path() until published
 }
 
 func newMatrixDir(out string, started time.Time) (*matrixDir, error) {
 	root := MatrixRoot(out)
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, err
-	}
-	stamp := started.UTC().Format("20060102T150405Z")
-	tmp, err := os.MkdirTemp(root, "."+stamp+".partial-")
+	stamp := artifact.Stamp(started)
+	d, err := artifact.NewDir(root, stamp)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
-		_ = os.RemoveAll(tmp)
-		return nil, err
-	}
-	return &matrixDir{root: root, stamp: stamp, tmp: tmp}, nil
+	return &matrixDir{root: root, stamp: stamp, dir: d, tmp: d.Path()}, nil
 }
 
 // discard removes everything the matrix wrote: an interrupted or failed
 // matrix leaves nothing that looks like one.
-func (d *matrixDir) discard() { _ = os.RemoveAll(d.tmp) }
+func (d *matrixDir) discard() { d.dir.Discard() }
 
 // finish writes the three files, renames the directory to its stamp
 // (-2, -3... when a matrix started in the same second) and points latest
@@ -63,24 +58,19 @@ func (d *matrixDir) finish(m *Matrix) error {
 		{FileMatrixHTML, m.WriteHTML},
 	}
 	for _, f := range files {
-		if err := report.WriteSynced(filepath.Join(d.tmp, f.name), f.write); err != nil {
+		if err := artifact.WriteSynced(filepath.Join(d.tmp, f.name), f.write); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 	}
-	if err := report.SyncDir(d.tmp); err != nil {
-		return err
-	}
-	final, err := report.FreeName(filepath.Join(d.root, d.stamp))
+	final, err := artifact.FreeName(filepath.Join(d.root, d.stamp))
 	if err != nil {
 		return err
 	}
-	name := filepath.Base(final)
-	if err := os.Rename(d.tmp, final); err != nil {
+	if err := d.dir.Publish(final, false); err != nil {
 		return err
 	}
-	_ = report.SyncDir(d.root)
 	m.Dir = final
-	return report.UpdateLatest(d.root, name)
+	return report.UpdateLatest(d.root, filepath.Base(final))
 }
 
 // ReadMatrix reads dir/matrix.json; dir may be a matrix directory or a

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/locksim/locksim/internal/artifact"
 	"html/template"
 	"io"
 	"slices"
@@ -224,7 +225,7 @@ func (m Matrix) Shape() string {
 }
 
 // Stamp is the matrix's start as its directory names it.
-func (m Matrix) Stamp() string { return m.Started.UTC().Format("20060102T150405Z") }
+func (m Matrix) Stamp() string { return artifact.Stamp(m.Started) }
 
 // rows returns the cells row by row in Scenarios x Algorithms order.
 func (m Matrix) rows() [][]Cell {

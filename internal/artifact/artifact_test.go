@@ -1,0 +1,92 @@
+package artifact
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// With every numbered name taken, FreeName gives up with an error naming
+// the base; a permanent error ends the search at once.
+func TestFreeNameIsBounded(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "run")
+	require.NoError(t, os.Mkdir(base, 0o755))
+	for n := 2; n <= maxSuffix; n++ {
+		require.NoError(t, os.Mkdir(base+"-"+strconv.Itoa(n), 0o755))
+	}
+	_, err := FreeName(base)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), base)
+	require.NoError(t, os.Remove(base+"-"+strconv.Itoa(maxSuffix)))
+	name, err := FreeName(base)
+	require.NoError(t, err)
+	assert.Equal(t, base+"-"+strconv.Itoa(maxSuffix), name)
+
+	_, err = FreeName("/dev/null/x")
+	require.Error(t, err, "a parent that is a file")
+}
+
+// WriteFileAtomic replaces a file whole, and a failing writer changes
+// nothing and leaves no temporary file.
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "page.html")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o600))
+	require.NoError(t, WriteFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "new", string(b))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+
+	err = WriteFileAtomic(path, func(w io.Writer) error { _, _ = io.WriteString(w, "half"); return errors.New("boom") })
+	require.ErrorContains(t, err, "boom")
+	b, err = os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "new", string(b), "a failed write leaves the old file")
+	assert.Equal(t, []string{"page.html"}, listDir(t, dir), "no temporary file left")
+}
+
+// A directory is invisible until published, whole once published, refused
+// over an existing name (an empty one too unless asked), and gone without
+// a trace when discarded.
+func TestDirPublish(t *testing.T) {
+	parent := t.TempDir()
+	d, err := NewDir(parent, "20261124T000000Z")
+	require.NoError(t, err)
+	require.NoError(t, WriteSynced(filepath.Join(d.Path(), "a.txt"), func(w io.Writer) error { _, err := io.WriteString(w, "a"); return err }))
+	require.Error(t, WriteSynced(filepath.Join(d.Path(), "a.txt"), func(io.Writer) error { return nil }), "WriteSynced never overwrites")
+	final := filepath.Join(parent, "20261124T000000Z")
+
+	require.NoError(t, os.Mkdir(final, 0o755))
+	require.ErrorIs(t, d.Publish(final, false), ErrExists, "an empty directory is not replaced unless asked")
+	require.NoError(t, d.Publish(final, true))
+	assert.Equal(t, []string{"a.txt"}, listDir(t, final))
+	assert.Equal(t, []string{"20261124T000000Z"}, listDir(t, parent), "no temporary directory left")
+
+	d2, err := NewDir(parent, "x")
+	require.NoError(t, err)
+	require.ErrorIs(t, d2.Publish(final, true), ErrExists, "a non-empty directory is never replaced")
+	d2.Discard()
+	assert.Equal(t, []string{"20261124T000000Z"}, listDir(t, parent), "a discarded directory leaves nothing")
+}
