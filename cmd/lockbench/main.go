@@ -18,17 +18,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/internal/exitcode"
 	"github.com/locksim/locksim/sim"
 )
 
-// Exit codes: 0 done, 2 bad input or usage, 3 the bench itself failed, and
-// the shell's 130 for an interrupt. lockbench has no expectations, so it
-// never exits 1.
+// Exit codes: the table locksim uses too (internal/exitcode). lockbench has
+// no expectations, so it never exits 1; an interrupt is 3, as locksim's.
 const (
-	exitOK          = 0
-	exitUsage       = 2   // bad input or usage
-	exitHarness     = 3   // the bench itself failed (nodes did not start, files not written)
-	exitInterrupted = 130 // Ctrl-C: nothing written
+	exitOK          = exitcode.OK
+	exitUsage       = exitcode.Usage  // bad input or usage
+	exitHarness     = exitcode.Failed // the bench itself failed (nodes did not start, files not written)
+	exitInterrupted = exitcode.Failed // Ctrl-C: nothing written
 )
 
 func main() {

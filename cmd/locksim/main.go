@@ -10,17 +10,16 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 
+	"github.com/locksim/locksim/internal/exitcode"
 	"github.com/locksim/locksim/sim"
 )
 
-// Exit codes: 0 every verdict as expected, 1 a verdict differs from its
-// expectation, 2 bad input or usage, 3 locksim itself failed or the run was
-// interrupted.
+// Exit codes: the table both mains share (internal/exitcode).
 const (
-	exitOK       = 0 // every verdict as expected
-	exitMismatch = 1 // a verdict differs from its expectation
-	exitUsage    = 2 // bad input or usage
-	exitHarness  = 3 // locksim itself failed
+	exitOK       = exitcode.OK       // every verdict as expected
+	exitMismatch = exitcode.Mismatch // a verdict differs from its expectation
+	exitUsage    = exitcode.Usage    // bad input or usage
+	exitHarness  = exitcode.Failed   // locksim itself failed, or the run was interrupted
 )
 
 // exitError carries an exit code through cobra.
