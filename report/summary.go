@@ -140,7 +140,7 @@ func expectationMarkdown(in Run) string {
 		return s + " ✗ (incomplete)"
 	}
 	if len(in.Unplayed) > 0 {
-		return s + " ✗ **not played** (" + strings.Join(in.Unplayed, "; ") + " never fired)"
+		return s + " ✗ **not played** (" + strings.Join(in.Unplayed, "; ") + ")"
 	}
 	return s + " ✗ **not as expected**"
 }
@@ -159,7 +159,7 @@ func expectationPhrase(in Run) string {
 	case in.Sim.Incomplete:
 		return s + ": incomplete"
 	case len(in.Unplayed) > 0:
-		return s + ": not played (" + strings.Join(in.Unplayed, "; ") + " never fired)"
+		return s + ": not played (" + strings.Join(in.Unplayed, "; ") + ")"
 	case in.Met():
 		return s + ": as expected"
 	}

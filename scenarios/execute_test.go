@@ -46,7 +46,7 @@ expect:
 		summary, err := os.ReadFile(filepath.Join(o.Dir, report.FileSummary))
 		require.NoError(t, err)
 		if !c.want {
-			assert.Contains(t, string(summary), "not played** (fault 1 crash-client never fired)")
+			assert.Contains(t, string(summary), "not played** (fault 1 crash-client never acted)")
 		}
 	}
 }
