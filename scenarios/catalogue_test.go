@@ -81,7 +81,7 @@ func TestBuiltinsParse(t *testing.T) {
 			last = i
 		}
 	}
-	for _, variant := range []string{"gc-pause-before-check-no-validity-check", "watchdog-long-hold-no-watchdog"} {
+	for _, variant := range []string{"gc-pause-before-check-no-validity-check", "watchdog-long-hold-no-watchdog", "redlock-node-clock-beyond-drift"} {
 		assert.Contains(t, names, variant)
 	}
 	assert.Equal(t, "gc-pause-before-check", names[slices.Index(names, "gc-pause-before-check-no-validity-check")-1], "catalogue order")
