@@ -48,13 +48,9 @@ func checkOut(path string, wantEmpty bool) error {
 		return unwrapPath(err)
 	}
 	// The path is to be made: its nearest existing ancestor decides.
-	dir := filepath.Clean(path)
-	for {
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return nil // the root always exists; reached only on odd paths
-		}
-		dir = parent
+	// Each step goes one level up, so the walk ends at the root.
+	for dir := filepath.Clean(path); filepath.Dir(dir) != dir; {
+		dir = filepath.Dir(dir)
 		fi, err := os.Stat(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -67,6 +63,7 @@ func checkOut(path string, wantEmpty bool) error {
 		}
 		return probeWritable(dir)
 	}
+	return nil // the root always exists; reached only on odd paths
 }
 
 // probeWritable makes and removes an entry in dir. Permission bits do not

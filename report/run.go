@@ -233,7 +233,7 @@ func UpdateLatest(scenarioDir, runDirName string) error {
 		return fmt.Errorf("report: %s exists and is not a link; not replacing it", link)
 	}
 	var tmpLink string
-	for tries := 0; ; tries++ {
+	for tries := 0; tries <= 10; tries++ { // random names collide only by bad luck
 		tmpLink = filepath.Join(scenarioDir, fmt.Sprintf("%s.tmp-%016x", LatestLink, rand.Uint64()))
 		err := os.Symlink(target, tmpLink)
 		if err == nil {
