@@ -65,18 +65,7 @@ func secondInterrupt(t *testing.T, bin string) bool {
 	cmd := exec.Command(bin, "run", "--algo", "redlock", "--backend", "redis", "--nodes", "5", "--clients", "20",
 		"--duration", "60s", "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := startWithStderr(t, cmd)
 	servers := waitForServers(t, cmd.Process.Pid, 5, 15*time.Second)
 	time.Sleep(time.Second) // a history worth checking
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
@@ -95,6 +84,7 @@ func secondInterrupt(t *testing.T, bin string) bool {
 		}
 		done <- cmd.Wait()
 	}()
+	var err error
 	select {
 	case err = <-done:
 	case <-time.After(20 * time.Second):
@@ -184,18 +174,7 @@ faults:
 	out := filepath.Join(dir, "results")
 	cmd := exec.Command(bin, "run", scenario, "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill() }) // a failed test leaves nothing running
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := startWithStderr(t, cmd)
 
 	servers := waitForServers(t, cmd.Process.Pid, 5, 15*time.Second)
 	time.Sleep(300 * time.Millisecond) // let clients and the delay fault get going
@@ -203,6 +182,7 @@ faults:
 	require.NoError(t, cmd.Process.Signal(sig))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	var err error
 	select {
 	case err = <-done:
 	case <-time.After(10 * time.Second):
@@ -304,4 +284,23 @@ func redisChild(pid, parent int) (int, bool) {
 	}
 	p, err := strconv.Atoi(port)
 	return p, err == nil
+}
+
+// startWithStderr starts cmd and streams its stderr, line by line; a failed
+// test leaves nothing running.
+func startWithStderr(t *testing.T, cmd *exec.Cmd) <-chan string {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return lines
 }
