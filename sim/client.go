@@ -145,7 +145,12 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 	// attempt in progress: cutting setnx-expire between its SETNX and its
 	// EXPIRE would leave a key without TTL that no fault put there.
 	attempt := c.recordedAcquire(read)
-	inFull := func(_ context.Context, key string) (*lock.Lease, error) { return attempt(ctx, key) }
+	inFull := func(_ context.Context, key string) (*lock.Lease, error) {
+		if c.Gate.Crashed() {
+			return nil, ErrCrashed // a crashed process makes no further attempt
+		}
+		return attempt(ctx, key)
+	}
 	l, err := lock.Blocking(actx, inFull, key, cfg.Options.Retry, c.Clock, c.rnd)
 	cancel()
 	if err != nil {

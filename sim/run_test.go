@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -234,5 +235,33 @@ func TestCutOffCycleStopsItsWatchdog(t *testing.T) {
 			live := cr.Check("liveness")
 			assert.Equal(t, checker.Safe, live.Verdict, live.Detail)
 		})
+	}
+}
+
+// A crashed client never runs again: a client crashed while it retries an
+// acquire (here cut off from its node) makes no further attempt.
+func TestCrashedClientMakesNoFurtherAttempt(t *testing.T) {
+	res, _ := runChecked(t, sim.Config{
+		Algorithm: "setpx",
+		Options:   lock.Options{TTL: 300 * time.Millisecond, Retry: lock.RetryPolicy{Interval: 10 * time.Millisecond}},
+		Cluster:   sim.ClusterConfig{Backend: sim.BackendMiniredis, Nodes: 1},
+		Clients:   1,
+		Duration:  600 * time.Millisecond,
+		Faults: []sim.Planned{
+			{Fault: faults.Partition{Links: faults.Links{Groups: [][]string{{"c0"}, {"n0"}}}}, Start: sim.Trigger{Client: 0, Point: sim.PointBeforeAcquire, Nth: 1}},
+			{Fault: faults.CrashClient{Client: 0}, Start: sim.Trigger{At: 200 * time.Millisecond}},
+		},
+	})
+	var crashed time.Duration
+	for _, op := range res.History.Ops {
+		if op.Kind == sim.KindFault && strings.HasPrefix(op.Fault, "crash-client") {
+			crashed = op.Call
+		}
+	}
+	require.Positive(t, crashed, "the crash never fired")
+	for _, op := range res.History.Ops {
+		if op.Kind == sim.KindAcquire {
+			assert.Less(t, op.Call, crashed, "an attempt called after the crash: %+v", op)
+		}
 	}
 }
