@@ -241,14 +241,16 @@ func TestCutOffCycleStopsItsWatchdog(t *testing.T) {
 // A crashed client never runs again: a client crashed while it retries an
 // acquire (here cut off from its node) makes no further attempt.
 func TestCrashedClientMakesNoFurtherAttempt(t *testing.T) {
+	// redlock announces no point of its own before an attempt, so only
+	// the client loop can stop its retries
 	res, _ := runChecked(t, sim.Config{
-		Algorithm: "setpx",
+		Algorithm: "redlock",
 		Options:   lock.Options{TTL: 300 * time.Millisecond, Retry: lock.RetryPolicy{Interval: 10 * time.Millisecond}},
-		Cluster:   sim.ClusterConfig{Backend: sim.BackendMiniredis, Nodes: 1},
+		Cluster:   sim.ClusterConfig{Backend: sim.BackendMiniredis, Nodes: 3},
 		Clients:   1,
 		Duration:  600 * time.Millisecond,
 		Faults: []sim.Planned{
-			{Fault: faults.Partition{Links: faults.Links{Groups: [][]string{{"c0"}, {"n0"}}}}, Start: sim.Trigger{Client: 0, Point: sim.PointBeforeAcquire, Nth: 1}},
+			{Fault: faults.Partition{Links: faults.Links{Groups: [][]string{{"c0"}, {"n0", "n1", "n2"}}}}, Start: sim.Trigger{Client: 0, Point: sim.PointBeforeAcquire, Nth: 1}},
 			{Fault: faults.CrashClient{Client: 0}, Start: sim.Trigger{At: 200 * time.Millisecond}},
 		},
 	})
