@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/locksim/locksim/sim/simtest"
 )
 
 func TestMain(m *testing.M) {
@@ -19,7 +21,9 @@ func TestMain(m *testing.M) {
 		runAsMain()
 		return
 	}
-	goleak.VerifyTestMain(m)
+	// runs here go through in-process toxiproxy (network faults), whose
+	// stuck link goroutines simtest.LeakOptions explains
+	goleak.VerifyTestMain(m, simtest.LeakOptions()...)
 }
 
 // execute runs the CLI in-process and returns stdout, stderr and the exit
