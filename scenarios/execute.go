@@ -11,6 +11,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vtime"
 )
 
 // RunOptions are how a scenario run is carried out, not what it tests.
@@ -40,6 +41,18 @@ type RunOptions struct {
 	// this process. Valid on every backend; the server must reach the
 	// nodes' addresses.
 	Toxiproxy string
+	// RealTime runs on miniredis in real time. Without it a miniredis run
+	// goes in virtual time when ctx carries a vtime.Host (see VirtualTime).
+	RealTime bool
+}
+
+// VirtualTime reports whether a run of cfg with o goes in virtual time:
+// on miniredis in this process (no toxiproxy server), unless o.RealTime,
+// and only where ctx carries a vtime.Host to run the bubble.
+func (o RunOptions) VirtualTime(ctx context.Context, cfg sim.Config) bool {
+	cfg = cfg.WithDefaults()
+	return !o.RealTime && cfg.Cluster.Backend == sim.BackendMiniredis && cfg.Cluster.Toxiproxy == "" &&
+		vtime.FromContext(ctx).Valid()
 }
 
 // Outcome is one scenario x algorithm run as a caller reports it.
@@ -81,6 +94,7 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	if err != nil {
 		return out, err
 	}
+	cfg.VirtualTime = o.VirtualTime(ctx, cfg)
 	resolved, err := s.resolvedFor(algo, o)
 	if err != nil {
 		return out, err
@@ -107,6 +121,9 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	}
 	if res == nil {
 		return out, runErr
+	}
+	if cfg.VirtualTime {
+		notes = append(notes, "ran in virtual time: every wait cost no real time, the history's times are the simulation's (--real-time runs it on the wall clock)")
 	}
 	res.Notes = append(notes, res.Notes...)
 	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: o.CheckTimeout, Verbose: true})

@@ -36,6 +36,9 @@ type MatrixConfig struct {
 	// Toxiproxy puts every run's proxies on the toxiproxy server whose API
 	// is at this host:port (RunOptions.Toxiproxy).
 	Toxiproxy string
+	// RealTime runs miniredis pairs on the wall clock instead of in
+	// virtual time (RunOptions.RealTime).
+	RealTime bool
 	// Out is the results root; the matrix lands in Out/matrix/<UTC stamp>/
 	// ["results"].
 	Out string
@@ -338,7 +341,7 @@ func runOne(ctx context.Context, cfg MatrixConfig, root string, j job) (CellRun,
 	r := CellRun{Seed: deref(j.s.Seed)}
 	start := time.Now()
 	o, err := Execute(ctx, j.s, j.algo, RunOptions{
-		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy,
+		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy, RealTime: cfg.RealTime,
 	})
 	r.WallMS = float64(time.Since(start)) / float64(time.Millisecond)
 	r.Verdict, r.Checks, r.AsExpected, r.Notes, r.Unplayed = o.Verdict, o.Checks, o.AsExpected && err == nil, o.Notes, o.Unplayed

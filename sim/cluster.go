@@ -34,6 +34,11 @@ type ClusterConfig struct {
 	// network faults can delay, cut or reset each link; the others dial the
 	// nodes directly. Config.WithDefaults sets it when a run needs it.
 	ProxiedClients int
+	// InMemory runs the cluster without a socket: miniredis nodes served
+	// on net.Pipe, proxies that are Go values (see memNet). It is what a
+	// run in virtual time needs (Config.VirtualTime sets it); miniredis
+	// only.
+	InMemory bool
 }
 
 // nodeCount is the number of masters cfg asks for.
@@ -98,6 +103,14 @@ func (cfg ClusterConfig) withDefaults() (ClusterConfig, error) {
 	default:
 		return cfg, fmt.Errorf("cluster: unknown backend %q (want %q, %q or %q)", cfg.Backend, BackendMiniredis, BackendRedis, BackendExternal)
 	}
+	if cfg.InMemory {
+		switch {
+		case cfg.Backend != BackendMiniredis:
+			return cfg, fmt.Errorf("cluster: in memory needs the %s backend, not %s", BackendMiniredis, cfg.Backend)
+		case cfg.Toxiproxy != "":
+			return cfg, errors.New("cluster: in memory, the proxies are the harness's own: no toxiproxy server")
+		}
+	}
 	if cfg.Backend != BackendExternal && len(cfg.Addrs) > 0 {
 		return cfg, fmt.Errorf("cluster: addresses are for the external backend, not %s", cfg.Backend)
 	}
@@ -146,13 +159,18 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 		_ = c.Close()
 		return nil, fmt.Errorf("start %s cluster: %w", cfg.Backend, err)
 	}
-	register(c)
+	if !cfg.InMemory {
+		// An in-memory cluster holds no process, port or file to clean up
+		// after a signal, and its channels belong to a virtual-time bubble
+		// that a signal handler must not touch; the run's context stops it.
+		register(c)
+	}
 	return c, nil
 }
 
 func (c *Cluster) startMiniredis() error {
 	for i := 0; i < c.cfg.Nodes; i++ {
-		n, err := startMiniNode(i)
+		n, err := startMiniNode(i, c.net.mem)
 		if err != nil {
 			return err
 		}

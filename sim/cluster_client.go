@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"context"
+	"net"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -25,7 +27,7 @@ const clientTimeout = time.Second
 // proxies: it is the harness's view (the liveness probe, tests), not a
 // simulated client's.
 func (c *Cluster) NewClient(i int) *redis.Client {
-	return newNodeClient(c.Node(i).Addr(), 4)
+	return newNodeClient(c.Node(i).Addr(), 4, c.net.mem)
 }
 
 // NewClients returns one fresh client per node, in index order.
@@ -50,13 +52,24 @@ func (c *Cluster) ClientConns(id int) []redis.UniversalClient {
 		if !ok {
 			addr = n.Addr()
 		}
-		cs[i] = newNodeClient(addr, 4)
+		cs[i] = newNodeClient(addr, 4, c.net.mem)
 	}
 	return cs
 }
 
-func newNodeClient(addr string, poolSize int) *redis.Client {
+// newNodeClient returns a client of addr, reached on mem when it is not nil.
+func newNodeClient(addr string, poolSize int, mem *memNet) *redis.Client {
+	var dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	if m := mem; m != nil {
+		dial = m.Dial
+		// A client that waits for a free connection waits on a timer from
+		// a pool that go-redis shares process-wide; a timer made in one
+		// virtual-time bubble must not be used in another. Enough
+		// connections that nobody waits.
+		poolSize = 64
+	}
 	return redis.NewClient(&redis.Options{
+		Dialer:                dial,
 		Addr:                  addr,
 		ContextTimeoutEnabled: true,
 		MaxRetries:            -1,

@@ -149,7 +149,7 @@ func (c *Cluster) emulateFailover(i int) (string, error) {
 	if err := n.Kill(); err != nil {
 		return "", err
 	}
-	lost := n.loseWritesAfter(upTo)
+	lost := n.loseWritesSince(upTo)
 	if err := n.Restart(true); err != nil {
 		return "", fmt.Errorf("failover: node %d: %w", i, err)
 	}

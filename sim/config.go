@@ -38,6 +38,11 @@ type Config struct {
 
 	Faults []Planned
 
+	// VirtualTime runs the whole run in virtual time (see package vtime):
+	// the cluster in memory (ClusterConfig.InMemory), every clock the
+	// bubble's. miniredis only; Run needs a vtime.Host in its context.
+	VirtualTime bool
+
 	// NoProbe skips the liveness probe.
 	NoProbe bool
 	// ProbeSlack is added to the TTL to bound the liveness probe [max(TTL, 500ms)].
@@ -50,6 +55,9 @@ type Config struct {
 // WithDefaults fills unset fields.
 func (c Config) WithDefaults() Config {
 	c.Options = c.Options.WithDefaults()
+	if c.VirtualTime {
+		c.Cluster.InMemory = true
+	}
 	if c.Options.NodeTimeout == 0 {
 		// A simulated node that stops answering must not hold a client for
 		// the connection's whole read timeout; but a bound as tight as

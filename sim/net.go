@@ -43,6 +43,7 @@ type Network struct {
 	toxi     toxiAPI
 	toxiErr  error
 	prefix   string // proxy names, unique per network
+	mem      *memNet // the in-memory network; nil on sockets
 
 	mu      sync.Mutex
 	proxies map[Link]*linkProxy
@@ -109,8 +110,13 @@ type toxicRef struct{ proxy, name string }
 var networkSeq atomic.Int64
 
 func newNetwork(cfg ClusterConfig) *Network {
+	var mem *memNet
+	if cfg.InMemory {
+		mem = newMemNet()
+	}
 	return &Network{
 		cfg:     cfg,
+		mem:     mem,
 		prefix:  fmt.Sprintf("locksim-%d-%d-", os.Getpid(), networkSeq.Add(1)),
 		proxies: map[Link]*linkProxy{},
 		effects: map[EffectID]*effect{},
@@ -122,9 +128,12 @@ func newNetwork(cfg ClusterConfig) *Network {
 // first use: a run without network faults starts none.
 func (n *Network) api() (toxiAPI, error) {
 	n.toxiOnce.Do(func() {
-		if n.cfg.Toxiproxy != "" {
+		switch {
+		case n.mem != nil:
+			n.toxi = newMemToxi(n.mem)
+		case n.cfg.Toxiproxy != "":
 			n.toxi, n.toxiErr = newRemoteToxi(n.cfg.Toxiproxy)
-		} else {
+		default:
 			n.toxi = newLocalToxi()
 		}
 	})

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"net"
 	"reflect"
 	"sync"
 	"time"
@@ -27,6 +28,9 @@ type miniNode struct {
 	clock *nodeClock
 	srv   *miniredis.Miniredis
 	gate  gate
+	// mem is the in-memory network the node is served on, nil when it
+	// listens on a loopback port.
+	mem *memNet
 	// writes feeds the failover emulation (cluster_failover.go); it is
 	// on only in clusters with replicas.
 	writes writeLog
@@ -44,19 +48,53 @@ var (
 	_ ProcessController = (*miniNode)(nil)
 )
 
-func startMiniNode(idx int) (*miniNode, error) {
-	n := &miniNode{idx: idx, clock: newNodeClock(nil), srv: miniredis.NewMiniRedis()}
+// startMiniNode starts node idx on a loopback port, or on mem when it is
+// not nil.
+func startMiniNode(idx int, mem *memNet) (*miniNode, error) {
+	n := &miniNode{idx: idx, clock: newNodeClock(nil), srv: miniredis.NewMiniRedis(), mem: mem}
 	// Set the clock before enabling ClockTTL: ClockTTL takes its baseline
 	// from the current time, which must already be the node clock.
 	n.srv.SetTime(n.clock.now())
 	n.srv.ClockTTL(true)
-	if err := n.srv.StartAddr("127.0.0.1:0"); err != nil {
+	if err := n.serve(); err != nil {
 		return nil, fmt.Errorf("node %d: start miniredis: %w", idx, err)
 	}
-	n.addr = n.srv.Addr()
+	if mem != nil {
+		n.addr = mem.listen(n.accept)
+	} else {
+		n.addr = n.srv.Addr()
+	}
 	n.installHook()
 	n.up = true
 	return n, nil
+}
+
+// serve starts the server: on a loopback port, or, in memory, with no
+// listener at all (miniredis starts one without a listener on its first
+// Dial). miniredis's own Restart would open a listener, and a listener
+// stops a virtual-time bubble's clock for good.
+func (n *miniNode) serve() error {
+	if n.mem == nil {
+		if n.addr == "" {
+			return n.srv.StartAddr("127.0.0.1:0")
+		}
+		return n.srv.Restart()
+	}
+	c, err := n.srv.Dial()
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// accept is a dial to an in-memory node.
+func (n *miniNode) accept() (net.Conn, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.up {
+		return nil, errRefused
+	}
+	return n.srv.Dial()
 }
 
 // installHook sets the pre-hook; miniredis loses it on every restart.
@@ -179,7 +217,7 @@ func (n *miniNode) Restart(keepData bool) error {
 	n.srv.Ctx, n.srv.CtxCancel = context.WithCancel(context.Background())
 	n.srv.Unlock()
 	n.gate.revive()
-	if err := n.srv.Restart(); err != nil {
+	if err := n.serve(); err != nil {
 		return fmt.Errorf("node %d: restart miniredis on %s: %w", n.idx, n.addr, err)
 	}
 	// Until this line a command could run unhooked; nobody can be paused on

@@ -48,13 +48,16 @@ func (w *writeLog) note(cmd string, args []string) {
 	}
 }
 
-// after removes and returns, sorted, the keys last written after t.
-func (w *writeLog) after(t time.Time) []string {
+// since removes and returns, sorted, the keys last written at or after t.
+// At t itself counts: in virtual time a fault and the writes it holds back
+// happen at one instant (the fault first), and a write at the instant up to
+// which replication got is one it had not carried yet.
+func (w *writeLog) since(t time.Time) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []string
 	for k, at := range w.at {
-		if at.After(t) {
+		if !at.Before(t) {
 			out = append(out, k)
 			delete(w.at, k)
 		}
@@ -95,10 +98,10 @@ func writtenKeys(cmd string, args []string) []string {
 	return nil
 }
 
-// loseWritesAfter deletes (from db 0, where the locks live) every key last
-// written after t and returns them.
-func (n *miniNode) loseWritesAfter(t time.Time) []string {
-	lost := n.writes.after(t)
+// loseWritesSince deletes (from db 0, where the locks live) every key last
+// written at or after t and returns them.
+func (n *miniNode) loseWritesSince(t time.Time) []string {
+	lost := n.writes.since(t)
 	db := n.srv.DB(0)
 	for _, k := range lost {
 		db.Del(k)

@@ -50,7 +50,14 @@ func probe(ctx context.Context, w *World) {
 			if errors.Is(err, lock.ErrNotAcquired) {
 				refusals++
 			}
-			if err != nil && !errors.Is(err, lock.ErrNotAcquired) && ctx.Err() == nil {
+			switch {
+			case err == nil || errors.Is(err, lock.ErrNotAcquired):
+			case ctx.Err() != nil:
+				// The bound ran out during the attempt (in virtual time an
+				// attempt can start at the very instant of the deadline): no
+				// answer was due any more, so this says nothing either way.
+				return nil, fmt.Errorf("%w (attempt cut by the probe's bound: %v)", lock.ErrNotAcquired, err)
+			default:
 				unknowns++
 				lastUnknown = err
 				return nil, fmt.Errorf("%w (outcome unknown: %v)", lock.ErrNotAcquired, err)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/locksim/locksim/vtime"
 )
 
 // Result is what a run produced: the history and what a reader needs to
@@ -32,12 +34,47 @@ var ErrConfig = errors.New("bad configuration")
 // Run plays one configuration: it starts the cluster, runs the clients while
 // the faults play, heals, probes liveness and stops everything it started.
 // A cancelled ctx (Ctrl-C) stops the run early and marks it Incomplete.
+//
+// With cfg.VirtualTime the run goes in a virtual-time bubble of the
+// vtime.Host ctx carries: the same run, with every wait costing no real
+// time. Result.Wall is then real time; the history's times are virtual.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	res := &Result{Config: cfg, Started: time.Now()}
+	if !cfg.VirtualTime {
+		return run(ctx, cfg, time.Now())
+	}
+	host := vtime.FromContext(ctx)
+	if !host.Valid() {
+		return nil, fmt.Errorf("%w: virtual time: %w", ErrConfig, vtime.ErrNoHost)
+	}
+	started := time.Now()
+	var res *Result
+	var err error
+	bubbleErr := host.Run(ctx, cfg.Algorithm, func(ctx context.Context) {
+		res, err = run(ctx, cfg, started)
+	})
+	if bubbleErr != nil {
+		return nil, fmt.Errorf("%w: %w", ErrHarness, bubbleErr)
+	}
+	if res != nil {
+		res.Wall = time.Since(started)
+		if ctx.Err() != nil && !res.Incomplete {
+			// Cancelled after the bubble's last look at ctx: the run is
+			// whole, but the caller asked to stop.
+			res.Incomplete = true
+			err = fmt.Errorf("run interrupted: %w", ctx.Err())
+		}
+	}
+	return res, err
+}
+
+// run is Run in the current time, real or the bubble's; started is the
+// real time at which Run was called.
+func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
+	res := &Result{Config: cfg, Started: started}
 	cluster, err := StartCluster(ctx, cfg.Cluster)
 	if errors.Is(err, ErrNoRedisServer) {
 		return nil, fmt.Errorf("%w: backend %s: %w", ErrConfig, cfg.Cluster.Backend, err)
@@ -94,7 +131,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		probe(ctx, w)
 	}
 	res.History = rec.History()
-	res.Wall = time.Since(res.Started)
+	res.Wall = time.Since(started) // the bubble's when virtual; Run corrects it
 	if ctx.Err() != nil {
 		res.Incomplete = true
 		return res, fmt.Errorf("run interrupted: %w", ctx.Err())

@@ -23,6 +23,7 @@ type backendFlags struct {
 	backend   string
 	addrs     []string
 	toxiproxy string
+	realTime  bool
 }
 
 func (b *backendFlags) register(fl *pflag.FlagSet, defaultBackend string) {
@@ -30,6 +31,7 @@ func (b *backendFlags) register(fl *pflag.FlagSet, defaultBackend string) {
 	fl.StringSliceVar(&b.addrs, "addrs", nil, "run on Redis servers you run: their masters' `host:port,...`, one per node (implies --backend external)")
 	// The same flag, with the same meaning, as doctor's.
 	fl.StringVar(&b.toxiproxy, "toxiproxy", "", "put the network's proxies on the toxiproxy server whose API is at `ADDR` (host:port), not in this process")
+	fl.BoolVar(&b.realTime, "real-time", false, "run miniredis on the wall clock (default there: virtual time, where waits cost nothing)")
 }
 
 // external reports whether the run goes to the user's servers.
@@ -109,7 +111,7 @@ func ping(ctx context.Context, addr string) error {
 
 // runOptions are the scenarios.RunOptions the flags give.
 func (b *backendFlags) runOptions() scenarios.RunOptions {
-	return scenarios.RunOptions{Addrs: b.addrs, Toxiproxy: b.toxiproxy}
+	return scenarios.RunOptions{Addrs: b.addrs, Toxiproxy: b.toxiproxy, RealTime: b.realTime}
 }
 
 // where says in one line where the runs go, for stderr.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/locksim/locksim/internal/exitcode"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vtime"
 )
 
 // Exit codes: the table both mains share (internal/exitcode).
@@ -50,16 +51,20 @@ func newRoot() *cobra.Command {
 	return root
 }
 
-func main() {
+// main runs the program under a virtual-time host (package vtime), so that
+// runs on miniredis can go in virtual time.
+func main() { vtime.Main(program) }
+
+func program(host vtime.Host) int {
 	// go-redis logs every failed dial; a killed node is a planned event here.
 	redis.SetLogger(quietLogger{})
-	ctx, stop := watchSignals(context.Background(), os.Stderr, os.Exit)
+	ctx, stop := watchSignals(vtime.NewContext(context.Background(), host), os.Stderr, os.Exit)
 	err := newRoot().ExecuteContext(ctx)
 	stop()
 	_ = sim.CloseAll() // a backstop: nothing started here outlives the process
 	if err == nil {
-		return
+		return exitOK
 	}
 	fmt.Fprintln(os.Stderr, "locksim:", err)
-	os.Exit(exitCodeOf(err))
+	return exitCodeOf(err)
 }

@@ -65,7 +65,7 @@ that far).`,
 // config checks the flags and loads the scenarios; every error names the
 // value at fault in one line.
 func (f *matrixFlags) config(cmd *cobra.Command) (scenarios.MatrixConfig, error) {
-	cfg := scenarios.MatrixConfig{Runs: f.runs, Backend: f.where.backend, Addrs: f.where.addrs, Toxiproxy: f.where.toxiproxy,
+	cfg := scenarios.MatrixConfig{Runs: f.runs, Backend: f.where.backend, Addrs: f.where.addrs, Toxiproxy: f.where.toxiproxy, RealTime: f.where.realTime,
 		Out: f.out, Parallel: f.parallel, CheckTimeout: f.timeout}
 	changed := cmd.Flags().Changed
 	if err := f.where.check(changed); err != nil {

@@ -1,0 +1,52 @@
+package sim_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vtime"
+)
+
+// runVirtual plays cfg in virtual time and checks it.
+func runVirtual(t *testing.T, cfg sim.Config) (*sim.Result, checker.Result) {
+	t.Helper()
+	cfg.VirtualTime = true
+	ctx := vtime.NewContext(context.Background(), vtime.ForTest(t))
+	res, err := sim.Run(ctx, cfg)
+	require.NoError(t, err)
+	for _, n := range res.Notes {
+		t.Log("note:", n)
+	}
+	return res, checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing()})
+}
+
+func TestVirtualTimeGCPause(t *testing.T) {
+	res, r := runVirtual(t, gcPause(sim.BackendMiniredis, sim.PointAfterCheck))
+	v := verdicts(r)
+	assert.Equal(t, checker.Unsafe, v["overall"], "%+v", r)
+	t.Logf("wall %v, %d ops, verdicts %v", res.Wall, len(res.History.Ops), v)
+}
+
+func TestVirtualTimeNetworkFaults(t *testing.T) {
+	cfg := sim.Config{
+		Algorithm: "setpx",
+		Cluster:   sim.ClusterConfig{Nodes: 1},
+		Clients:   2,
+		Duration:  3 * time.Second,
+		Seed:      1,
+		Faults: []sim.Planned{{
+			Fault: faults.Delay{Links: faults.Links{Clients: []int{0}}, Latency: 30 * time.Millisecond},
+			Start: sim.Trigger{At: 200 * time.Millisecond},
+			For:   time.Second,
+		}},
+	}
+	res, r := runVirtual(t, cfg)
+	t.Logf("wall %v, %d ops, verdict %v", res.Wall, len(res.History.Ops), r.Verdict)
+}
