@@ -149,3 +149,19 @@ func TestComparisonsPairDesignsWithReferences(t *testing.T) {
 	assert.False(t, cs[2].Met, "higher p99 than redsync")
 	assert.True(t, slices.IsSorted([]float64{cs[0].RoundMin, cs[0].Throughput, cs[0].RoundMax}))
 }
+
+func TestDocMarkdown(t *testing.T) {
+	d := Doc{
+		Title: "t",
+		Facts: []Text{Words("a ").Then(Code, "x|y")},
+		Sections: []Section{{
+			Title:  "S",
+			Paras:  []Text{Words("p\nq")},
+			Table:  &Table{Head: []string{"n", "v"}, Right: []bool{false, true}, Rows: [][]Text{{Text{}.Then(Bold, "raw"), Words("1|2")}}},
+			Items:  []Text{Words("i")},
+			Charts: []Chart{{Name: "c", Caption: "cap"}},
+		}},
+	}
+	assert.Equal(t, "### t\n\n- a `x|y`\n\n#### S\n\np q\n\n| n | v |\n|---|---:|\n| **raw** | 1\\|2 |\n\n- i\n\n"+
+		"- [c.svg](d/c.svg): cap\n\n![c](d/c.png)\n\n", d.Markdown(3, func(n string) string { return "d/" + n }))
+}

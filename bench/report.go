@@ -96,6 +96,9 @@ type Settings struct {
 
 // Report is everything a run measured, ready to be written.
 type Report struct {
+	// Format is bench.json's version (FormatVersion when written); 0 in
+	// files written before it was recorded, which read the same.
+	Format  int     `json:"format,omitempty"`
 	Machine Machine `json:"machine"`
 	// Backend is the backend and, on redis, the server's version.
 	Backend string `json:"backend"`

@@ -149,6 +149,12 @@ func TestRunWritesEveryFile(t *testing.T) {
 		"1ms plus up to 500µs of jitter", "miniredis", "lockbench --test"} {
 		assert.Contains(t, string(summary), want)
 	}
+	// summary.md is bench.json's Doc: a reader of bench.json (the review
+	// page) says exactly what summary.md says.
+	read, err := bench.ReadReport(filepath.Join(out, bench.FileJSON))
+	require.NoError(t, err)
+	assert.Equal(t, bench.FormatVersion, read.Format)
+	assert.Equal(t, string(summary), read.Summary())
 }
 
 func TestWriteRefusesNonEmptyDir(t *testing.T) {
@@ -238,4 +244,12 @@ func TestRunUnderScenario(t *testing.T) {
 	hist, err := history.ReadJSONL(h)
 	require.NoError(t, err)
 	assert.NotEmpty(t, hist.Ops)
+
+	summary, err := os.ReadFile(filepath.Join(out, bench.FileSummary))
+	require.NoError(t, err)
+	assert.Contains(t, string(summary), "pause-client 0")
+	assert.Contains(t, string(summary), "![timeline](timeline.png)")
+	read, err := bench.ReadReport(filepath.Join(out, bench.FileJSON))
+	require.NoError(t, err)
+	assert.Equal(t, string(summary), read.Summary())
 }

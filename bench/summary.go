@@ -44,152 +44,170 @@ func fmtRate(v float64) string {
 	return fmt.Sprintf("%.2f", v)
 }
 
-// Summary is summary.md: how the run was made, the headline ratios and the
-// table.
-func (r *Report) Summary() string {
-	var b strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+// Summary is summary.md: Doc as Markdown.
+func (r *Report) Summary() string { return r.Doc().Markdown(1, nil) }
+
+// Doc is what the run's summary says: how the run was made, the headline
+// ratios and the tables (or, under a scenario, each design's run), the
+// charts. summary.md and the review page both show it.
+func (r *Report) Doc() Doc {
+	d := Doc{Title: "lockbench"}
 	if r.Under != nil {
-		p("# lockbench under scenario %q\n\n", r.Under.Scenario)
-	} else {
-		p("# lockbench\n\n")
+		d.Title = fmt.Sprintf("lockbench under scenario %q", r.Under.Scenario)
 	}
-	p("- Started: %s (UTC), wall time %.1f s\n", r.Started.Format("2006-01-02 15:04:05"), r.WallS)
-	p("- Machine: %s (GOMAXPROCS %d), %s\n", r.Machine, r.Machine.GOMAXPROCS, r.Machine.Go)
-	p("- Backend: %s, nodes started by the harness on loopback\n", r.Backend)
+	d.Facts = append(d.Facts,
+		Wordsf("Started: %s (UTC), wall time %.1f s", r.Started.UTC().Format("2006-01-02 15:04:05"), r.WallS),
+		Wordsf("Machine: %s (GOMAXPROCS %d), %s", r.Machine, r.Machine.GOMAXPROCS, r.Machine.Go),
+		Wordsf("Backend: %s, nodes started by the harness on loopback", r.Backend))
 	if r.Command != "" {
-		p("- Command: `%s`\n", r.Command)
+		d.Facts = append(d.Facts, Words("Command: ").Then(Code, r.Command))
 	}
-	p("\n")
 	if r.Under != nil {
-		r.underSummary(&b)
+		d.Sections = append(d.Sections, r.underSections()...)
 	} else {
-		r.sweepSummary(&b)
+		d.Sections = append(d.Sections, r.sweepSections()...)
 	}
 	if len(r.Notes) > 0 {
-		p("## Notes\n\n")
+		notes := Section{Title: "Notes"}
 		for _, n := range r.Notes {
-			p("- %s\n", n)
+			notes.Items = append(notes.Items, Words(n))
 		}
-		p("\n")
+		d.Sections = append(d.Sections, notes)
 	}
-	return b.String()
+	return d
 }
 
-func (r *Report) sweepSummary(b *strings.Builder) {
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+// SweepCharts are a sweep's charts, as the summary lists them.
+var SweepCharts = []Chart{
+	{ChartThroughput, "lock cycles per second against clients, a line per design"},
+	{ChartLatency, "p50 and p99 acquire latency against clients (log scale)"},
+	{ChartCDF, "distribution of acquire latency at the largest client count"},
+}
+
+// UnderCharts are the charts of a run under a scenario.
+var UnderCharts = []Chart{{ChartTimeline, "acquire latency against time, fault windows shaded"}}
+
+func (r *Report) sweepSections() []Section {
 	s := r.Settings
-	p("## How it was measured\n\n")
-	p("- Each configuration was measured for %s in %d rounds. The designs that share a cell (clients, nodes, contention) "+
-		"ran interleaved in the same process, the order rotated every round, each after an unmeasured warm-up of %s; "+
-		"so ratios within a cell compare designs under the same conditions, and the per-round range shows how much the machine moved.\n",
-		fmtDur(s.DurationS*1000), s.Rounds, fmtDur(s.WarmupS*1000))
-	p("- One cycle: a blocking acquire, hold %s, release. The blocking acquire is lock.Blocking for every design "+
-		"(and the same loop for raw): one attempt; a refused attempt counts as a failed acquire and is retried after "+
-		"**%s plus up to %s of jitter** (the bench's small retry interval; the designs' default of 50 ms would measure sleep). Lock TTL %s.\n",
-		fmtDur(s.HoldMs), fmtDur(s.RetryMs), fmtDur(s.RetryJitterMs), fmtDur(s.TTLMs))
-	p("- Acquire latency runs from the first attempt to the lease (retries included); cycle latency to the release's reply. " +
-		"HDR histograms, 3 significant digits. Errors are unknown outcomes (timeouts) and failed releases.\n")
-	p("- `raw` is the raw limit: a bare go-redis loop of SET NX PX and EVALSHA of the compare-and-delete script, " +
-		"with the same go-redis client settings, one client per bench client, the same keys, tokens and retry wait, and no lock package. " +
-		"It sends each command under the run's context (go-redis's 1 s read timeout bounds it), as the single-node designs do " +
-		"when no node timeout is set; multi-node designs bound each command with context.WithTimeout(node timeout).\n")
-	p("- Every bench client has its own go-redis client per node, as separate processes would. Single-node designs and raw use one node; " +
-		"multi-node designs every node of their size.\n")
-	p("- ×raw: cycles/s over raw's at the same clients and contention; ×peer: over the peer's (redislock for single-node designs, " +
-		"redsync for multi-node ones) at the same nodes, clients and contention.\n\n")
+	how := Section{Title: "How it was measured", Items: []Text{
+		Wordsf("Each configuration was measured for %s in %d rounds. The designs that share a cell (clients, nodes, contention) "+
+			"ran interleaved in the same process, the order rotated every round, each after an unmeasured warm-up of %s; "+
+			"so ratios within a cell compare designs under the same conditions, and the per-round range shows how much the machine moved.",
+			fmtDur(s.DurationS*1000), s.Rounds, fmtDur(s.WarmupS*1000)),
+		Wordsf("One cycle: a blocking acquire, hold %s, release. The blocking acquire is lock.Blocking for every design "+
+			"(and the same loop for raw): one attempt; a refused attempt counts as a failed acquire and is retried after ", fmtDur(s.HoldMs)).
+			Then(Bold, fmt.Sprintf("%s plus up to %s of jitter", fmtDur(s.RetryMs), fmtDur(s.RetryJitterMs))).
+			Then(Plain, fmt.Sprintf(" (the bench's small retry interval; the designs' default of 50 ms would measure sleep). Lock TTL %s.", fmtDur(s.TTLMs))),
+		Words("Acquire latency runs from the first attempt to the lease (retries included); cycle latency to the release's reply. " +
+			"HDR histograms, 3 significant digits. Errors are unknown outcomes (timeouts) and failed releases."),
+		Text{}.Then(Code, "raw").Then(Plain, " is the raw limit: a bare go-redis loop of SET NX PX and EVALSHA of the compare-and-delete script, "+
+			"with the same go-redis client settings, one client per bench client, the same keys, tokens and retry wait, and no lock package. "+
+			"It sends each command under the run's context (go-redis's 1 s read timeout bounds it), as the single-node designs do "+
+			"when no node timeout is set; multi-node designs bound each command with context.WithTimeout(node timeout)."),
+		Words("Every bench client has its own go-redis client per node, as separate processes would. Single-node designs and raw use one node; " +
+			"multi-node designs every node of their size."),
+		Words("×raw: cycles/s over raw's at the same clients and contention; ×peer: over the peer's (redislock for single-node designs, " +
+			"redsync for multi-node ones) at the same nodes, clients and contention."),
+	}}
+	out := []Section{how}
 
 	if len(r.Comparisons) > 0 {
-		p("## Headline ratios\n\n")
-		p("Ratios are design / reference from this run; throughput above 1 and latency below 1 favour the design. " +
-			"\"rounds\" is the lowest and highest ratio of single rounds, in which the two ran back to back.\n\n")
-		p("| comparison | clients | contention | throughput | rounds | acquire p99 | cycle p99 | goal | met |\n")
-		p("|---|---:|---|---:|---|---:|---:|---|---|\n")
+		head := Section{Title: "Headline ratios", Paras: []Text{Words("Ratios are design / reference from this run; throughput above 1 and latency below 1 favour the design. " +
+			"\"rounds\" is the lowest and highest ratio of single rounds, in which the two ran back to back.")}}
+		t := &Table{
+			Head:  []string{"comparison", "clients", "contention", "throughput", "rounds", "acquire p99", "cycle p99", "goal", "met"},
+			Right: []bool{false, true, false, true, false, true, true},
+		}
 		for _, c := range r.Comparisons {
 			met := "no"
 			if c.Met {
 				met = "yes"
 			}
-			p("| %s | %d | %s | %.3f | %.2f–%.2f | %.2f | %.2f | %s | %s |\n", c.Title, c.Clients, c.Contention,
-				c.Throughput, c.RoundMin, c.RoundMax, c.AcquireP99, c.CycleP99, c.Goal, met)
+			t.Rows = append(t.Rows, []Text{Words(c.Title), Wordsf("%d", c.Clients), Words(string(c.Contention)),
+				Wordsf("%.3f", c.Throughput), Wordsf("%.2f–%.2f", c.RoundMin, c.RoundMax), Wordsf("%.2f", c.AcquireP99),
+				Wordsf("%.2f", c.CycleP99), Words(c.Goal), Words(met)})
 		}
-		p("\n")
+		head.Table = t
+		out = append(out, head)
 	}
 	for _, m := range r.contentions() {
-		p("## %s\n\n", upperFirst(contentionTitle(m)))
-		p("| design | nodes | clients | cycles/s | ×raw | ×peer | failed acquires/s | errors | acquire p50 | p90 | p99 | p99.9 | max | cycle p50 | p99 | p99.9 |\n")
-		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		t := &Table{
+			Head: []string{"design", "nodes", "clients", "cycles/s", "×raw", "×peer", "failed acquires/s", "errors",
+				"acquire p50", "p90", "p99", "p99.9", "max", "cycle p50", "p99", "p99.9"},
+			Right: []bool{false, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true},
+		}
 		for _, x := range r.Results {
 			if x.Contention != m {
 				continue
 			}
-			name := x.Algorithm
+			name := Words(x.Algorithm)
 			switch x.Kind {
 			case KindRaw:
-				name = "**raw**"
+				name = Text{}.Then(Bold, "raw")
 			case KindPeer:
-				name += " (peer)"
+				name = Words(x.Algorithm + " (peer)")
 			}
-			p("| %s | %d | %d | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				name, x.Nodes, x.Clients, fmtRate(x.Throughput), fmtRatio(x.VsRaw), fmtRatio(x.VsPeer),
-				fmtRate(float64(x.Refused)/x.Seconds), x.Errors,
-				fmtLatency(x.Acquire.P50), fmtLatency(x.Acquire.P90), fmtLatency(x.Acquire.P99), fmtLatency(x.Acquire.P999), fmtLatency(x.Acquire.Max),
-				fmtLatency(x.Cycle.P50), fmtLatency(x.Cycle.P99), fmtLatency(x.Cycle.P999))
+			refused := 0.0
+			if x.Seconds > 0 {
+				refused = float64(x.Refused) / x.Seconds
+			}
+			t.Rows = append(t.Rows, []Text{name, Wordsf("%d", x.Nodes), Wordsf("%d", x.Clients),
+				Words(fmtRate(x.Throughput)), Words(fmtRatio(x.VsRaw)), Words(fmtRatio(x.VsPeer)),
+				Words(fmtRate(refused)), Wordsf("%d", x.Errors),
+				Words(fmtLatency(x.Acquire.P50)), Words(fmtLatency(x.Acquire.P90)), Words(fmtLatency(x.Acquire.P99)),
+				Words(fmtLatency(x.Acquire.P999)), Words(fmtLatency(x.Acquire.Max)),
+				Words(fmtLatency(x.Cycle.P50)), Words(fmtLatency(x.Cycle.P99)), Words(fmtLatency(x.Cycle.P999))})
 		}
-		p("\n")
+		out = append(out, Section{Title: upperFirst(contentionTitle(m)), Table: t})
 	}
-	var errs []string
+	errs := Section{Title: "Errors"}
 	for _, x := range r.Results {
 		if x.FirstErr != "" {
-			errs = append(errs, fmt.Sprintf("%s, %d clients, %s, %s: %d errors; first: %s",
+			errs.Items = append(errs.Items, Wordsf("%s, %d clients, %s, %s: %d errors; first: %s",
 				x.Algorithm, x.Clients, x.Contention, nodesText(x.Nodes), x.Errors, x.FirstErr))
 		}
 	}
-	if len(errs) > 0 {
-		p("## Errors\n\n")
-		for _, e := range errs {
-			p("- %s\n", e)
-		}
-		p("\n")
+	if len(errs.Items) > 0 {
+		out = append(out, errs)
 	}
-	p("## Charts\n\n")
-	p("- [throughput.svg](throughput.svg): lock cycles per second against clients, a line per design\n")
-	p("- [latency.svg](latency.svg): p50 and p99 acquire latency against clients (log scale)\n")
-	p("- [cdf.svg](cdf.svg): distribution of acquire latency at the largest client count\n\n")
-	p("![throughput](throughput.png)\n\n![latency](latency.png)\n\n![cdf](cdf.png)\n\n")
+	return append(out, Section{Title: "Charts", Charts: SweepCharts})
 }
 
-func (r *Report) underSummary(b *strings.Builder) {
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("Each design ran once through the simulator (sim.Run) with the scenario's clients, nodes, hold, think time, " +
+func (r *Report) underSections() []Section {
+	s := Section{Paras: []Text{Words("Each design ran once through the simulator (sim.Run) with the scenario's clients, nodes, hold, think time, " +
 		"retry policy and faults. The figures are rebuilt from each run's history: a wait starts at a client's first " +
 		"attempt after its previous cycle and ends with the lease; a cycle ends with the release's reply. " +
-		"The histories are beside this file (history-<design>.jsonl).\n\n")
-	p("| design | backend | nodes | clients | duration | cycles/s | attempts ok / refused / unknown | acquire p50 | p99 | max | cycle p99 | faults |\n")
-	p("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|\n")
+		"The histories are beside this file (history-<design>.jsonl).")}}
+	t := &Table{
+		Head: []string{"design", "backend", "nodes", "clients", "duration", "cycles/s", "attempts ok / refused / unknown",
+			"acquire p50", "p99", "max", "cycle p99", "faults"},
+		Right: []bool{false, false, true, true, true, true, false, true, true, true, true},
+	}
 	for i, run := range r.Under.Runs {
-		x := r.Results[i]
+		var x Result
+		if i < len(r.Results) {
+			x = r.Results[i]
+		}
 		var fs []string
 		for _, f := range run.Faults {
 			fs = append(fs, fmt.Sprintf("%s %.2f–%.2f s", f.Fault, f.StartS, f.EndS))
 		}
-		inc := ""
+		name := run.Algorithm
 		if run.Incomplete {
-			inc = " (incomplete)"
+			name += " (incomplete)"
 		}
-		p("| %s%s | %s | %d | %d | %.1f s | %s | %d / %d / %d | %s | %s | %s | %s | %s |\n",
-			run.Algorithm, inc, run.Backend, run.Nodes, run.Clients, run.DurationS, fmtRate(x.Throughput),
-			run.Attempts.OK, run.Attempts.Fail, run.Attempts.Unknown,
-			fmtLatency(x.Acquire.P50), fmtLatency(x.Acquire.P99), fmtLatency(x.Acquire.Max), fmtLatency(x.Cycle.P99),
-			strings.Join(fs, "; "))
-	}
-	p("\n")
-	for _, run := range r.Under.Runs {
+		t.Rows = append(t.Rows, []Text{Words(name), Words(run.Backend), Wordsf("%d", run.Nodes), Wordsf("%d", run.Clients),
+			Wordsf("%.1f s", run.DurationS), Words(fmtRate(x.Throughput)),
+			Wordsf("%d / %d / %d", run.Attempts.OK, run.Attempts.Fail, run.Attempts.Unknown),
+			Words(fmtLatency(x.Acquire.P50)), Words(fmtLatency(x.Acquire.P99)), Words(fmtLatency(x.Acquire.Max)),
+			Words(fmtLatency(x.Cycle.P99)), Words(strings.Join(fs, "; "))})
 		for _, n := range run.Notes {
-			p("- %s: %s\n", run.Algorithm, n)
+			s.Items = append(s.Items, Wordsf("%s: %s", run.Algorithm, n))
 		}
 	}
-	p("\n![timeline](timeline.png)\n\n[timeline.svg](timeline.svg): acquire latency against time, fault windows shaded.\n\n")
+	s.Table = t
+	s.Charts = UnderCharts
+	return []Section{s}
 }
 
 func upperFirst(s string) string {

@@ -90,7 +90,9 @@ func (r *Report) writeFiles(dir string) error {
 	if err := writeFile(filepath.Join(dir, FileJSON), func(f *os.File) error {
 		enc := json.NewEncoder(f)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		saved := *r
+		saved.Format = FormatVersion
+		return enc.Encode(saved)
 	}); err != nil {
 		return err
 	}
@@ -120,6 +122,31 @@ func (r *Report) writeFiles(dir string) error {
 // historyFile is where an under-scenario run's history goes, re-checkable
 // with the checker.
 func historyFile(algo string) string { return "history-" + algo + ".jsonl" }
+
+// FormatVersion is the version of bench.json this package writes. Readers
+// of a run take bench.json as the run's data (the summary and the review
+// page are drawn from it), so a change that old readers would misread
+// raises it.
+const FormatVersion = 1
+
+// ReadReport reads a run's bench.json: the Report as Write wrote it, less
+// what only the running process had (histograms and histories). A file
+// written by a newer lockbench is read as far as this version understands
+// it; the caller can tell by Format > FormatVersion.
+func ReadReport(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.Under != nil && len(r.Under.Runs) > len(r.Results) {
+		return nil, fmt.Errorf("%s: %d runs under the scenario but %d results", path, len(r.Under.Runs), len(r.Results))
+	}
+	return &r, nil
+}
 
 func writeFile(path string, fill func(*os.File) error) error {
 	f, err := os.Create(path)

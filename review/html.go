@@ -14,7 +14,6 @@ import (
 // CSS is inline, and no element loads anything from elsewhere, so the file
 // can be mailed, attached to a ticket or opened offline.
 func (r *Review) WriteHTML(w io.Writer) error {
-	inline := mdRenderer{link: externalOnly}
 	findings := map[string]bool{}
 	for _, f := range r.Findings {
 		findings[f.Anchor()] = true
@@ -36,24 +35,13 @@ func (r *Review) WriteHTML(w io.Writer) error {
 		"Unsafe":    countVerdict(r.Findings, "unsafe"),
 		"Deadlock":  countVerdict(r.Findings, "deadlock"),
 		"BenchHTML": template.HTML(""),
+		"NoBench":   noBench,
 		"Wall":      wall(r.Matrix),
 	}
 	if b := r.Bench; b != nil {
-		md := mdRenderer{shift: 2, link: externalOnly, image: func(target string) string {
-			if png := b.chart(target); png != nil {
-				return dataURI(png)
-			}
-			return ""
-		}}
-		html := md.html(b.Summary)
-		for _, n := range b.Unreferenced() {
-			html += `<figure><img src="` + dataURI(b.Charts[n]) + `" alt="` + template.HTMLEscapeString(n) + `"/><figcaption>` +
-				template.HTMLEscapeString(n) + `</figcaption></figure>` + "\n"
-		}
-		data["BenchHTML"] = template.HTML(html)
+		data["BenchHTML"] = template.HTML(b.benchHTML())
 	}
 	funcs := template.FuncMap{
-		"md": func(s string) template.HTML { return template.HTML(inline.inline(s)) },
 		// The img tag is built here: html/template would escape each "+"
 		// of the base64 as "&#43;", a third more bytes for nothing.
 		"img": func(b []byte, alt string) template.HTML {
@@ -69,33 +57,12 @@ func (r *Review) WriteHTML(w io.Writer) error {
 	return t.Execute(w, data)
 }
 
-// chart finds the PNG for an image target of summary.md; an SVG target
-// gets its PNG twin, which every lockbench chart has.
-func (b *Bench) chart(target string) []byte {
-	if png, ok := b.Charts[target]; ok {
-		return png
-	}
-	if strings.HasSuffix(target, ".svg") {
-		return b.Charts[strings.TrimSuffix(target, ".svg")+".png"]
-	}
-	return nil
-}
-
 func wall(m scenarios.Matrix) time.Duration {
 	return (time.Duration(m.WallMS) * time.Millisecond).Round(100 * time.Millisecond)
 }
 
 func dataURI(png []byte) string {
 	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)
-}
-
-// externalOnly keeps links to the web and drops links to files next to the
-// Markdown, which do not travel with a self-contained page.
-func externalOnly(target string) string {
-	if strings.HasPrefix(target, "https://") || strings.HasPrefix(target, "http://") {
-		return target
-	}
-	return ""
 }
 
 func countVerdict(fs []Finding, v string) int {
@@ -178,8 +145,8 @@ const pageTemplate = `<!DOCTYPE html>
 {{with .Timeline}}{{img . "timeline of the run: critical sections per client, faults shaded, the witness framed"}}{{end}}
 </div>
 {{end}}{{end}}
-{{if .R.Bench}}<h2>Benchmark</h2>
-<div class="bench">{{.BenchHTML}}</div>{{end}}
+<h2>Benchmark</h2>
+{{if .R.Bench}}<div class="bench">{{.BenchHTML}}</div>{{else}}<p class="meta">{{.NoBench}}</p>{{end}}
 
 <h2>Scenarios</h2>
 <dl class="scenarios">{{range .R.Matrix.Scenarios}}<dt>{{.Name}}</dt><dd>{{oneLine .Doc}}{{if .Source}} <span class="source">Source: {{.Source}}.</span>{{end}}</dd>{{end}}</dl>

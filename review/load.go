@@ -3,7 +3,8 @@
 // from a verdict matrix (scenarios.RunMatrix's directory) and, when given,
 // a lockbench run. It only reads what earlier stages wrote: matrix.json,
 // each run's verdict.json, summary.md and timeline.png, and lockbench's
-// summary.md and charts.
+// bench.json (told in the words of its summary.md, bench.Report.Doc) and
+// charts.
 package review
 
 import (

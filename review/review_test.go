@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"html"
 	"image"
 	"image/color"
 	"image/png"
@@ -17,11 +19,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/locksim/locksim/bench"
 	"github.com/locksim/locksim/review"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -150,44 +154,138 @@ func findingOf(t *testing.T, r *review.Review, scenario, algo string) review.Fin
 	return review.Finding{}
 }
 
-// TestReportWithBench: the bench's summary tables and every chart are in
-// the page, inlined; the Markdown points at the bench's files.
+// benchRun writes a lockbench run directory as lockbench leaves it:
+// bench.json (a small sweep) and chart PNGs, one of which the summary does
+// not show.
+func benchRun(t *testing.T) (string, *bench.Report) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "lockbench", "20260101T000000Z")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	rep := &bench.Report{
+		Format:  bench.FormatVersion,
+		Machine: bench.Machine{GOOS: "linux", GOARCH: "amd64", Cores: 2, GOMAXPROCS: 2, CPU: "test box <cpu>", Go: "go1.26"},
+		Backend: "redis-server 7.0.15", Command: "lockbench --algos setpx,raw", Started: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		WallS:    3.5,
+		Settings: bench.Settings{Algorithms: []string{"setpx", "raw"}, Clients: []int{1}, Nodes: []int{1}, DurationS: 1, Rounds: 2, TTLMs: 500, RetryMs: 1, RetryJitterMs: 0.5},
+		Results: []bench.Result{
+			{Algorithm: "setpx", Kind: bench.KindDesign, Nodes: 1, Clients: 1, Contention: bench.KeyPerClient, Seconds: 1, Cycles: 800, Throughput: 800, VsRaw: 0.89,
+				Acquire: bench.Percentiles{P50: 120, P99: 900}, Cycle: bench.Percentiles{P50: 250, P99: 1500}},
+			{Algorithm: "raw", Kind: bench.KindRaw, Nodes: 1, Clients: 1, Contention: bench.KeyPerClient, Seconds: 1, Cycles: 900, Throughput: 900,
+				Errors: 1, FirstErr: "i/o timeout | <oops>"},
+		},
+		Notes: []string{"a note & more"},
+	}
+	data, err := json.Marshal(rep)
+	require.NoError(t, err)
+	write(t, filepath.Join(dir, bench.FileJSON), string(data))
+	write(t, filepath.Join(dir, bench.FileSummary), rep.Summary())
+	for i, name := range []string{"throughput.png", "latency.png", "cdf.png", "extra.png"} {
+		write(t, filepath.Join(dir, name), string(tinyPNG(t, uint8(i))))
+	}
+	return dir, rep
+}
+
+// TestReportWithBench: the bench section is bench.json told in the words
+// and tables of summary.md, every chart inlined; the Markdown twin points
+// at the bench's files.
 func TestReportWithBench(t *testing.T) {
 	mdir := matrixDir(t)
-	bench := filepath.Join(t.TempDir(), "lockbench", "20260101T000000Z")
-	require.NoError(t, os.MkdirAll(bench, 0o755))
-	write(t, filepath.Join(bench, "bench.json"), "{}")
-	write(t, filepath.Join(bench, "summary.md"), "# lockbench\n\n- Machine: test box\n\n## Uncontended\n\n"+
-		"| design | cycles/s | ×raw |\n|---|---:|---:|\n| **raw** | 900 | – |\n| setpx | 800 | 0.89 |\n\n"+
-		"![throughput](throughput.png)\n\nSee [throughput.svg](throughput.svg) and [redis](https://redis.io/docs/).\n")
-	for i, name := range []string{"throughput.png", "latency.png"} {
-		write(t, filepath.Join(bench, name), string(tinyPNG(t, uint8(i))))
-	}
+	dir, rep := benchRun(t)
 
-	r, err := review.Load(mdir, bench)
+	r, err := review.Load(mdir, dir)
 	require.NoError(t, err)
+	require.NotNil(t, r.Bench.Report)
+	assert.Empty(t, r.Bench.Note)
 	out := filepath.Join(t.TempDir(), "page.html")
 	require.NoError(t, r.Write(out))
 	page, md := read(t, out), read(t, review.MarkdownPath(out))
 	selfContained(t, page)
 	wellFormed(t, page)
+	assert.Contains(t, page, "<h3>lockbench</h3>")
+	assert.Contains(t, page, "<h4>One key per client: no contention</h4>")
 	assert.Contains(t, page, `<td style="text-align: right">800</td>`)
-	assert.Contains(t, page, "<strong>raw</strong>")
-	for _, name := range []string{"throughput.png", "latency.png"} {
-		assert.Contains(t, page, base64.StdEncoding.EncodeToString([]byte(read(t, filepath.Join(bench, name)))), name)
+	assert.Contains(t, page, `<td style="text-align: right">0.89</td>`)
+	assert.Contains(t, page, "<td><strong>raw</strong></td>")
+	assert.Contains(t, page, "<code>lockbench --algos setpx,raw</code>")
+	assert.Contains(t, page, "test box &lt;cpu&gt;")
+	assert.Contains(t, page, "first: i/o timeout | &lt;oops&gt;")
+	assert.Contains(t, page, "a note &amp; more")
+	assert.Contains(t, page, "throughput: lock cycles per second against clients")
+	for _, name := range []string{"throughput.png", "latency.png", "cdf.png", "extra.png"} {
+		assert.Contains(t, page, base64.StdEncoding.EncodeToString([]byte(read(t, filepath.Join(dir, name)))), name)
 	}
-	assert.Contains(t, page, `href="https://redis.io/docs/"`, "web links stay")
-	assert.NotContains(t, page, `href="throughput.svg"`, "links to files beside summary.md do not travel")
-	assert.Equal(t, len(r.Findings)+2, strings.Count(page, `src="data:image/png;base64,`))
+	assert.Equal(t, len(r.Findings)+4, strings.Count(page, `src="data:image/png;base64,`))
+	assert.NotContains(t, page, "No lockbench run")
+	// Every table cell of the summary is on the page.
+	for _, s := range rep.Doc().Sections {
+		if s.Table == nil {
+			continue
+		}
+		for _, row := range s.Table.Rows {
+			for _, c := range row {
+				assert.Contains(t, page, html.EscapeString(c.String()))
+			}
+		}
+	}
 
-	assert.Contains(t, md, "### lockbench", "bench headings demoted under the page's")
+	// The twin has summary.md's words, headings under its own, and links
+	// that resolve.
+	assert.Contains(t, md, "### lockbench\n")
+	assert.Contains(t, md, "#### How it was measured")
+	assert.Contains(t, md, "| **raw** | 1 | 1 | 900 |")
 	for _, img := range regexp.MustCompile(`\]\(([^)#]+)\)`).FindAllStringSubmatch(md, -1) {
 		if strings.HasPrefix(img[1], "http") || strings.HasSuffix(img[1], ".svg") {
 			continue
 		}
 		assert.FileExists(t, filepath.Join(filepath.Dir(out), filepath.FromSlash(img[1])))
 	}
-	assert.Contains(t, md, "latency.png", "a chart summary.md does not show is added")
+	assert.Contains(t, md, "extra.png", "a chart the summary does not show is added")
+}
+
+// TestReportWithOldBench: a run without bench.json (an older lockbench)
+// or with a damaged one still gives a page: its charts, and a note where
+// the tables would be.
+func TestReportWithOldBench(t *testing.T) {
+	mdir := matrixDir(t)
+	for _, tc := range []struct {
+		name, json, note string
+	}{
+		{"no bench.json", "", "has no bench.json"},
+		{"damaged bench.json", `{"results": [`, "bench.json could not be read"},
+		{"newer bench.json", `{"format": 99, "backend": "x"}`, "written by a newer lockbench (format 99"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "20250101T000000Z")
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			write(t, filepath.Join(dir, "summary.md"), "# lockbench\n\n![throughput](throughput.png)\n")
+			write(t, filepath.Join(dir, "throughput.png"), string(tinyPNG(t, 1)))
+			if tc.json != "" {
+				write(t, filepath.Join(dir, "bench.json"), tc.json)
+			}
+			r, err := review.Load(mdir, dir)
+			require.NoError(t, err)
+			out := filepath.Join(t.TempDir(), "page.html")
+			require.NoError(t, r.Write(out))
+			page, md := read(t, out), read(t, review.MarkdownPath(out))
+			wellFormed(t, page)
+			selfContained(t, page)
+			assert.Contains(t, page, tc.note)
+			assert.Contains(t, md, tc.note)
+			assert.Contains(t, page, base64.StdEncoding.EncodeToString(tinyPNG(t, 1)), "the charts are still shown")
+		})
+	}
+}
+
+// TestReportWithoutBench: the bench section says in one line that there
+// is no run, on the page and in the twin.
+func TestReportWithoutBench(t *testing.T) {
+	r, err := review.Load(matrixDir(t), "")
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "page.html")
+	require.NoError(t, r.Write(out))
+	page, md := read(t, out), read(t, review.MarkdownPath(out))
+	assert.Regexp(t, `<h2>Benchmark</h2>\n<p class="meta">No lockbench run: [^<\n]+</p>`, page)
+	assert.Regexp(t, "## Benchmark\n\nNo lockbench run: [^\n]+\n\n## Scenarios", md)
 }
 
 func TestLatestBench(t *testing.T) {

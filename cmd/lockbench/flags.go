@@ -1,9 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,34 +17,80 @@ import (
 )
 
 // flags are the command line as given; config checks and converts them.
+// List flags are pflag's lists, as on locksim: comma-separated or
+// repeated (--clients 1,4 --clients 16).
 type flags struct {
-	out, backend, redisServer      string
-	algos, clients, nodes, contend string
-	duration, warmup, hold, ttl    time.Duration
-	retry                          time.Duration
-	rounds                         int
-	seed                           uint64
-	quick                          bool
-	under                          string
+	out, backend, redisServer   string
+	algos, contend              []string
+	clients, nodes              []int
+	duration, warmup, hold, ttl time.Duration
+	retry, timeout              time.Duration
+	rounds                      int
+	seed                        uint64
+	quick                       bool
+	under                       string
+	fs                          *pflag.FlagSet
 }
 
 func (f *flags) register(fs *pflag.FlagSet) {
+	f.fs = fs
 	fs.StringVar(&f.out, "out", "", "directory for the results (must not exist or be empty) [results/lockbench/<UTC stamp>]")
 	fs.StringVar(&f.backend, "backend", string(sim.BackendRedis), "redis (redis-server processes) or miniredis (in-process; its Lua is slow)")
 	fs.StringVar(&f.redisServer, "redis-server", "", "redis-server binary [from PATH]")
-	fs.StringVar(&f.algos, "algos", "all", "designs to measure, comma-separated, 'raw' for the raw limit; 'all' is every design and raw")
-	fs.StringVar(&f.clients, "clients", "1,4,16,64", "concurrent clients, comma-separated")
-	fs.StringVar(&f.nodes, "nodes", "1,3,5", "cluster sizes: single-node designs and raw run at 1, multi-node designs (redlock, redsync) at the others")
-	fs.StringVar(&f.contend, "contention", "per-client,hot", "per-client (each client its own key), hot (one key for all), or both")
+	fs.StringSliceVar(&f.algos, "algos", []string{"all"}, "designs to measure, comma-separated, 'raw' for the raw limit; 'all' is every design and raw; see 'locksim algos' (--algo too)")
+	// --algo is --algos itself, not a second flag on the same list: a
+	// command line that gives both adds them up.
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "algo" {
+			name = "algos"
+		}
+		return pflag.NormalizedName(name)
+	})
+	fs.IntSliceVar(&f.clients, "clients", bench.DefaultClients, "concurrent clients, comma-separated")
+	fs.IntSliceVar(&f.nodes, "nodes", bench.DefaultNodes, "cluster sizes: single-node designs and raw run at 1, multi-node designs (redlock, redsync) at the others")
+	fs.StringSliceVar(&f.contend, "contention", []string{string(bench.KeyPerClient), string(bench.HotKey)}, "per-client (each client its own key), hot (one key for all), or both")
 	fs.DurationVar(&f.duration, "duration", bench.DefaultDuration, "measured time per configuration, split over --rounds")
 	fs.IntVar(&f.rounds, "rounds", bench.DefaultRounds, "rounds the designs of one cell are interleaved in")
 	fs.DurationVar(&f.warmup, "warmup", bench.DefaultWarmup, "unmeasured warm-up per design and cell")
 	fs.DurationVar(&f.hold, "hold", 0, "time inside the critical section")
 	fs.DurationVar(&f.ttl, "ttl", 500*time.Millisecond, "lock TTL")
 	fs.DurationVar(&f.retry, "retry", bench.DefaultRetry, "wait after a refused attempt (plus up to half of it as jitter)")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed for the retry jitter")
+	fs.Uint64Var(&f.seed, "seed", 0, "base seed of every random choice (each client's retry jitter and lock tokens; under --under, added to the scenario's seed)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "bound on the whole command's work; past it the measuring stops and nothing is written, exit 3 (default: twice the estimate + 1m)")
 	fs.BoolVar(&f.quick, "quick", false, "a sweep under a minute: clients 1,4,16, nodes 1 and 5, 600ms per configuration, 8 designs")
 	fs.StringVar(&f.under, "under", "", "run the load under a scenario's faults (a built-in name or a YAML file) and draw latency over time")
+}
+
+// changed tells whether the user set a flag (--algo is --algos).
+func (f *flags) changed(name string) bool { return f.fs.Changed(name) }
+
+// flagError rewords pflag's parse errors as one line naming the flag and
+// the value, as config's own errors do.
+func flagError(err error) error {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) {
+		return err
+	}
+	want := map[string]string{
+		"intSlice": "want whole numbers, comma-separated",
+		"int":      "want a whole number",
+		"uint64":   "want a whole number, 0 or more",
+		"duration": "want a duration such as 500ms or 3s",
+		"bool":     "want true or false",
+	}[iv.GetFlag().Value.Type()]
+	if want == "" {
+		want = iv.Unwrap().Error()
+	}
+	return fmt.Errorf("--%s %q: %s", iv.GetFlag().Name, iv.GetValue(), want)
+}
+
+// list shows a list flag's value as it would be given.
+func list[T any](vs []T) string {
+	var ss []string
+	for _, v := range vs {
+		ss = append(ss, fmt.Sprint(v))
+	}
+	return strings.Join(ss, ",")
 }
 
 // sweepOnly are the flags a scenario decides for itself under --under.
@@ -53,7 +99,8 @@ var sweepOnly = []string{"clients", "nodes", "contention", "duration", "rounds",
 // config turns the flags into a bench config and the output directory.
 // Errors name the flag and the value at fault. changed tells which flags
 // the user set (so --quick's choices give way to explicit ones).
-func (f *flags) config(changed func(string) bool, now time.Time) (bench.Config, string, error) {
+func (f *flags) config(now time.Time) (bench.Config, string, error) {
+	changed := f.changed
 	var cfg bench.Config
 	if f.quick {
 		cfg = bench.Quick()
@@ -71,6 +118,9 @@ func (f *flags) config(changed func(string) bool, now time.Time) (bench.Config, 
 	}
 	cfg.RedisServer = f.redisServer
 	cfg.Seed = f.seed
+	if changed("timeout") && f.timeout <= 0 {
+		return cfg, "", fmt.Errorf("--timeout %v: must be positive", f.timeout)
+	}
 
 	out := f.out
 	if out == "" {
@@ -86,7 +136,7 @@ func (f *flags) config(changed func(string) bool, now time.Time) (bench.Config, 
 				return cfg, "", fmt.Errorf("--%s: not with --under (the scenario sets it)", name)
 			}
 		}
-		return f.underConfig(cfg, out, changed)
+		return f.underConfig(cfg, out)
 	}
 
 	var err error
@@ -96,12 +146,12 @@ func (f *flags) config(changed func(string) bool, now time.Time) (bench.Config, 
 		}
 	}
 	if changed("clients") || !f.quick {
-		if cfg.Clients, err = parseInts("clients", f.clients, 1, 1024); err != nil {
+		if cfg.Clients, err = checkInts("clients", f.clients, 1, 1024); err != nil {
 			return cfg, "", err
 		}
 	}
 	if changed("nodes") || !f.quick {
-		if cfg.Nodes, err = parseInts("nodes", f.nodes, 1, 9); err != nil {
+		if cfg.Nodes, err = checkInts("nodes", f.nodes, 1, 9); err != nil {
 			return cfg, "", err
 		}
 	}
@@ -143,7 +193,8 @@ func (f *flags) config(changed func(string) bool, now time.Time) (bench.Config, 
 // clients, nodes, timing and faults; --backend overrides its backend only
 // when given (lockbench's default, redis, applies when the scenario names
 // none).
-func (f *flags) underConfig(cfg bench.Config, out string, changed func(string) bool) (bench.Config, string, error) {
+func (f *flags) underConfig(cfg bench.Config, out string) (bench.Config, string, error) {
+	changed := f.changed
 	s, err := scenarios.Lookup(f.under)
 	if err != nil {
 		return cfg, "", fmt.Errorf("--under %q: %w", f.under, err)
@@ -170,7 +221,7 @@ func (f *flags) underConfig(cfg bench.Config, out string, changed func(string) b
 		cfg.Under = append(cfg.Under, sc)
 	}
 	if len(cfg.Under) == 0 {
-		return cfg, "", fmt.Errorf("--under %q: no design to run (--algos %q)", f.under, f.algos)
+		return cfg, "", fmt.Errorf("--under %q: no design to run (--algos %s)", f.under, list(f.algos))
 	}
 	if err := cfg.WithDefaults().Validate(); err != nil {
 		return cfg, "", fmt.Errorf("--under %q: %s", f.under, strings.TrimPrefix(err.Error(), bench.ErrConfig.Error()+": "))
@@ -178,82 +229,82 @@ func (f *flags) underConfig(cfg bench.Config, out string, changed func(string) b
 	return cfg, out, nil
 }
 
-func parseAlgos(s string, rawOK bool) ([]string, error) {
-	if s == "all" {
+func parseAlgos(given []string, rawOK bool) ([]string, error) {
+	if len(given) == 1 && given[0] == "all" {
 		if rawOK {
 			return bench.DefaultAlgorithms(), nil
 		}
 		return lock.Names(), nil
 	}
 	var out []string
-	for _, a := range splitList(s) {
+	for _, a := range given {
+		a = strings.TrimSpace(a)
 		switch {
+		case a == "":
+			continue
+		case a == "all":
+			return nil, fmt.Errorf("--algos %s: all stands alone", list(given))
 		case a == bench.Raw && !rawOK:
-			return nil, fmt.Errorf("--algos %q: raw is not a lock design and cannot run under a scenario", s)
+			return nil, fmt.Errorf("--algos %s: raw is not a lock design and cannot run under a scenario", list(given))
 		case a == bench.Raw:
 		default:
 			if _, err := lock.Lookup(a); err != nil {
-				return nil, fmt.Errorf("--algos %q: %w", s, err)
+				return nil, fmt.Errorf("--algos %s: %w", list(given), err)
 			}
 		}
 		if slices.Contains(out, a) {
-			return nil, fmt.Errorf("--algos %q: %s given twice", s, a)
+			return nil, fmt.Errorf("--algos %s: %s given twice", list(given), a)
 		}
 		out = append(out, a)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("--algos %q: no design given", s)
+		return nil, fmt.Errorf("--algos %q: no design given", list(given))
 	}
 	return out, nil
 }
 
-func parseInts(name, s string, lo, hi int) ([]int, error) {
+func checkInts(name string, given []int, lo, hi int) ([]int, error) {
 	var out []int
-	for _, v := range splitList(s) {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return nil, fmt.Errorf("--%s %q: %q is not a whole number", name, s, v)
-		}
+	for _, n := range given {
 		if n < lo || n > hi {
-			return nil, fmt.Errorf("--%s %q: %d is outside [%d, %d]", name, s, n, lo, hi)
+			return nil, fmt.Errorf("--%s %s: %d is outside [%d, %d]", name, list(given), n, lo, hi)
 		}
 		if slices.Contains(out, n) {
-			return nil, fmt.Errorf("--%s %q: %d given twice", name, s, n)
+			return nil, fmt.Errorf("--%s %s: %d given twice", name, list(given), n)
 		}
 		out = append(out, n)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("--%s %q: give at least one value", name, s)
+		return nil, fmt.Errorf("--%s %q: give at least one value", name, list(given))
 	}
 	return out, nil
 }
 
-func parseContention(s string) ([]bench.Contention, error) {
-	if s == "both" {
-		return bench.Contentions(), nil
-	}
+func parseContention(given []string) ([]bench.Contention, error) {
 	var out []bench.Contention
-	for _, v := range splitList(s) {
+	for _, v := range given {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			continue
+		}
+		if v == "both" {
+			for _, c := range bench.Contentions() {
+				if !slices.Contains(out, c) {
+					out = append(out, c)
+				}
+			}
+			continue
+		}
 		c, err := bench.ParseContention(v)
 		if err != nil {
-			return nil, fmt.Errorf("--contention %q: %w (or both)", s, err)
+			return nil, fmt.Errorf("--contention %s: %w (or both)", list(given), err)
 		}
 		if !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("--contention %q: give per-client, hot or both", s)
+		return nil, fmt.Errorf("--contention %q: give per-client, hot or both", list(given))
 	}
 	return out, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
 }

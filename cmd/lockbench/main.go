@@ -23,13 +23,17 @@ import (
 )
 
 // Exit codes: the table locksim uses too (internal/exitcode). lockbench has
-// no expectations, so it never exits 1; an interrupt is 3, as locksim's.
+// no expectations, so it never exits 1; an interrupt or a --timeout that
+// ran out is 3, as on locksim.
 const (
 	exitOK          = exitcode.OK
 	exitUsage       = exitcode.Usage  // bad input or usage
 	exitHarness     = exitcode.Failed // the bench itself failed (nodes did not start, files not written)
-	exitInterrupted = exitcode.Failed // Ctrl-C: nothing written
+	exitInterrupted = exitcode.Failed // Ctrl-C, SIGTERM or --timeout: nothing written
 )
+
+// errTimeout is the cause of a context whose --timeout ran out.
+var errTimeout = errors.New("timeout")
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -59,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
-			cfg, out, err = f.config(cmd.Flags().Changed, time.Now())
+			cfg, out, err = f.config(time.Now())
 			if err != nil {
 				return err
 			}
@@ -68,6 +72,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		},
 	}
 	f.register(cmd.Flags())
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	cmd.SetArgs(args)
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
@@ -78,22 +83,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ran { // --help
 		return exitOK
 	}
-	return measure(ctx, cfg, out, "lockbench "+strings.Join(args, " "), stdout, stderr)
+	return measure(ctx, cfg, out, f.timeout, "lockbench "+strings.Join(args, " "), stdout, stderr)
 }
 
-// measure runs cfg and writes the files to out.
-func measure(ctx context.Context, cfg bench.Config, out, command string, stdout, stderr io.Writer) int {
+// measure runs cfg and writes the files to out, all within timeout (0:
+// twice the estimate and a minute).
+func measure(ctx context.Context, cfg bench.Config, out string, timeout time.Duration, command string, stdout, stderr io.Writer) int {
 	if usesMiniredis(cfg) {
 		fmt.Fprintln(stderr, "lockbench: warning:", bench.MiniredisWarning)
 	}
 	n, est := cfg.Size()
+	if timeout <= 0 {
+		timeout = 2*est + time.Minute
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
+	defer cancel()
 	fmt.Fprintf(stdout, "lockbench: %d configurations, about %s of measuring; results to %s\n", n, est.Round(time.Second), out)
 	prog := newProgress(stdout)
 	cfg.Progress = prog.update
 	rep, err := bench.Run(ctx, cfg)
 	prog.finish()
 	switch {
-	case ctx.Err() != nil:
+	case parent.Err() == nil && err != nil && errors.Is(context.Cause(ctx), errTimeout):
+		fmt.Fprintf(stderr, "lockbench: --timeout %v ran out before the measuring was done: nodes stopped, nothing written\n", timeout)
+		return exitInterrupted
+	case parent.Err() != nil:
 		fmt.Fprintln(stderr, "lockbench: interrupted: nodes stopped, nothing written")
 		return exitInterrupted
 	case errors.Is(err, bench.ErrConfig):

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/internal/exitcode"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -23,7 +24,7 @@ func parse(t *testing.T, args ...string) (bench.Config, string, error) {
 	cmd := &cobra.Command{Use: "lockbench"}
 	f.register(cmd.Flags())
 	require.NoError(t, cmd.Flags().Parse(args))
-	return f.config(cmd.Flags().Changed, time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	return f.config(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 func TestFlagValidation(t *testing.T) {
@@ -35,15 +36,19 @@ func TestFlagValidation(t *testing.T) {
 		want string // the one-line error names the flag and value
 	}{
 		{[]string{"--backend", "etcd"}, `--backend "etcd"`},
-		{[]string{"--clients", "0"}, `--clients "0": 0 is outside [1, 1024]`},
-		{[]string{"--clients", "1,x"}, `--clients "1,x": "x" is not a whole number`},
-		{[]string{"--clients", "4,4"}, `--clients "4,4": 4 given twice`},
-		{[]string{"--clients", ","}, `--clients ",": give at least one value`},
-		{[]string{"--nodes", "0"}, `--nodes "0"`},
-		{[]string{"--nodes", "12"}, `--nodes "12"`},
-		{[]string{"--algos", "setpx,nope"}, `--algos "setpx,nope": unknown algorithm "nope"`},
-		{[]string{"--algos", "setpx,setpx"}, `--algos "setpx,setpx": setpx given twice`},
-		{[]string{"--contention", "warm"}, `--contention "warm"`},
+		{[]string{"--clients", "0"}, `--clients 0: 0 is outside [1, 1024]`},
+		{[]string{"--clients", "4,4"}, `--clients 4,4: 4 given twice`},
+		{[]string{"--clients", "4", "--clients", "4"}, `--clients 4,4: 4 given twice`},
+		{[]string{"--nodes", "0"}, `--nodes 0: 0 is outside [1, 9]`},
+		{[]string{"--nodes", "12"}, `--nodes 12`},
+		{[]string{"--algos", "setpx,nope"}, `--algos setpx,nope: unknown algorithm "nope"`},
+		{[]string{"--algo", "nope"}, `--algos nope: unknown algorithm "nope"`},
+		{[]string{"--algos", "setpx,setpx"}, `--algos setpx,setpx: setpx given twice`},
+		{[]string{"--algos", ""}, `--algos "": no design given`},
+		{[]string{"--algos", "all,setpx"}, `--algos all,setpx: all stands alone`},
+		{[]string{"--contention", "warm"}, `--contention warm: unknown contention "warm"`},
+		{[]string{"--contention", ""}, `--contention "": give per-client, hot or both`},
+		{[]string{"--timeout", "0s"}, `--timeout 0s: must be positive`},
 		{[]string{"--duration", "0s"}, `--duration 0s`},
 		{[]string{"--rounds", "0"}, `--rounds 0`},
 		{[]string{"--warmup", "-1s"}, `--warmup -1s`},
@@ -59,7 +64,7 @@ func TestFlagValidation(t *testing.T) {
 		{[]string{"--redis-server", "/no/such/redis-server"}, `--redis-server "/no/such/redis-server"`},
 		{[]string{"--under", "no-such-scenario"}, `--under "no-such-scenario": scenario "no-such-scenario": neither a built-in`},
 		{[]string{"--under", "control-contention", "--clients", "4"}, `--clients: not with --under`},
-		{[]string{"--under", "control-contention", "--algos", "raw"}, `--algos "raw": raw is not a lock design`},
+		{[]string{"--under", "control-contention", "--algos", "raw"}, `--algos raw: raw is not a lock design`},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			_, _, err := parse(t, tc.args...)
@@ -80,6 +85,28 @@ func TestFlagDefaults(t *testing.T) {
 	assert.Equal(t, []int{1, 3, 5}, cfg.Nodes)
 	assert.Equal(t, []bench.Contention{bench.KeyPerClient, bench.HotKey}, cfg.Contention)
 	assert.Equal(t, time.Millisecond, cfg.RetryInterval)
+}
+
+// TestListFlags: the lists take commas or repeats, --algo is --algos, and
+// "both" is every contention.
+func TestListFlags(t *testing.T) {
+	cfg, _, err := parse(t, "--algo", "setpx", "--algos", "raw", "--clients", "1,4", "--clients", "16",
+		"--nodes", "1", "--contention", "both")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"setpx", "raw"}, cfg.Algorithms)
+	assert.Equal(t, []int{1, 4, 16}, cfg.Clients)
+	assert.Equal(t, []int{1}, cfg.Nodes)
+	assert.Equal(t, bench.Contentions(), cfg.Contention)
+
+	cfg, _, err = parse(t, "--quick", "--algo", "redlock,redsync")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"redlock", "redsync"}, cfg.Algorithms, "--algo overrides --quick's designs as --algos does")
+
+	cfg, _, err = parse(t, "--seed", "7", "--under", "control-contention", "--algos", "setpx")
+	require.NoError(t, err)
+	plain, _, err := parse(t, "--under", "control-contention", "--algos", "setpx")
+	require.NoError(t, err)
+	assert.Equal(t, plain.Under[0].Seed+7, cfg.Under[0].Seed, "--seed is the base the scenario's seed is added to")
 }
 
 func TestQuickGivesWayToExplicitFlags(t *testing.T) {
@@ -111,7 +138,23 @@ func TestExitCodes(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--clients", "0"}, &stdout, &stderr)
 	assert.Equal(t, exitUsage, code)
-	assert.Equal(t, "lockbench: --clients \"0\": 0 is outside [1, 1024]\n", stderr.String())
+	assert.Equal(t, "lockbench: --clients 0: 0 is outside [1, 1024]\n", stderr.String())
+
+	// Values pflag cannot parse: one line naming the flag and the value.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--clients", "1,x"}, `lockbench: --clients "1,x": want whole numbers, comma-separated` + "\n"},
+		{[]string{"--duration", "soon"}, `lockbench: --duration "soon": want a duration such as 500ms or 3s` + "\n"},
+		{[]string{"--timeout", "-"}, `lockbench: --timeout "-": want a duration such as 500ms or 3s` + "\n"},
+		{[]string{"--rounds", "many"}, `lockbench: --rounds "many": want a whole number` + "\n"},
+		{[]string{"--seed", "-1"}, `lockbench: --seed "-1": want a whole number, 0 or more` + "\n"},
+	} {
+		stderr.Reset()
+		assert.Equal(t, exitUsage, run(context.Background(), tc.args, &stdout, &stderr), tc.args)
+		assert.Equal(t, tc.want, stderr.String())
+	}
 
 	stderr.Reset()
 	assert.Equal(t, exitUsage, run(context.Background(), []string{"--no-such-flag"}, &stdout, &stderr))
@@ -134,6 +177,20 @@ func TestRunWritesResults(t *testing.T) {
 		_, err := os.Stat(filepath.Join(out, f))
 		assert.NoError(t, err, f)
 	}
+}
+
+// TestTimeoutBoundsTheRun: --timeout stops the measuring; nothing is
+// written and the exit code is 3, as for an interrupt.
+func TestTimeoutBoundsTheRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--backend", "miniredis", "--algos", "setpx,raw", "--clients", "1", "--nodes", "1",
+		"--duration", "1m", "--timeout", "300ms", "--out", out}, &stdout, &stderr)
+	assert.Equal(t, exitcode.Failed, code)
+	assert.Contains(t, stderr.String(), "lockbench: --timeout 300ms ran out before the measuring was done")
+	entries, err := os.ReadDir(filepath.Dir(out))
+	require.NoError(t, err)
+	assert.Empty(t, entries, "neither results nor a temporary directory")
 }
 
 func TestInterruptWritesNothing(t *testing.T) {

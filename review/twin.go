@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/locksim/locksim/report"
@@ -127,19 +126,20 @@ func (r *Review) WriteMarkdown(w io.Writer, mdDir string) error {
 		}
 	}
 
+	p("\n## Benchmark\n\n")
 	if bn := r.Bench; bn != nil {
-		p("\n## Benchmark\n\n")
-		p("%s\n", relinkMarkdown(demote(bn.Summary, 2), func(target string) string {
-			if externalOnly(target) != "" || strings.HasPrefix(target, "#") {
-				return target
-			}
-			return rel(filepath.Join(bn.Dir, filepath.FromSlash(target)))
-		}))
+		if bn.Note != "" {
+			p("*%s*\n\n", bn.Note)
+		}
+		if bn.Report != nil {
+			p("%s", bn.Report.Doc().Markdown(3, func(name string) string { return rel(filepath.Join(bn.Dir, name)) }))
+		}
 		for _, n := range bn.Unreferenced() {
 			p("![%s](%s)\n\n", n, rel(filepath.Join(bn.Dir, n)))
 		}
+	} else {
+		p("%s\n", noBench)
 	}
-
 	p("\n## Scenarios\n\n")
 	for _, s := range m.Scenarios {
 		p("- **%s**: %s", s.Name, mdCellText(s.Doc))
@@ -156,26 +156,6 @@ func (r *Review) WriteMarkdown(w io.Writer, mdDir string) error {
 		"- **mixed**: the pair's runs (different seeds) disagreed.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-var (
-	mdTargetRE  = regexp.MustCompile(`\]\(([^)\s]+)\)`)
-	mdHeadingRE = regexp.MustCompile(`(?m)^(#{1,6})(\s)`)
-)
-
-// relinkMarkdown rewrites every link and image target with fix.
-func relinkMarkdown(md string, fix func(string) string) string {
-	return mdTargetRE.ReplaceAllStringFunc(md, func(s string) string {
-		return "](" + fix(mdTargetRE.FindStringSubmatch(s)[1]) + ")"
-	})
-}
-
-// demote pushes every heading down by n levels, at most to h6.
-func demote(md string, n int) string {
-	return mdHeadingRE.ReplaceAllStringFunc(md, func(s string) string {
-		level := min(len(strings.TrimRight(s, " \t"))+n, 6)
-		return strings.Repeat("#", level) + s[len(s)-1:]
-	})
 }
 
 // mdCellText keeps free text on one line and out of table syntax.
