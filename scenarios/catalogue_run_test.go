@@ -13,6 +13,7 @@ import (
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
+	"github.com/locksim/locksim/vtime"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m, simtest.LeakOptions()...) }
@@ -23,32 +24,50 @@ const catalogueEnv = "LOCKSIM_CATALOGUE"
 // shortSubset are the designs the short catalogue runs: one of each family.
 var shortSubset = map[string]bool{"naive": true, "setnx-expire": true, "setpx": true, "redlock": true, "fenced": true}
 
-// raceSmoke are the pairs run under the race detector: it slows every run
-// several times over and stretches timing-sensitive scenarios, so CI runs
-// the whole catalogue in a step of its own without -race.
-var raceSmoke = map[string]bool{"gc-pause-after-check/setpx": true, "gc-pause-after-check/fenced": true, "crash-holder/setpx": true, "crash-between-setnx-expire/setnx-expire": true}
-
 // TestCatalogue runs every built-in scenario for every design it applies to
 // and compares the verdict with the scenario's expectation. The expectations
 // are claims; this is where they are checked, on every run of the suite.
+// On miniredis the runs go in virtual time, so the whole catalogue runs
+// even under -short, and a loaded machine cannot blur a verdict; under the
+// race detector, which multiplies the CPU each run costs, one design of
+// each family runs.
 func TestCatalogue(t *testing.T) {
-	full := os.Getenv(catalogueEnv) == "full" || (!testing.Short() && !raceEnabled)
+	full := os.Getenv(catalogueEnv) == "full" || !raceEnabled
 	if !full {
-		t.Logf("short catalogue (designs %v); %s=full runs every pair", keys(shortSubset), catalogueEnv)
+		t.Logf("race detector: designs %v; %s=full runs every pair", keys(shortSubset), catalogueEnv)
 	}
 	var pairs []pair
 	for _, s := range scenarios.Builtin() {
 		for _, algo := range s.Algorithms() {
-			if !full && !shortSubset[algo] {
-				continue
+			if full || shortSubset[algo] {
+				pairs = append(pairs, pair{s, algo})
 			}
-			if !full && raceEnabled && !raceSmoke[s.Name+"/"+algo] {
-				continue
-			}
-			pairs = append(pairs, pair{s, algo})
 		}
 	}
-	runPairs(t, pairs)
+	runPairs(t, pairs, virtualTime)
+}
+
+// TestCatalogueInRealTime runs the catalogue on miniredis on the wall
+// clock, as --real-time does: the same verdicts in both modes are what
+// makes virtual time the default. Timing-sensitive, so it runs in the full
+// suite (CI's catalogue step), one design of each family otherwise.
+func TestCatalogueInRealTime(t *testing.T) {
+	full := os.Getenv(catalogueEnv) == "full"
+	switch {
+	case raceEnabled && !full:
+		t.Skipf("timing-sensitive under -race; CI runs it in its catalogue step without -race (%s=full forces it)", catalogueEnv)
+	case testing.Short() && !full:
+		t.Skipf("-short: the real-time catalogue runs in the full suite (%s=full forces it)", catalogueEnv)
+	}
+	var pairs []pair
+	for _, s := range scenarios.Builtin() {
+		for _, algo := range s.Algorithms() {
+			if full || shortSubset[algo] {
+				pairs = append(pairs, pair{s, algo})
+			}
+		}
+	}
+	runPairs(t, pairs, realTime)
 }
 
 // TestCatalogueOnRedisServer runs the scenarios on real redis-server nodes,
@@ -72,7 +91,24 @@ func TestCatalogueOnRedisServer(t *testing.T) {
 			}
 		}
 	}
-	runPairs(t, pairs)
+	runPairs(t, pairs, realTime)
+}
+
+// timeMode is how a test runs its scenarios on miniredis.
+type timeMode bool
+
+const (
+	virtualTime timeMode = false
+	realTime    timeMode = true
+)
+
+// execute runs s for algo as the CLI would in mode, into a temp dir.
+func execute(t *testing.T, s *scenarios.Scenario, algo string, mode timeMode) (scenarios.Outcome, error) {
+	ctx := context.Background()
+	if mode == virtualTime {
+		ctx = vtime.NewContext(ctx, vtime.ForTest(t))
+	}
+	return scenarios.Execute(ctx, s, algo, scenarios.RunOptions{Out: t.TempDir(), RealTime: bool(mode)})
 }
 
 type pair struct {
@@ -85,7 +121,7 @@ type pair struct {
 // as many at a time as locksim matrix runs them by default. The pairs run
 // from goroutines rather than as parallel subtests, so that go test's
 // -parallel (GOMAXPROCS, 2 here) does not lower it.
-func runPairs(t *testing.T, pairs []pair) {
+func runPairs(t *testing.T, pairs []pair, mode timeMode) {
 	sem := make(chan struct{}, scenarios.DefaultParallel())
 	var mu sync.Mutex
 	var mismatches []string
@@ -97,7 +133,7 @@ func runPairs(t *testing.T, pairs []pair) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			t.Run(p.s.Name+"/"+p.algo, func(t *testing.T) {
-				o, err := scenarios.Execute(context.Background(), p.s, p.algo, scenarios.RunOptions{Out: t.TempDir()})
+				o, err := execute(t, p.s, p.algo, mode)
 				if err != nil {
 					t.Fatalf("%s/%s: %v", p.s.Name, p.algo, err)
 				}

@@ -1,7 +1,6 @@
 package scenarios_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,14 +17,23 @@ import (
 // acquire, nested holds after a lapse, crashes with messages in flight,
 // runs that tested nothing, fenced overlaps), each with variants of other
 // numbers. Each file states its expectation; files named unplayed-* must
-// come out not played. They run on miniredis, and on redis-server in the
-// full suite; like the catalogue, not under the race detector, which
-// stretches their timing (CI runs them in its catalogue step).
+// come out not played. They run on miniredis in virtual time on every run
+// of the suite; in real time on miniredis and on redis-server in the full
+// suite (CI's catalogue step), not under the race detector, which stretches
+// their timing.
 func TestVerdictRegressions(t *testing.T) {
-	if raceEnabled && os.Getenv(catalogueEnv) != "full" {
+	runVerdictFiles(t, "", virtualTime)
+}
+
+func TestVerdictRegressionsInRealTime(t *testing.T) {
+	full := os.Getenv(catalogueEnv) == "full"
+	switch {
+	case raceEnabled && !full:
 		t.Skipf("timing-sensitive under -race; CI runs it in its catalogue step without -race (%s=full forces it)", catalogueEnv)
+	case testing.Short() && !full:
+		t.Skipf("-short: the real-time regressions run in the full suite (%s=full forces it)", catalogueEnv)
 	}
-	runVerdictFiles(t, "")
+	runVerdictFiles(t, "", realTime)
 }
 
 func TestVerdictRegressionsOnRedisServer(t *testing.T) {
@@ -37,10 +45,10 @@ func TestVerdictRegressionsOnRedisServer(t *testing.T) {
 		t.Skipf("-short: the redis-server regressions run in the full suite (%s=full forces it)", catalogueEnv)
 	}
 	simtest.RequireRedisServer(t)
-	runVerdictFiles(t, sim.BackendRedis)
+	runVerdictFiles(t, sim.BackendRedis, realTime)
 }
 
-func runVerdictFiles(t *testing.T, backend sim.Backend) {
+func runVerdictFiles(t *testing.T, backend sim.Backend, mode timeMode) {
 	files, err := filepath.Glob("testdata/verdicts/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no regression scenarios: %v", err)
@@ -63,7 +71,7 @@ func runVerdictFiles(t *testing.T, backend sim.Backend) {
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				t.Run(s.Name+"/"+algo, func(t *testing.T) {
-					o, err := scenarios.Execute(context.Background(), s, algo, scenarios.RunOptions{Out: t.TempDir()})
+					o, err := execute(t, s, algo, mode)
 					if err != nil {
 						t.Fatalf("%v", err)
 					}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math/rand/v2"
 	"net"
 	"slices"
@@ -273,7 +274,63 @@ func (p *memProxy) accept() (net.Conn, error) {
 	p.mu.Unlock()
 	go p.pump(c, c.client, c.server, "upstream")
 	go p.pump(c, c.server, c.client, "downstream")
-	return theirs, nil
+	return &clientConn{Conn: theirs, peerGone: c.closed}, nil
+}
+
+// clientConn is a client's end of an in-memory connection. It tells a
+// closed peer the way a TCP socket does: go-redis checks an idle pooled
+// connection before reuse through syscall.Conn (a non-blocking read on
+// the socket), finds a connection the server closed (a killed node, a
+// healed cut) dead and dials afresh, instead of failing the next command.
+type clientConn struct {
+	net.Conn
+	peerGone <-chan struct{}
+}
+
+func (c *clientConn) SyscallConn() (syscall.RawConn, error) { return peekConn{c.peerGone}, nil }
+
+// peekConn answers go-redis's health check: Read fails once the peer is
+// gone and otherwise reports nothing to read, without touching f (there is
+// no descriptor to read from).
+type peekConn struct{ peerGone <-chan struct{} }
+
+func (p peekConn) Read(func(fd uintptr) bool) error {
+	select {
+	case <-p.peerGone:
+		return io.EOF
+	default:
+		return nil
+	}
+}
+
+func (p peekConn) Control(func(fd uintptr)) error {
+	return errors.New("in-memory connection: no descriptor")
+}
+
+func (p peekConn) Write(func(fd uintptr) bool) error {
+	return errors.New("in-memory connection: no descriptor")
+}
+
+// serverConn is a server's end of an in-memory connection: it tells the
+// client's end when the server closed it.
+type serverConn struct {
+	net.Conn
+	once sync.Once
+	gone chan struct{}
+}
+
+func (c *serverConn) Close() error {
+	c.once.Do(func() { close(c.gone) })
+	return c.Conn.Close()
+}
+
+// servePipe connects a new client to serve (miniredis's ServeConn) and
+// returns the client's end.
+func servePipe(serve func(net.Conn)) net.Conn {
+	mine, theirs := net.Pipe()
+	s := &serverConn{Conn: theirs, gone: make(chan struct{})}
+	serve(s)
+	return &clientConn{Conn: mine, peerGone: s.gone}
 }
 
 func (p *memProxy) closeConns() {

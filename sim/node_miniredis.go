@@ -94,7 +94,7 @@ func (n *miniNode) accept() (net.Conn, error) {
 	if !n.up {
 		return nil, errRefused
 	}
-	return n.srv.Dial()
+	return servePipe(n.srv.Server().ServeConn), nil
 }
 
 // installHook sets the pre-hook; miniredis loses it on every restart.
