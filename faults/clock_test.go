@@ -13,10 +13,11 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/simtest"
 )
 
 func TestClockJumpNodeExpiresKeysEarly(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		w := world(t, baseConfig(b, 1, 1))
 		cl := direct(t, w, 0)
 		ctx := context.Background()
@@ -33,7 +34,7 @@ func TestClockJumpNodeExpiresKeysEarly(t *testing.T) {
 }
 
 func TestClockRateNodeExpiresKeysEarly(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		w := world(t, baseConfig(b, 1, 1))
 		cl := direct(t, w, 0)
 		ctx := context.Background()
@@ -83,7 +84,7 @@ func TestClientClockFaultsChangeWhatTheLockSees(t *testing.T) {
 		faults.ClockJumpClient{Client: 1, By: 2 * time.Second},
 	} {
 		t.Run(f.String(), func(t *testing.T) {
-			forEachBackend(t, func(t *testing.T, b sim.Backend) {
+			simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 				cfg := baseConfig(b, 2, 1)
 				cfg.Algorithm = "setnx-getset"
 				w := world(t, cfg)

@@ -15,20 +15,6 @@ import (
 	"github.com/locksim/locksim/sim/simtest"
 )
 
-// forEachBackend runs f once per backend; redis subtests skip (or fail
-// under LOCKSIM_REQUIRE_REDIS=1) when redis-server is missing.
-func forEachBackend(t *testing.T, f func(t *testing.T, b sim.Backend)) {
-	t.Helper()
-	for _, b := range simtest.Backends() {
-		t.Run(string(b), func(t *testing.T) {
-			if b == sim.BackendRedis {
-				simtest.RequireRedisServer(t)
-			}
-			f(t, b)
-		})
-	}
-}
-
 // baseConfig is a small world on backend: setpx, 500ms TTL.
 func baseConfig(b sim.Backend, clients, nodes int) sim.Config {
 	return sim.Config{

@@ -11,10 +11,11 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/simtest"
 )
 
 func TestDelayShowsInLatency(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		w := world(t, withNetwork(baseConfig(b, 2, 1)))
 		c0, c1 := conn(t, w, 0, 0), conn(t, w, 1, 0)
 		for _, c := range []redis.UniversalClient{c0, c1} {
@@ -37,7 +38,7 @@ func TestDelayShowsInLatency(t *testing.T) {
 }
 
 func TestPartitionMakesNodeUnreachableUntilHealed(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		w := world(t, withNetwork(baseConfig(b, 2, 2)))
 		for c := 0; c < 2; c++ {
 			for n := 0; n < 2; n++ {
@@ -69,7 +70,7 @@ func TestPartitionMakesNodeUnreachableUntilHealed(t *testing.T) {
 }
 
 func TestDropLosesRepliesNotCommands(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		w := world(t, withNetwork(baseConfig(b, 1, 2)))
 		c := conn(t, w, 0, 0)
 		_, err := ping(c, time.Second)

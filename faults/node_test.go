@@ -15,7 +15,7 @@ import (
 )
 
 func TestPausedNodeAnswersNothingUntilResumed(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		w := world(t, baseConfig(b, 1, 2))
 		c0, c1 := conn(t, w, 0, 0), conn(t, w, 0, 1)
 		for _, c := range []redis.UniversalClient{c0, c1} {
@@ -97,7 +97,7 @@ func TestKillNodeLosesOrKeepsTheKey(t *testing.T) {
 }
 
 func TestKillNodeRestartsAfter(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		w := world(t, baseConfig(b, 1, 1))
 		n, _ := w.Node(0)
 		f := faults.KillNode{Node: 0, RestartAfter: 50 * time.Millisecond, KeepData: true}
@@ -115,7 +115,7 @@ func TestKillNodeRestartsAfter(t *testing.T) {
 }
 
 func TestFailoverWithCutReplicationLosesTheLockKey(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		cfg := withNetwork(baseConfig(b, 1, 1))
 		cfg.Cluster.Replicas = 1
 		w := world(t, cfg)
@@ -160,7 +160,7 @@ func TestFailoverWithCutReplicationLosesTheLockKey(t *testing.T) {
 }
 
 func TestFailoverWithoutLagKeepsTheKey(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		cfg := withNetwork(baseConfig(b, 1, 1))
 		cfg.Cluster.Replicas = 1
 		w := world(t, cfg)

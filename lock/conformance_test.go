@@ -34,20 +34,18 @@ func newConfClock() *locktest.ManualClock {
 
 // forEach runs f for every design on every backend.
 func forEach(t *testing.T, nodes int, f func(t *testing.T, info lock.Info, cl *sim.Cluster, conns []redis.UniversalClient)) {
-	for _, b := range simtest.Backends() {
-		t.Run(string(b), func(t *testing.T) {
-			for _, info := range lock.Algorithms() {
-				t.Run(info.Name, func(t *testing.T) {
-					n := 1
-					if info.MultiNode {
-						n = nodes
-					}
-					cl, conns := simtest.Cluster(t, b, n)
-					f(t, info, cl, conns)
-				})
-			}
-		})
-	}
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
+		for _, info := range lock.Algorithms() {
+			t.Run(info.Name, func(t *testing.T) {
+				n := 1
+				if info.MultiNode {
+					n = nodes
+				}
+				cl, conns := simtest.Cluster(t, b, n)
+				f(t, info, cl, conns)
+			})
+		}
+	})
 }
 
 func newLocker(t *testing.T, info lock.Info, conns []redis.UniversalClient, owner string, o lock.Options) lock.Locker {

@@ -62,7 +62,7 @@ func snapshot(c *sim.Cluster) (pids []int, addrs []string) {
 }
 
 func TestCloseLeavesNothing(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c := startCluster(t, sim.ClusterConfig{Backend: b, Nodes: 3})
 		require.Len(t, c.Nodes(), 3)
 		pids, addrs := snapshot(c)
@@ -102,7 +102,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 // Not parallel, and no test here may be: CloseAll closes every cluster in
 // the process.
 func TestCloseAllStopsLiveClusters(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c1 := startCluster(t, sim.ClusterConfig{Backend: b, Nodes: 1})
 		c2 := startCluster(t, sim.ClusterConfig{Backend: b, Nodes: 2})
 		p1, a1 := snapshot(c1)

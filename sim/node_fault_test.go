@@ -37,7 +37,7 @@ func eventually(t *testing.T, what string, f func(ctx context.Context) error) {
 }
 
 func TestPauseHoldsCommandsUntilResume(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c, cls := simtest.Cluster(t, b, 2)
 		n, cl := c.Node(0), cls[0]
 		// Connect first: a fresh connection's handshake would be what the
@@ -84,7 +84,7 @@ func TestPauseHoldsCommandsUntilResume(t *testing.T) {
 }
 
 func TestKillRestartLosesOrKeepsData(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c, cls := simtest.Cluster(t, b, 1)
 		n, cl := c.Node(0), cls[0]
 		ctx, cancel := withTimeout(5 * time.Second)
@@ -151,7 +151,7 @@ func TestRedisRestartKeepsWhatPersistenceWrote(t *testing.T) {
 // redis-server the applied TTL shift comes back from the AOF with the keys it
 // shifted, so a restart neither repeats nor loses it.
 func TestClockShiftSurvivesRestart(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		cfg := sim.ClusterConfig{Backend: b, Nodes: 1}
 		if b == sim.BackendRedis {
 			cfg.Persistence = sim.PersistenceAlways
@@ -182,7 +182,7 @@ func TestClockShiftSurvivesRestart(t *testing.T) {
 
 // FlushAll empties the node, and clock emulation keeps working after it.
 func TestFlushAll(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c, cls := simtest.Cluster(t, b, 1)
 		n, cl := c.Node(0), cls[0]
 		ctx, cancel := withTimeout(5 * time.Second)
@@ -198,7 +198,7 @@ func TestFlushAll(t *testing.T) {
 }
 
 func TestLuaRunsOnEveryBackend(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c, cls := simtest.Cluster(t, b, 1)
 		ctx, cancel := withTimeout(5 * time.Second)
 		defer cancel()

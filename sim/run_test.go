@@ -73,39 +73,35 @@ func gcPause(backend sim.Backend, point history.Point) sim.Config {
 }
 
 func TestRedlockGCPauseAfterCheckIsUnsafeAtExclusionOnly(t *testing.T) {
-	for _, b := range simtest.Backends() {
-		t.Run(string(b), func(t *testing.T) {
-			res, r := runChecked(t, gcPause(b, sim.PointAfterCheck))
-			v := verdicts(r)
-			assert.Equal(t, checker.Unsafe, v["overall"], "%+v", r)
-			assert.Equal(t, checker.Unsafe, v["exclusion"], "client 0 entered after its lease ran out")
-			assert.Equal(t, checker.Safe, v["claim"], "Redlock kept its promise: client 1 acquired only after client 0's validity ended")
-			assert.True(t, r.SweepAgrees)
-			w := r.Check("exclusion").Witnesses
-			require.NotEmpty(t, w)
-			assert.ElementsMatch(t, []int{0, 1}, []int{w[0].A.Client, w[0].B.Client})
-			require.NotEmpty(t, w[0].Faults, "the witness names the pause")
-			assert.Contains(t, w[0].Faults[0].Desc, "pause-client 0")
-			assert.Empty(t, unfired(res), "the pause must have fired")
-		})
-	}
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
+		res, r := runChecked(t, gcPause(b, sim.PointAfterCheck))
+		v := verdicts(r)
+		assert.Equal(t, checker.Unsafe, v["overall"], "%+v", r)
+		assert.Equal(t, checker.Unsafe, v["exclusion"], "client 0 entered after its lease ran out")
+		assert.Equal(t, checker.Safe, v["claim"], "Redlock kept its promise: client 1 acquired only after client 0's validity ended")
+		assert.True(t, r.SweepAgrees)
+		w := r.Check("exclusion").Witnesses
+		require.NotEmpty(t, w)
+		assert.ElementsMatch(t, []int{0, 1}, []int{w[0].A.Client, w[0].B.Client})
+		require.NotEmpty(t, w[0].Faults, "the witness names the pause")
+		assert.Contains(t, w[0].Faults[0].Desc, "pause-client 0")
+		assert.Empty(t, unfired(res), "the pause must have fired")
+	})
 }
 
 func TestRedlockGCPauseBeforeCheckIsSafe(t *testing.T) {
-	for _, b := range simtest.Backends() {
-		t.Run(string(b), func(t *testing.T) {
-			res, r := runChecked(t, gcPause(b, sim.PointAfterAcquire))
-			assert.Equal(t, checker.Safe, r.Verdict, "%+v", verdicts(r))
-			assert.Empty(t, unfired(res))
-			failedChecks := 0
-			for _, op := range res.History.Ops {
-				if op.Kind == sim.KindCheck && op.Client == 0 && op.Outcome == sim.Fail {
-					failedChecks++
-				}
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
+		res, r := runChecked(t, gcPause(b, sim.PointAfterAcquire))
+		assert.Equal(t, checker.Safe, r.Verdict, "%+v", verdicts(r))
+		assert.Empty(t, unfired(res))
+		failedChecks := 0
+		for _, op := range res.History.Ops {
+			if op.Kind == sim.KindCheck && op.Client == 0 && op.Outcome == sim.Fail {
+				failedChecks++
 			}
-			assert.Positive(t, failedChecks, "client 0's validity check caught the expired lease")
-		})
-	}
+		}
+		assert.Positive(t, failedChecks, "client 0's validity check caught the expired lease")
+	})
 }
 
 func unfired(res *sim.Result) []string {
@@ -183,30 +179,28 @@ func TestSetnxExpireCrashBetweenIsDeadlock(t *testing.T) {
 // whole run; commands time out at the node timeout, the run ends on time,
 // the heal resumes the nodes and the probe gets the lock.
 func TestSilentNodeCannotHangTheHarness(t *testing.T) {
-	for _, b := range simtest.Backends() {
-		t.Run(string(b), func(t *testing.T) {
-			start := time.Now()
-			res, r := runChecked(t, sim.Config{
-				Algorithm: "setpx",
-				Options:   lock.Options{TTL: 300 * time.Millisecond, ValidityCheck: true},
-				Cluster:   sim.ClusterConfig{Backend: b, Nodes: 1},
-				Clients:   3,
-				Duration:  time.Second,
-				Seed:      1,
-				Faults:    []sim.Planned{{Fault: faults.PauseNode{Node: 0}, Start: sim.Trigger{At: 100 * time.Millisecond}}},
-			})
-			took := time.Since(start)
-			assert.Less(t, took, 6*time.Second, "duration 1s + grace + probe, not a hang")
-			assert.Equal(t, checker.Safe, r.Check("liveness").Verdict, "healing resumes the node")
-			unknown := 0
-			for _, op := range res.History.Ops {
-				if op.Kind == sim.KindAcquire && op.Outcome == sim.Unknown {
-					unknown++
-				}
-			}
-			assert.Positive(t, unknown, "acquires sent to the silent node time out as unknown, never as refusals")
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
+		start := time.Now()
+		res, r := runChecked(t, sim.Config{
+			Algorithm: "setpx",
+			Options:   lock.Options{TTL: 300 * time.Millisecond, ValidityCheck: true},
+			Cluster:   sim.ClusterConfig{Backend: b, Nodes: 1},
+			Clients:   3,
+			Duration:  time.Second,
+			Seed:      1,
+			Faults:    []sim.Planned{{Fault: faults.PauseNode{Node: 0}, Start: sim.Trigger{At: 100 * time.Millisecond}}},
 		})
-	}
+		took := time.Since(start)
+		assert.Less(t, took, 6*time.Second, "duration 1s + grace + probe, not a hang")
+		assert.Equal(t, checker.Safe, r.Check("liveness").Verdict, "healing resumes the node")
+		unknown := 0
+		for _, op := range res.History.Ops {
+			if op.Kind == sim.KindAcquire && op.Outcome == sim.Unknown {
+				unknown++
+			}
+		}
+		assert.Positive(t, unknown, "acquires sent to the silent node time out as unknown, never as refusals")
+	})
 }
 
 // A cycle cut off at the end of the run (here: a hold longer than the
