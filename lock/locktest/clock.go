@@ -124,9 +124,10 @@ func (c *ManualClock) Sleeping() int {
 	return len(c.sleepers)
 }
 
-// HangGuard bounds how long a test waits for another goroutine to reach a
-// point. It is no measure of how fast anything is: only a hang outlasts it,
-// on any machine, however loaded.
+// HangGuard bounds how long a test waits for something that must happen
+// (another goroutine reaching a point, a reply, a process exiting). It is no
+// measure of how fast anything is: only a hang outlasts it, on any machine,
+// however loaded. simtest.HangGuard is the same bound.
 const HangGuard = 2 * time.Minute
 
 // WaitSleeping waits until n goroutines sleep on the clock. It polls the

@@ -5,10 +5,10 @@ import (
 	"context"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/locksim/locksim/lock/locktest"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -16,8 +16,15 @@ import (
 // skip into a failure; CI sets it so that a skip there cannot hide anything.
 const RequireEnv = "LOCKSIM_REQUIRE_REDIS"
 
-// startTimeout bounds starting a cluster in a test.
-const startTimeout = 15 * time.Second
+// HangGuard bounds a test's wait for something that must happen (a reply, a
+// process exiting, a goroutine reaching a point). It is no measure of how
+// fast anything is, and a test must never pass or fail on speed: only a hang
+// outlasts it, on any machine, however loaded. Tests assert what happened
+// (and in which order), or lower bounds, never that it happened quickly.
+const HangGuard = locktest.HangGuard
+
+// startTimeout bounds starting a cluster in a test: a hang guard.
+const startTimeout = HangGuard
 
 // RequireRedisServer skips the test when redis-server is not in PATH, or
 // fails it when LOCKSIM_REQUIRE_REDIS=1.
