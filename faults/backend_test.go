@@ -107,18 +107,18 @@ func TestExternalBackend(t *testing.T) {
 	require.Error(t, n.FlushAll(), "not ours to wipe")
 
 	c0 := conn(t, w, 0, 0)
-	_, err = ping(c0, time.Second)
+	_, err = ping(c0, simtest.HangGuard)
 	require.NoError(t, err)
 	d := faults.Delay{Links: faults.Links{}, Latency: 30 * time.Millisecond}
 	start(t, w, d)
-	took, err := ping(c0, time.Second)
+	took, err := ping(c0, simtest.HangGuard)
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, took, 60*time.Millisecond, "network faults work on external servers")
 	stop(t, w, d)
 
 	p := faults.PauseNode{Node: 0, For: 150 * time.Millisecond}
 	start(t, w, p)
-	took, err = ping(c0, time.Second)
+	took, err = ping(c0, simtest.HangGuard)
 	require.NoError(t, err, "CLIENT PAUSE holds the command, then runs it")
 	assert.GreaterOrEqual(t, took, 100*time.Millisecond, "the server held the command")
 	stop(t, w, p)

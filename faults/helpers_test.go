@@ -15,20 +15,6 @@ import (
 	"github.com/locksim/locksim/sim/simtest"
 )
 
-// forEachBackend runs f once per backend; redis subtests skip (or fail
-// under LOCKSIM_REQUIRE_REDIS=1) when redis-server is missing.
-func forEachBackend(t *testing.T, f func(t *testing.T, b sim.Backend)) {
-	t.Helper()
-	for _, b := range simtest.Backends() {
-		t.Run(string(b), func(t *testing.T) {
-			if b == sim.BackendRedis {
-				simtest.RequireRedisServer(t)
-			}
-			f(t, b)
-		})
-	}
-}
-
 // baseConfig is a small world on backend: setpx, 500ms TTL.
 func baseConfig(b sim.Backend, clients, nodes int) sim.Config {
 	return sim.Config{
@@ -53,7 +39,7 @@ func world(t *testing.T, cfg sim.Config) *sim.World {
 	}
 	cfg = cfg.WithDefaults()
 	require.NoError(t, cfg.Validate())
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), simtest.HangGuard)
 	defer cancel()
 	cluster, err := sim.StartCluster(ctx, cfg.Cluster)
 	require.NoError(t, err)
@@ -99,7 +85,8 @@ func direct(t *testing.T, w *sim.World, n int) *redis.Client {
 	return c
 }
 
-// ping times one PING bounded by d.
+// ping times one PING bounded by d. A PING that must succeed gets
+// simtest.HangGuard: its time is then a lower bound at most, never a ceiling.
 func ping(cl redis.UniversalClient, d time.Duration) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
@@ -108,17 +95,18 @@ func ping(cl redis.UniversalClient, d time.Duration) (time.Duration, error) {
 	return time.Since(start), err
 }
 
-// eventually polls f every 5ms until it succeeds or 3s pass.
+// eventually polls f every 5ms until it succeeds; it fails as hung after
+// simtest.HangGuard.
 func eventually(t *testing.T, what string, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(simtest.HangGuard)
 	for {
 		err := f()
 		if err == nil {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after 3s: %v", what, err)
+			t.Fatalf("hung: %s: still failing after %v: %v", what, simtest.HangGuard, err)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -91,7 +91,7 @@ func TestDelayedWriteToTheResource(t *testing.T) {
 }
 
 func TestCrashedClientNeverReleases(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		ttl := 300 * time.Millisecond
 		res, r := run(t, sim.Config{
 			Algorithm: "setpx",
@@ -228,7 +228,7 @@ func children(t *testing.T) []string {
 }
 
 func TestRunsWithFaultsLeaveNothingBehind(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		listeners := ourListeners(t)
 		dir := t.TempDir()
 		res, _ := run(t, sim.Config{

@@ -11,6 +11,7 @@ import (
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/simtest"
 )
 
 // End-to-end runs of catalogue scenarios that only these faults make
@@ -19,7 +20,7 @@ import (
 // Scenario 11: the lock key never reaches the replica; the master dies
 // while client 0 holds the lock; client 1 takes it on the promoted replica.
 func TestFailoverAsyncReplicationIsUnsafe(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		res, r := run(t, sim.Config{
 			Algorithm: "setpx",
 			Options:   lock.Options{TTL: 500 * time.Millisecond, ValidityCheck: true, Retry: lock.RetryPolicy{Interval: 10 * time.Millisecond}},
@@ -46,7 +47,7 @@ func TestFailoverAsyncReplicationIsUnsafe(t *testing.T) {
 // node 2 restarts empty while client 0 is inside; client 1 builds a
 // majority with it.
 func TestRedlockRestartWithoutFsyncIsUnsafe(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		res, r := run(t, sim.Config{
 			Algorithm: "redlock",
 			// a TTL long enough that the restarted node is back (and

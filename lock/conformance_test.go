@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/lock/locktest"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
 )
@@ -25,47 +26,26 @@ import (
 
 const confTTL = 2 * time.Second // long enough that nothing expires by accident
 
-// confClock is a lock.Clock a test moves by hand (for designs that compare
+// newConfClock is a clock the test moves by hand (for designs that compare
 // client timestamps).
-type confClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newConfClock() *confClock { return &confClock{now: time.Unix(1_800_000_000, 0)} }
-
-func (c *confClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *confClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func (c *confClock) Sleep(ctx context.Context, d time.Duration) error {
-	return lock.SystemClock{}.Sleep(ctx, d)
+func newConfClock() *locktest.ManualClock {
+	return locktest.NewManualClock(time.Unix(1_800_000_000, 0))
 }
 
 // forEach runs f for every design on every backend.
 func forEach(t *testing.T, nodes int, f func(t *testing.T, info lock.Info, cl *sim.Cluster, conns []redis.UniversalClient)) {
-	for _, b := range simtest.Backends() {
-		t.Run(string(b), func(t *testing.T) {
-			for _, info := range lock.Algorithms() {
-				t.Run(info.Name, func(t *testing.T) {
-					n := 1
-					if info.MultiNode {
-						n = nodes
-					}
-					cl, conns := simtest.Cluster(t, b, n)
-					f(t, info, cl, conns)
-				})
-			}
-		})
-	}
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
+		for _, info := range lock.Algorithms() {
+			t.Run(info.Name, func(t *testing.T) {
+				n := 1
+				if info.MultiNode {
+					n = nodes
+				}
+				cl, conns := simtest.Cluster(t, b, n)
+				f(t, info, cl, conns)
+			})
+		}
+	})
 }
 
 func newLocker(t *testing.T, info lock.Info, conns []redis.UniversalClient, owner string, o lock.Options) lock.Locker {
@@ -177,7 +157,7 @@ func TestConformanceContention(t *testing.T) {
 // expire makes the lock's expiry pass: node clocks jump for TTL designs that
 // Redis expires; designs that compare client timestamps need the client's
 // clock moved instead.
-func expire(t *testing.T, info lock.Info, cl *sim.Cluster, clk *confClock) {
+func expire(t *testing.T, info lock.Info, cl *sim.Cluster, clk *locktest.ManualClock) {
 	t.Helper()
 	if info.ClientClock {
 		clk.Advance(confTTL + 2*time.Second) // past the TTL and the 1 s tolerance

@@ -134,7 +134,7 @@ func TestFencedWatchdogRenewsUntilRelease(t *testing.T) {
 
 	lease, err := a.Acquire(ctx, "k")
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return clk.Sleeping() == 1 }, 5*time.Second, time.Millisecond)
+	clk.WaitSleeping(t, 1)
 	m.FastForward(ttlStrings / 2)
 	clk.Advance(ttlStrings / 3)
 	require.Equal(t, lease.Fence, <-renewed)

@@ -122,14 +122,13 @@ func watchdogRW(renewed chan<- struct{}) func(*lock.Options) {
 func keepRenewingRW(t *testing.T, w *worldRW, renewed <-chan struct{}, key string, n int) {
 	t.Helper()
 	for i := range n {
-		require.Eventually(t, func() bool { return w.clk.Sleeping() == 1 }, 5*time.Second, time.Millisecond,
-			"period %d: the watchdog should be waiting for its next renewal", i)
+		w.clk.WaitSleeping(t, 1) // the watchdog waits for its next renewal
 		w.m.FastForward(ttlRW / 3)
 		w.clk.Advance(ttlRW / 3)
 		select {
 		case <-renewed:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("period %d: no renewal", i)
+		case <-time.After(locktest.HangGuard):
+			t.Fatalf("hung: period %d: no renewal %v after the watchdog's time came", i, locktest.HangGuard)
 		}
 		require.Equal(t, ttlRW, w.m.TTL(key), "period %d: the renewal resets the TTL", i)
 	}

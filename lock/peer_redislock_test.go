@@ -62,7 +62,7 @@ func TestRedislockValidityFromClientClock(t *testing.T) {
 	ns := newNodesRedlock(t, 1)
 	clk := newManualClockRedlock(elapsed)
 	l := newLockerRedlock(t, "redislock", ns, lock.Options{Clock: clk})
-	sent := clk.peek()
+	sent := clk.Peek()
 
 	lease, err := l.Acquire(context.Background(), "k")
 	require.NoError(t, err)
@@ -82,8 +82,8 @@ func TestRedislockExtend(t *testing.T) {
 	require.True(t, ok)
 
 	ns.fastForward(300 * time.Millisecond)
-	clk.setStep(20 * time.Millisecond)
-	sent := clk.peek()
+	clk.SetStep(20 * time.Millisecond)
+	sent := clk.Peek()
 	require.NoError(t, ext.Extend(ctx, lease))
 	require.Equal(t, ttlRedlock, ns.servers[0].TTL("k"))
 	start, validity := lease.Window()

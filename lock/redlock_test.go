@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/lock/locktest"
 )
 
 const (
@@ -26,45 +27,14 @@ const (
 	driftRedlock = 0.01
 )
 
-// manualClockRedlock is a lock.Clock whose every Now() reading is step later
+// newManualClockRedlock is a clock whose every Now() reading is step later
 // than the one before, so the elapsed time a design measures between two
 // readings is known exactly. Sleep just moves the clock.
-type manualClockRedlock struct {
-	mu   sync.Mutex
-	next time.Time
-	step time.Duration
-}
-
-func newManualClockRedlock(step time.Duration) *manualClockRedlock {
-	return &manualClockRedlock{next: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC), step: step}
-}
-
-func (c *manualClockRedlock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := c.next
-	c.next = c.next.Add(c.step)
-	return t
-}
-
-func (c *manualClockRedlock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.next = c.next.Add(max(d, 0))
-	c.mu.Unlock()
-	return ctx.Err()
-}
-
-// peek is the instant the next Now() will return.
-func (c *manualClockRedlock) peek() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.next
-}
-
-func (c *manualClockRedlock) setStep(d time.Duration) {
-	c.mu.Lock()
-	c.step = d
-	c.mu.Unlock()
+func newManualClockRedlock(step time.Duration) *locktest.ManualClock {
+	c := locktest.NewManualClock(time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC))
+	c.SetStep(step)
+	c.SetAdvanceOnSleep(true)
+	return c
 }
 
 // nodesRedlock is n independent miniredis masters and a go-redis client to
@@ -351,7 +321,7 @@ func TestRedlockValidityArithmetic(t *testing.T) {
 			ns := newNodesRedlock(t, 5)
 			clk := newManualClockRedlock(tc.elapsed)
 			l := newLockerRedlock(t, "redlock", ns, lock.Options{Clock: clk})
-			sent := clk.peek()
+			sent := clk.Peek()
 
 			lease, err := l.Acquire(context.Background(), "k")
 			if !tc.ok {
@@ -381,8 +351,8 @@ func TestRedlockExtendNeedsMajority(t *testing.T) {
 	ns.servers[0].Del("k")
 	ns.servers[1].Del("k")
 	ns.fastForward(200 * time.Millisecond)
-	clk.setStep(20 * time.Millisecond)
-	sent := clk.peek()
+	clk.SetStep(20 * time.Millisecond)
+	sent := clk.Peek()
 	require.NoError(t, ext.Extend(ctx, lease))
 	start, validity := lease.Window()
 	require.Equal(t, sent, start)
@@ -421,7 +391,7 @@ func TestRedlockExtendTooSlowKeepsWindow(t *testing.T) {
 	require.NoError(t, err)
 	start, validity := lease.Window()
 
-	clk.setStep(ttlRedlock)
+	clk.SetStep(ttlRedlock)
 	err = l.(lock.Extender).Extend(ctx, lease)
 	requireUnknownRedlock(t, err)
 	s2, v2 := lease.Window()

@@ -151,7 +151,7 @@ func TestReentrantWatchdogNested(t *testing.T) {
 
 	outer := acquireRW(t, a, "k")
 	inner := acquireRW(t, a, "k")
-	require.Eventually(t, func() bool { return w.clk.Sleeping() == 2 }, 5*time.Second, time.Millisecond)
+	w.clk.WaitSleeping(t, 2)
 	require.NoError(t, a.Release(ctx, inner))
 	require.Equal(t, 1, w.clk.Sleeping())
 	keepRenewingRW(t, w, renewed, "k", 4)

@@ -79,40 +79,36 @@ func nested(b sim.Backend, algo string) sim.Config {
 }
 
 func TestNestedReentrantUnwindsSafely(t *testing.T) {
-	for _, b := range simtest.Backends() {
-		t.Run(string(b), func(t *testing.T) {
-			res, r := runChecked(t, nested(b, "reentrant"))
-			assert.Empty(t, unfired(res))
-			assert.Equal(t, checker.Safe, r.Verdict, "%+v", r)
-			// every cycle: 3 ok acquires of one hold, 3 ok releases
-			acq, rel := 0, 0
-			for _, op := range res.History.Ops {
-				if op.Client == 0 && op.Outcome == sim.OK {
-					switch op.Kind {
-					case sim.KindAcquire:
-						acq++
-					case sim.KindRelease:
-						rel++
-					}
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
+		res, r := runChecked(t, nested(b, "reentrant"))
+		assert.Empty(t, unfired(res))
+		assert.Equal(t, checker.Safe, r.Verdict, "%+v", r)
+		// every cycle: 3 ok acquires of one hold, 3 ok releases
+		acq, rel := 0, 0
+		for _, op := range res.History.Ops {
+			if op.Client == 0 && op.Outcome == sim.OK {
+				switch op.Kind {
+				case sim.KindAcquire:
+					acq++
+				case sim.KindRelease:
+					rel++
 				}
 			}
-			assert.GreaterOrEqual(t, acq, 3, "client 0 nests three deep")
-			assert.Equal(t, 0, acq%3, "whole cycles of three levels")
-			assert.Equal(t, acq, rel, "every level unwound")
-		})
-	}
+		}
+		assert.GreaterOrEqual(t, acq, 3, "client 0 nests three deep")
+		assert.Equal(t, 0, acq%3, "whole cycles of three levels")
+		assert.Equal(t, acq, rel, "every level unwound")
+	})
 }
 
 func TestNestedLockThatForgetsItsCountIsUnsafe(t *testing.T) {
-	for _, b := range simtest.Backends() {
-		t.Run(string(b), func(t *testing.T) {
-			res, r := runChecked(t, nested(b, forgetsCountName))
-			assert.Empty(t, unfired(res))
-			assert.Equal(t, checker.Unsafe, r.Verdict, "%+v", r)
-			assert.Equal(t, checker.Unsafe, r.Check("exclusion").Verdict, "client 1 enters while client 0 is inside on its outer level")
-			assert.Equal(t, checker.Unsafe, r.Check("claim").Verdict, "client 0's outer level was still promised")
-		})
-	}
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
+		res, r := runChecked(t, nested(b, forgetsCountName))
+		assert.Empty(t, unfired(res))
+		assert.Equal(t, checker.Unsafe, r.Verdict, "%+v", r)
+		assert.Equal(t, checker.Unsafe, r.Check("exclusion").Verdict, "client 1 enters while client 0 is inside on its outer level")
+		assert.Equal(t, checker.Unsafe, r.Check("claim").Verdict, "client 0's outer level was still promised")
+	})
 }
 
 func TestNestRefusedForNonReentrantDesigns(t *testing.T) {

@@ -18,10 +18,11 @@ func withTimeout(d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d)
 }
 
-// eventually waits until f succeeds, for clients that must reconnect.
+// eventually waits until f succeeds, for clients that must reconnect; it
+// fails as hung after simtest.HangGuard.
 func eventually(t *testing.T, what string, f func(ctx context.Context) error) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(simtest.HangGuard)
 	for {
 		ctx, cancel := withTimeout(200 * time.Millisecond)
 		err := f(ctx)
@@ -30,19 +31,19 @@ func eventually(t *testing.T, what string, f func(ctx context.Context) error) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after 3s: %v", what, err)
+			t.Fatalf("hung: %s: still failing after %v: %v", what, simtest.HangGuard, err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
 func TestPauseHoldsCommandsUntilResume(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c, cls := simtest.Cluster(t, b, 2)
 		n, cl := c.Node(0), cls[0]
 		// Connect first: a fresh connection's handshake would be what the
 		// pause holds, and the SET below would never be sent.
-		ctx, cancel := withTimeout(time.Second)
+		ctx, cancel := withTimeout(simtest.HangGuard)
 		require.NoError(t, cl.Ping(ctx).Err())
 		cancel()
 		require.NoError(t, n.(sim.Pauser).Pause())
@@ -60,7 +61,7 @@ func TestPauseHoldsCommandsUntilResume(t *testing.T) {
 		require.GreaterOrEqual(t, time.Since(start), 90*time.Millisecond)
 
 		// The other node is not affected.
-		ctx, cancel = withTimeout(time.Second)
+		ctx, cancel = withTimeout(simtest.HangGuard)
 		require.NoError(t, cls[1].Ping(ctx).Err())
 		cancel()
 
@@ -68,7 +69,7 @@ func TestPauseHoldsCommandsUntilResume(t *testing.T) {
 
 		require.NoError(t, n.(sim.Pauser).Resume())
 		require.NoError(t, n.(sim.Pauser).Resume(), "second Resume")
-		ctx, cancel = withTimeout(time.Second)
+		ctx, cancel = withTimeout(simtest.HangGuard)
 		defer cancel()
 		require.NoError(t, cl.Ping(ctx).Err(), "no answer after Resume")
 		// The command sent while paused was read after Resume, as a stopped
@@ -84,10 +85,10 @@ func TestPauseHoldsCommandsUntilResume(t *testing.T) {
 }
 
 func TestKillRestartLosesOrKeepsData(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c, cls := simtest.Cluster(t, b, 1)
 		n, cl := c.Node(0), cls[0]
-		ctx, cancel := withTimeout(5 * time.Second)
+		ctx, cancel := withTimeout(simtest.HangGuard)
 		defer cancel()
 		require.NoError(t, cl.Set(ctx, "k", "v", 0).Err())
 
@@ -127,7 +128,7 @@ func TestRedisRestartKeepsWhatPersistenceWrote(t *testing.T) {
 		t.Run(string(tc.p), func(t *testing.T) {
 			c, cls := simtest.ClusterWith(t, sim.ClusterConfig{Backend: sim.BackendRedis, Nodes: 1, Persistence: tc.p})
 			n, cl := c.Node(0), cls[0]
-			ctx, cancel := withTimeout(5 * time.Second)
+			ctx, cancel := withTimeout(simtest.HangGuard)
 			defer cancel()
 			require.NoError(t, cl.Set(ctx, "k", "v", 0).Err())
 			require.NoError(t, n.(sim.ProcessController).Kill())
@@ -151,14 +152,14 @@ func TestRedisRestartKeepsWhatPersistenceWrote(t *testing.T) {
 // redis-server the applied TTL shift comes back from the AOF with the keys it
 // shifted, so a restart neither repeats nor loses it.
 func TestClockShiftSurvivesRestart(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		cfg := sim.ClusterConfig{Backend: b, Nodes: 1}
 		if b == sim.BackendRedis {
 			cfg.Persistence = sim.PersistenceAlways
 		}
 		c, cls := simtest.ClusterWith(t, cfg)
 		n, cl := c.Node(0), cls[0]
-		ctx, cancel := withTimeout(5 * time.Second)
+		ctx, cancel := withTimeout(simtest.HangGuard)
 		defer cancel()
 		require.NoError(t, cl.Set(ctx, "k", "v", 10*time.Second).Err())
 		require.NoError(t, n.(sim.ClockController).JumpClock(3*time.Second))
@@ -182,10 +183,10 @@ func TestClockShiftSurvivesRestart(t *testing.T) {
 
 // FlushAll empties the node, and clock emulation keeps working after it.
 func TestFlushAll(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c, cls := simtest.Cluster(t, b, 1)
 		n, cl := c.Node(0), cls[0]
-		ctx, cancel := withTimeout(5 * time.Second)
+		ctx, cancel := withTimeout(simtest.HangGuard)
 		defer cancel()
 		require.NoError(t, cl.Set(ctx, "k", "v", 0).Err())
 		require.NoError(t, n.(sim.ClockController).JumpClock(time.Second))
@@ -198,9 +199,9 @@ func TestFlushAll(t *testing.T) {
 }
 
 func TestLuaRunsOnEveryBackend(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c, cls := simtest.Cluster(t, b, 1)
-		ctx, cancel := withTimeout(5 * time.Second)
+		ctx, cancel := withTimeout(simtest.HangGuard)
 		defer cancel()
 		s := redis.NewScript(`return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', 1000) and 1 or 0`)
 		v, err := s.Run(ctx, cls[0], []string{"lock"}, "tok").Result()

@@ -4,11 +4,12 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/alicebob/miniredis/v2/server"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/lock/locktest"
 )
 
 // scriptCall reads miniredis internals; if an upgrade changes them, this
@@ -30,7 +31,7 @@ func TestScriptCallSpotsLuaInnerCalls(t *testing.T) {
 	})
 	cl := redis.NewClient(&redis.Options{Addr: m.Addr(), DisableIdentity: true, MaxRetries: -1})
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), locktest.HangGuard)
 	defer cancel()
 	if err := cl.Eval(ctx, `redis.call('SET', 'a', '1'); return redis.call('GET', 'a')`, nil).Err(); err != nil {
 		t.Fatal(err)

@@ -13,20 +13,6 @@ import (
 	"github.com/locksim/locksim/sim/simtest"
 )
 
-// forEachBackend runs f once per backend; redis subtests skip (or fail under
-// LOCKSIM_REQUIRE_REDIS=1) when redis-server is missing.
-func forEachBackend(t *testing.T, f func(t *testing.T, b sim.Backend)) {
-	t.Helper()
-	for _, b := range simtest.Backends() {
-		t.Run(string(b), func(t *testing.T) {
-			if b == sim.BackendRedis {
-				simtest.RequireRedisServer(t)
-			}
-			f(t, b)
-		})
-	}
-}
-
 // judgeTiming runs a timing check up to three times. A run returns false
 // when the host was too slow for it to tell right from wrong (a reply that
 // came back after the moment it was meant to probe); such a run is repeated,
@@ -83,14 +69,14 @@ func expectExpiry(t *testing.T, cl redis.UniversalClient, ttl, presentAt, goneAt
 }
 
 func TestPXKeyExpiresOnTime(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		_, cls := simtest.Cluster(t, b, 1)
 		expectExpiry(t, cls[0], 100*time.Millisecond, 90*time.Millisecond, 105*time.Millisecond)
 	})
 }
 
 func TestJumpClockExpiresEarly(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c, cls := simtest.Cluster(t, b, 2)
 		ctx := context.Background()
 		n := c.Node(0)
@@ -116,7 +102,7 @@ func TestJumpClockExpiresEarly(t *testing.T) {
 }
 
 func TestSetClockRateScalesExpiry(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c, cls := simtest.Cluster(t, b, 1)
 		require.NoError(t, c.Node(0).(sim.ClockController).SetClockRate(2))
 		// At rate 2 a 200ms key lives 100ms of true time, and at rate 0.5
@@ -138,7 +124,7 @@ func TestSetClockRateScalesExpiry(t *testing.T) {
 // A clock jump on a node that is not running reaches its keys once it runs
 // again, as a real server would find its clock moved.
 func TestJumpClockWhilePausedAppliesOnResume(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b sim.Backend) {
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		c, cls := simtest.Cluster(t, b, 1)
 		ctx := context.Background()
 		n := c.Node(0)

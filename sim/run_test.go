@@ -26,13 +26,35 @@ func runChecked(t *testing.T, cfg sim.Config) (*sim.Result, checker.Result) {
 		simtest.RequireRedisServer(t)
 	}
 	cfg.Cluster.Dir = t.TempDir()
-	res, err := sim.Run(context.Background(), cfg)
+	res, err := runGuarded(t, cfg)
 	require.NoError(t, err)
 	for _, n := range res.Notes {
 		t.Log("note:", n)
 	}
 	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing()})
 	return res, cr
+}
+
+// runGuarded is sim.Run under a hang guard: a run that never returns fails
+// the test as hung (a slow one is no failure).
+func runGuarded(t *testing.T, cfg sim.Config) (*sim.Result, error) {
+	t.Helper()
+	type ret struct {
+		res *sim.Result
+		err error
+	}
+	done := make(chan ret, 1)
+	go func() {
+		res, err := sim.Run(context.Background(), cfg)
+		done <- ret{res, err}
+	}()
+	select {
+	case r := <-done:
+		return r.res, r.err
+	case <-time.After(simtest.HangGuard):
+		t.Fatalf("hung: sim.Run (duration %v) has not returned after %v", cfg.Duration, simtest.HangGuard)
+		return nil, nil
+	}
 }
 
 func verdicts(r checker.Result) map[string]checker.Verdict {
@@ -73,39 +95,35 @@ func gcPause(backend sim.Backend, point history.Point) sim.Config {
 }
 
 func TestRedlockGCPauseAfterCheckIsUnsafeAtExclusionOnly(t *testing.T) {
-	for _, b := range simtest.Backends() {
-		t.Run(string(b), func(t *testing.T) {
-			res, r := runChecked(t, gcPause(b, sim.PointAfterCheck))
-			v := verdicts(r)
-			assert.Equal(t, checker.Unsafe, v["overall"], "%+v", r)
-			assert.Equal(t, checker.Unsafe, v["exclusion"], "client 0 entered after its lease ran out")
-			assert.Equal(t, checker.Safe, v["claim"], "Redlock kept its promise: client 1 acquired only after client 0's validity ended")
-			assert.True(t, r.SweepAgrees)
-			w := r.Check("exclusion").Witnesses
-			require.NotEmpty(t, w)
-			assert.ElementsMatch(t, []int{0, 1}, []int{w[0].A.Client, w[0].B.Client})
-			require.NotEmpty(t, w[0].Faults, "the witness names the pause")
-			assert.Contains(t, w[0].Faults[0].Desc, "pause-client 0")
-			assert.Empty(t, unfired(res), "the pause must have fired")
-		})
-	}
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
+		res, r := runChecked(t, gcPause(b, sim.PointAfterCheck))
+		v := verdicts(r)
+		assert.Equal(t, checker.Unsafe, v["overall"], "%+v", r)
+		assert.Equal(t, checker.Unsafe, v["exclusion"], "client 0 entered after its lease ran out")
+		assert.Equal(t, checker.Safe, v["claim"], "Redlock kept its promise: client 1 acquired only after client 0's validity ended")
+		assert.True(t, r.SweepAgrees)
+		w := r.Check("exclusion").Witnesses
+		require.NotEmpty(t, w)
+		assert.ElementsMatch(t, []int{0, 1}, []int{w[0].A.Client, w[0].B.Client})
+		require.NotEmpty(t, w[0].Faults, "the witness names the pause")
+		assert.Contains(t, w[0].Faults[0].Desc, "pause-client 0")
+		assert.Empty(t, unfired(res), "the pause must have fired")
+	})
 }
 
 func TestRedlockGCPauseBeforeCheckIsSafe(t *testing.T) {
-	for _, b := range simtest.Backends() {
-		t.Run(string(b), func(t *testing.T) {
-			res, r := runChecked(t, gcPause(b, sim.PointAfterAcquire))
-			assert.Equal(t, checker.Safe, r.Verdict, "%+v", verdicts(r))
-			assert.Empty(t, unfired(res))
-			failedChecks := 0
-			for _, op := range res.History.Ops {
-				if op.Kind == sim.KindCheck && op.Client == 0 && op.Outcome == sim.Fail {
-					failedChecks++
-				}
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
+		res, r := runChecked(t, gcPause(b, sim.PointAfterAcquire))
+		assert.Equal(t, checker.Safe, r.Verdict, "%+v", verdicts(r))
+		assert.Empty(t, unfired(res))
+		failedChecks := 0
+		for _, op := range res.History.Ops {
+			if op.Kind == sim.KindCheck && op.Client == 0 && op.Outcome == sim.Fail {
+				failedChecks++
 			}
-			assert.Positive(t, failedChecks, "client 0's validity check caught the expired lease")
-		})
-	}
+		}
+		assert.Positive(t, failedChecks, "client 0's validity check caught the expired lease")
+	})
 }
 
 func unfired(res *sim.Result) []string {
@@ -180,33 +198,33 @@ func TestSetnxExpireCrashBetweenIsDeadlock(t *testing.T) {
 }
 
 // TestSilentNodeCannotHangTheHarness: every node stops answering for the
-// whole run; commands time out at the node timeout, the run ends on time,
-// the heal resumes the nodes and the probe gets the lock.
+// whole run; commands time out at the node timeout, the run returns (under
+// runChecked's hang guard) with no client operation begun after its
+// duration and grace, the heal resumes the nodes and the probe gets the lock.
 func TestSilentNodeCannotHangTheHarness(t *testing.T) {
-	for _, b := range simtest.Backends() {
-		t.Run(string(b), func(t *testing.T) {
-			start := time.Now()
-			res, r := runChecked(t, sim.Config{
-				Algorithm: "setpx",
-				Options:   lock.Options{TTL: 300 * time.Millisecond, ValidityCheck: true},
-				Cluster:   sim.ClusterConfig{Backend: b, Nodes: 1},
-				Clients:   3,
-				Duration:  time.Second,
-				Seed:      1,
-				Faults:    []sim.Planned{{Fault: faults.PauseNode{Node: 0}, Start: sim.Trigger{At: 100 * time.Millisecond}}},
-			})
-			took := time.Since(start)
-			assert.Less(t, took, 6*time.Second, "duration 1s + grace + probe, not a hang")
-			assert.Equal(t, checker.Safe, r.Check("liveness").Verdict, "healing resumes the node")
-			unknown := 0
-			for _, op := range res.History.Ops {
-				if op.Kind == sim.KindAcquire && op.Outcome == sim.Unknown {
-					unknown++
-				}
-			}
-			assert.Positive(t, unknown, "acquires sent to the silent node time out as unknown, never as refusals")
+	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
+		res, r := runChecked(t, sim.Config{
+			Algorithm: "setpx",
+			Options:   lock.Options{TTL: 300 * time.Millisecond, ValidityCheck: true},
+			Cluster:   sim.ClusterConfig{Backend: b, Nodes: 1},
+			Clients:   3,
+			Duration:  time.Second,
+			Seed:      1,
+			Faults:    []sim.Planned{{Fault: faults.PauseNode{Node: 0}, Start: sim.Trigger{At: 100 * time.Millisecond}}},
 		})
-	}
+		assert.Equal(t, checker.Safe, r.Check("liveness").Verdict, "healing resumes the node")
+		cutOff := res.Config.Duration + res.Config.Grace
+		unknown := 0
+		for _, op := range res.History.Ops {
+			if op.Kind == sim.KindAcquire && op.Outcome == sim.Unknown {
+				unknown++
+			}
+			if op.Client != history.NoClient {
+				assert.LessOrEqual(t, op.Call, cutOff, "client %d began %s after the run's duration and grace (%v): the silent node held the run: %+v", op.Client, op.Kind, cutOff, op)
+			}
+		}
+		assert.Positive(t, unknown, "acquires sent to the silent node time out as unknown, never as refusals")
+	})
 }
 
 // A cycle cut off at the end of the run (here: a hold longer than the

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/lock/locktest"
 )
 
 // countingFault records its starts and stops.
@@ -67,7 +69,7 @@ func TestScheduleTimeTriggerAndHeal(t *testing.T) {
 		{Fault: never, Start: Trigger{Client: 0, Point: "never"}},
 	})
 	s.arm()
-	require.Eventually(t, func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.starts == 1 }, 2*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.starts == 1 }, locktest.HangGuard, time.Millisecond, "hung: the 1ms trigger never started its fault")
 	require.NoError(t, s.healAll())
 	assert.Equal(t, 1, f.stops, "a fault without for/until lasts until the heal")
 	notes, unfired := s.unfired()

@@ -5,10 +5,10 @@ import (
 	"context"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/locksim/locksim/lock/locktest"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -16,8 +16,15 @@ import (
 // skip into a failure; CI sets it so that a skip there cannot hide anything.
 const RequireEnv = "LOCKSIM_REQUIRE_REDIS"
 
-// startTimeout bounds starting a cluster in a test.
-const startTimeout = 15 * time.Second
+// HangGuard bounds a test's wait for something that must happen (a reply, a
+// process exiting, a goroutine reaching a point). It is no measure of how
+// fast anything is, and a test must never pass or fail on speed: only a hang
+// outlasts it, on any machine, however loaded. Tests assert what happened
+// (and in which order), or lower bounds, never that it happened quickly.
+const HangGuard = locktest.HangGuard
+
+// startTimeout bounds starting a cluster in a test: a hang guard.
+const startTimeout = HangGuard
 
 // RequireRedisServer skips the test when redis-server is not in PATH, or
 // fails it when LOCKSIM_REQUIRE_REDIS=1.
@@ -31,11 +38,33 @@ func RequireRedisServer(t testing.TB) {
 	}
 }
 
-// Backends lists the backends a test table should run on. A subtest on
-// sim.BackendRedis that starts its cluster with Cluster or ClusterWith is
-// skipped or failed by RequireRedisServer there.
+// Backends lists the backends a test runs on, in order. Tests use
+// ForEachBackend, which also skips (or fails) redis-server's subtest.
 func Backends() []sim.Backend {
 	return []sim.Backend{sim.BackendMiniredis, sim.BackendRedis}
+}
+
+// Runner is *testing.T or *testing.B: a test that runs subtests of its own
+// kind.
+type Runner[T testing.TB] interface {
+	testing.TB
+	Run(name string, f func(T)) bool
+}
+
+// ForEachBackend runs f as a subtest named after each backend (miniredis,
+// then redis). The redis subtest is skipped with a message naming the
+// missing redis-server, or failed when LOCKSIM_REQUIRE_REDIS=1 (as in CI), before
+// f runs; f need not check again.
+func ForEachBackend[T Runner[T]](t T, f func(t T, b sim.Backend)) {
+	t.Helper()
+	for _, b := range Backends() {
+		t.Run(string(b), func(t T) {
+			if b == sim.BackendRedis {
+				RequireRedisServer(t)
+			}
+			f(t, b)
+		})
+	}
 }
 
 // Cluster starts a cluster of nodes on backend for the test and registers
