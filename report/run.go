@@ -40,6 +40,10 @@ type Run struct {
 	// acted and which of its requirements did not happen: the run did not
 	// play the scenario, so it cannot meet its expectation.
 	Unplayed []string
+	// NoPictures leaves out timeline.png, timeline.svg and check.html:
+	// for repeats that came out as expected, where drawing would cost more
+	// than the run. The history holds everything; a rerun draws them.
+	NoPictures bool
 }
 
 // Met: the run completed, played its scenario, and its verdict and
@@ -94,9 +98,11 @@ func WriteRun(dir string, in Run) (err error) {
 			return err
 		}
 	}
-	tl, err := newTimeline(in)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
+	var tl *timeline
+	if !in.NoPictures {
+		if tl, err = newTimeline(in); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
 	}
 	files := []struct {
 		name  string
@@ -111,6 +117,9 @@ func WriteRun(dir string, in Run) (err error) {
 		{FileSummary, func(w io.Writer) error { return writeSummary(w, in) }},
 	}
 	for _, f := range files {
+		if in.NoPictures && (f.name == FileCheck || f.name == FileSVG || f.name == FilePNG) {
+			continue
+		}
 		if err := beforeWrite(f.name); err != nil {
 			return fmt.Errorf("report: %s: %w", f.name, err)
 		}

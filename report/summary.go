@@ -109,8 +109,12 @@ func writeSummary(w io.Writer, in Run) error {
 		}
 		fmt.Fprintf(&b, "- F%d %s: %s\n", f.ID, f.Desc, faultSpan(f))
 	}
-	b.WriteString("\n[timeline.png](timeline.png) ([svg](timeline.svg)) · [check.html](check.html) (porcupine, with fault windows) · " +
-		"[verdict.json](verdict.json) · [history.jsonl](history.jsonl) · [scenario.yaml](scenario.yaml)\n")
+	if in.NoPictures {
+		b.WriteString("\nNo timeline or check.html for this run: a matrix repeat that came out as expected (`locksim run` of its scenario.yaml draws them) · ")
+	} else {
+		b.WriteString("\n[timeline.png](timeline.png) ([svg](timeline.svg)) · [check.html](check.html) (porcupine, with fault windows) · ")
+	}
+	b.WriteString("[verdict.json](verdict.json) · [history.jsonl](history.jsonl) · [scenario.yaml](scenario.yaml)\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -44,6 +44,11 @@ type RunOptions struct {
 	// RealTime runs on miniredis in real time. Without it a miniredis run
 	// goes in virtual time when ctx carries a vtime.Host (see VirtualTime).
 	RealTime bool
+	// SparePictures draws the timeline and check.html only for a run worth
+	// a look: one not as expected, or whose verdict is not safe. The
+	// matrix's repeats use it; drawing costs more than a run in virtual
+	// time.
+	SparePictures bool
 }
 
 // VirtualTime reports whether a run of cfg with o goes in virtual time:
@@ -144,6 +149,7 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 		}
 	}
 	out.AsExpected, out.Unplayed = in.Met(), in.Unplayed
+	in.NoPictures = o.SparePictures && out.AsExpected && cr.Verdict == checker.Safe
 
 	dir, err := report.WriteNewRun(o.Out, s.Name, res.Started, cfg.Seed, in)
 	if err != nil {
