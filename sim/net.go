@@ -20,7 +20,9 @@ import (
 // link and spare the others; a fault adds toxics to the proxies of the links
 // it selects. The proxies run in process, or on a remote toxiproxy server
 // driven through its HTTP API (ClusterConfig.Toxiproxy), which works the
-// same. Links the harness carries itself (client to resource, and the
+// same. An in-memory cluster (ClusterConfig.InMemory, for virtual time) has
+// no TCP at all: its proxies are Go values with the same toxics (memToxi in
+// net_mem.go). Links the harness carries itself (client to resource, and the
 // emulated replication of miniredis nodes) apply the same faults in Go.
 //
 // What a fault does on a link:
