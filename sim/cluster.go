@@ -39,6 +39,9 @@ type ClusterConfig struct {
 	// run in virtual time needs (Config.VirtualTime sets it); miniredis
 	// only.
 	InMemory bool
+	// Seed draws the in-memory network's wire delays (Config.WithDefaults
+	// gives it the run's seed).
+	Seed uint64
 }
 
 // nodeCount is the number of masters cfg asks for.

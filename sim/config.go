@@ -104,6 +104,14 @@ func (c Config) WithDefaults() Config {
 		// write; on redis-server only appendfsync always gives that.
 		c.Cluster.Persistence = PersistenceAlways
 	}
+	if c.VirtualTime {
+		// In memory every client goes through a proxy: its wire delay
+		// is what keeps the clients' steps from falling into lockstep.
+		c.Cluster.ProxiedClients = c.Clients
+	}
+	if c.Cluster.Seed == 0 {
+		c.Cluster.Seed = c.Seed
+	}
 	if c.Cluster.ProxiedClients == 0 && c.needsNetwork() {
 		c.Cluster.ProxiedClients = c.Clients
 	}

@@ -132,7 +132,7 @@ func (n *Network) api() (toxiAPI, error) {
 	n.toxiOnce.Do(func() {
 		switch {
 		case n.mem != nil:
-			n.toxi = newMemToxi(n.mem)
+			n.toxi = newMemToxi(n.mem, n.cfg.Seed, n.prefix)
 		case n.cfg.Toxiproxy != "":
 			n.toxi, n.toxiErr = newRemoteToxi(n.cfg.Toxiproxy)
 		default:

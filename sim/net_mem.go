@@ -10,6 +10,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -75,15 +76,28 @@ func (m *memNet) Dial(_ context.Context, _, addr string) (net.Conn, error) {
 //   - reset_peer (downstream, timeout 0): the first chunk that comes back
 //     closes the connection instead of being delivered.
 type memToxi struct {
-	net *memNet
+	net    *memNet
+	seed   uint64
+	prefix string // of proxy names; the rest names the link
 
 	mu      sync.Mutex
 	proxies map[string]*memProxy
 }
 
-func newMemToxi(m *memNet) *memToxi {
-	return &memToxi{net: m, proxies: map[string]*memProxy{}}
+func newMemToxi(m *memNet, seed uint64, prefix string) *memToxi {
+	return &memToxi{net: m, seed: seed, prefix: prefix, proxies: map[string]*memProxy{}}
 }
+
+// The wire: every chunk through an in-memory proxy takes wireDelay ±
+// wireJitter each way, a loopback TCP hop's order of magnitude. Without it
+// a command would take no time at all, every client with the same timing
+// would move in lockstep (eight clients acquiring at the same instant, in
+// every cycle), and races that take a little time on a real network would
+// play out one way only. The jitter is drawn from the run's seed.
+const (
+	wireDelay  = 50 * time.Microsecond
+	wireJitter = 40 * time.Microsecond
+)
 
 type memProxy struct {
 	name string
@@ -105,9 +119,9 @@ type memToxic struct {
 
 func (t *memToxi) create(name, upstream string) (string, error) {
 	h := fnv.New64a()
-	h.Write([]byte(name))
+	h.Write([]byte(strings.TrimPrefix(name, t.prefix)))
 	p := &memProxy{name: name, net: t.net, upstream: upstream, conns: map[*memConn]struct{}{},
-		rnd: rand.New(rand.NewPCG(h.Sum64(), 1))}
+		rnd: rand.New(rand.NewPCG(t.seed, h.Sum64()))}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, dup := t.proxies[name]; dup {
@@ -389,6 +403,7 @@ func (p *memProxy) pump(c *memConn, src, dst net.Conn, stream string) {
 func (p *memProxy) fate(stream string) (drop, reset bool, delay time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	delay = wireDelay + time.Duration(p.rnd.Int64N(int64(2*wireJitter)+1)) - wireJitter
 	for _, x := range p.toxics {
 		if x.stream != stream {
 			continue

@@ -33,6 +33,38 @@ func memCluster(t *testing.T) (*Cluster, [2]redis.UniversalClient, *redis.Client
 	return c, cs, direct
 }
 
+// assertWire checks that a round trip took what the wire takes: its delay
+// ± its jitter, each way.
+func assertWire(t *testing.T, d time.Duration, msg string) {
+	t.Helper()
+	assert.GreaterOrEqual(t, d, 2*(wireDelay-wireJitter), msg)
+	assert.LessOrEqual(t, d, 2*(wireDelay+wireJitter), msg)
+}
+
+// TestMemWireKeepsClientsOutOfLockstep: two clients that send at the same
+// instant do not get their replies at the same instant.
+func TestMemWireKeepsClientsOutOfLockstep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, cs, _ := memCluster(t)
+		warm(t, cs[:]...)
+		seen := map[bool]int{}
+		for range 10 {
+			var d [2]time.Duration
+			done := make(chan struct{})
+			for i := range cs {
+				go func() {
+					defer func() { done <- struct{}{} }()
+					d[i], _ = roundTrip(t, cs[i])
+				}()
+			}
+			<-done
+			<-done
+			seen[d[0] == d[1]]++
+		}
+		assert.Less(t, seen[true], 10, "every pair of round trips took the same time")
+	})
+}
+
 // warm opens a connection on each client, so that a round trip measured
 // later is one command, not a dial and a handshake as well.
 func warm(t *testing.T, cs ...redis.UniversalClient) {
@@ -59,14 +91,14 @@ func TestMemDelayAddsLatencyEachWay(t *testing.T) {
 		require.NoError(t, err)
 		d, err := roundTrip(t, cs[0])
 		require.NoError(t, err)
-		assert.Equal(t, 60*time.Millisecond, d, "30 ms each way")
+		assertWire(t, d-60*time.Millisecond, "30 ms each way, on top of the wire")
 		d, err = roundTrip(t, cs[1])
 		require.NoError(t, err)
-		assert.Zero(t, d, "client 1's link is not delayed")
+		assertWire(t, d, "client 1's link is not delayed")
 		require.NoError(t, c.Network().Stop(id))
 		d, err = roundTrip(t, cs[0])
 		require.NoError(t, err)
-		assert.Zero(t, d, "healed")
+		assertWire(t, d, "healed")
 	})
 }
 
@@ -80,8 +112,8 @@ func TestMemJitterStaysInItsBand(t *testing.T) {
 		for range 20 {
 			d, err := roundTrip(t, cs[0])
 			require.NoError(t, err)
-			assert.GreaterOrEqual(t, d, 40*time.Millisecond)
-			assert.LessOrEqual(t, d, 80*time.Millisecond)
+			assert.GreaterOrEqual(t, d, 40*time.Millisecond+2*(wireDelay-wireJitter))
+			assert.LessOrEqual(t, d, 80*time.Millisecond+2*(wireDelay+wireJitter))
 			seen[d] = true
 		}
 		assert.Greater(t, len(seen), 1, "jitter varies the delay")
