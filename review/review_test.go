@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/review"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -60,7 +61,7 @@ var tinyMatrix = sync.OnceValues(func() (string, error) {
 		}
 		list = append(list, s)
 	}
-	m, err := scenarios.RunMatrix(context.Background(), scenarios.MatrixConfig{
+	m, err := matrix.Run(context.Background(), matrix.Config{
 		Scenarios: list, Algorithms: []string{"setpx", "naive"}, Runs: 1, Out: out,
 	})
 	if err != nil {

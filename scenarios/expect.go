@@ -213,6 +213,9 @@ func (e Expectation) MarshalYAML() (any, error) {
 	return m, nil
 }
 
+// CheckNames are the four checks in the order reports list them.
+func CheckNames() []string { return slices.Clone(checkNames) }
+
 // Expectations maps an algorithm name, or "*" for every other design, to
 // what the scenario expects of it.
 type Expectations map[string]Expectation

@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/internal/progress"
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -56,7 +57,7 @@ that far).`,
 	fl.IntVar(&f.runs, "runs", 1, "runs per pair, each with its own seed")
 	f.where.register(fl, "each scenario's own")
 	fl.StringVar(&f.out, "out", "results", "results root; the matrix goes to OUT/matrix/<stamp>/")
-	fl.IntVar(&f.parallel, "parallel", scenarios.DefaultParallel(), "runs at once (with --addrs: 1, since runs on the same servers share their keys)")
+	fl.IntVar(&f.parallel, "parallel", matrix.DefaultParallel(), "runs at once (with --addrs: 1, since runs on the same servers share their keys)")
 	fl.BoolVar(&f.asJSON, "json", false, "print matrix.json (with its directory) on stdout")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "bound on the checker per run; running out gives verdict unknown")
 	return cmd
@@ -64,8 +65,8 @@ that far).`,
 
 // config checks the flags and loads the scenarios; every error names the
 // value at fault in one line.
-func (f *matrixFlags) config(cmd *cobra.Command) (scenarios.MatrixConfig, error) {
-	cfg := scenarios.MatrixConfig{Runs: f.runs, Backend: f.where.backend, Addrs: f.where.addrs, Toxiproxy: f.where.toxiproxy,
+func (f *matrixFlags) config(cmd *cobra.Command) (matrix.Config, error) {
+	cfg := matrix.Config{Runs: f.runs, Backend: f.where.backend, Addrs: f.where.addrs, Toxiproxy: f.where.toxiproxy,
 		Out: f.out, Parallel: f.parallel, CheckTimeout: f.timeout}
 	changed := cmd.Flags().Changed
 	if err := f.where.check(changed); err != nil {
@@ -105,7 +106,7 @@ func (f *matrixFlags) config(cmd *cobra.Command) (scenarios.MatrixConfig, error)
 	return cfg, nil
 }
 
-func (f *matrixFlags) run(cmd *cobra.Command, cfg scenarios.MatrixConfig) error {
+func (f *matrixFlags) run(cmd *cobra.Command, cfg matrix.Config) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if err := f.where.preflight(cmd.Context()); err != nil {
 		return usageErr(err)
@@ -116,7 +117,7 @@ func (f *matrixFlags) run(cmd *cobra.Command, cfg scenarios.MatrixConfig) error 
 	}
 	prog := newMatrixProgress(stderr)
 	cfg.Progress = prog.update
-	m, err := scenarios.RunMatrix(cmd.Context(), cfg)
+	m, err := matrix.Run(cmd.Context(), cfg)
 	prog.finish()
 	if err != nil && m.Dir == "" {
 		if scenarios.IsBadInput(err) {
@@ -127,7 +128,7 @@ func (f *matrixFlags) run(cmd *cobra.Command, cfg scenarios.MatrixConfig) error 
 	if f.asJSON {
 		out := struct {
 			Dir string `json:"dir"`
-			scenarios.Matrix
+			matrix.Matrix
 		}{m.Dir, m}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -142,19 +143,19 @@ func (f *matrixFlags) run(cmd *cobra.Command, cfg scenarios.MatrixConfig) error 
 	}
 	if !m.OK() {
 		return &exitError{exitMismatch, fmt.Errorf("%d of %d pairs differ from their expectation (see %s)",
-			m.Totals.Differ, m.Totals.Cells, filepath.Join(m.Dir, scenarios.FileMatrixMD))}
+			m.Totals.Differ, m.Totals.Cells, filepath.Join(m.Dir, matrix.FileMD))}
 	}
 	return nil
 }
 
-func printMatrix(w io.Writer, m scenarios.Matrix) {
+func printMatrix(w io.Writer, m matrix.Matrix) {
 	fmt.Fprintf(w, "%s.\n", m.Headline())
 	for _, c := range m.Differing() {
 		fmt.Fprintf(w, "  ✗ %s × %s: expected %s; runs: %s\n", c.Scenario, c.Algorithm, c.Expected, c.Tally())
 	}
 	fmt.Fprintf(w, "wall %s; written to %s (%s, %s, %s)\n",
 		(time.Duration(m.WallMS) * time.Millisecond).Round(100*time.Millisecond), m.Dir,
-		scenarios.FileMatrixHTML, scenarios.FileMatrixMD, scenarios.FileMatrixJSON)
+		matrix.FileHTML, matrix.FileMD, matrix.FileJSON)
 }
 
 // matrixProgress shows a bar on a terminal and one plain line per finished
@@ -163,7 +164,7 @@ type matrixProgress struct{ bar *progress.Bar }
 
 func newMatrixProgress(w io.Writer) *matrixProgress { return &matrixProgress{progress.New(w)} }
 
-func (p *matrixProgress) update(ev scenarios.MatrixProgress) {
+func (p *matrixProgress) update(ev matrix.Progress) {
 	if ev.Done == 0 {
 		p.bar.Update(0, ev.Total, "starting", "")
 		return

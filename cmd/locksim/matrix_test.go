@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/matrix"
 )
 
 func TestMatrixBadInput(t *testing.T) {
@@ -57,16 +57,16 @@ func TestMatrixMismatchThenReport(t *testing.T) {
 
 	var res struct {
 		Dir string `json:"dir"`
-		scenarios.Matrix
+		matrix.Matrix
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &res), stdout)
-	assert.Equal(t, scenarios.MatrixTotals{Cells: 1, Differ: 1}, res.Totals)
+	assert.Equal(t, matrix.Totals{Cells: 1, Differ: 1}, res.Totals)
 	c := res.Cell("wrong-expectation", "setpx")
 	require.NotNil(t, c)
 	assert.Equal(t, "unsafe", c.Verdict)
 	assert.Equal(t, 0, c.Agreed)
 	assert.Equal(t, wrong, res.Scenarios[0].File)
-	for _, f := range []string{scenarios.FileMatrixMD, scenarios.FileMatrixJSON, scenarios.FileMatrixHTML} {
+	for _, f := range []string{matrix.FileMD, matrix.FileJSON, matrix.FileHTML} {
 		assert.FileExists(t, filepath.Join(res.Dir, f))
 	}
 

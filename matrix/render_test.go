@@ -1,4 +1,4 @@
-package scenarios
+package matrix
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func sampleMatrix() Matrix {
 	m := Matrix{
 		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), WallMS: 61234, Machine: "linux/amd64, 2 cores", Runs: 2, Parallel: 3,
 		Algorithms: []string{"setpx", "fenced", "naive"},
-		Scenarios: []MatrixScenario{
+		Scenarios: []Row{
 			{Name: "a", Doc: "Scenario <a> & co.", Source: "test"},
 			{Name: "b", Doc: "Scenario b.", File: "b.yaml"},
 		},

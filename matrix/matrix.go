@@ -1,4 +1,4 @@
-package scenarios
+package matrix
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
-// MatrixConfig says which scenario x algorithm pairs a matrix runs and how.
-type MatrixConfig struct {
-	// Scenarios are the rows, in order [Builtin()]. Names must be unique.
-	Scenarios []*Scenario
+// Config says which scenario x algorithm pairs a matrix runs and how.
+type Config struct {
+	// Scenarios are the rows, in order [scenarios.Builtin()]. Names must be unique.
+	Scenarios []*scenarios.Scenario
 	// Algorithms are the columns, in order [every design some scenario
 	// applies to, in lock.Names() order].
 	Algorithms []string
@@ -46,12 +47,12 @@ type MatrixConfig struct {
 	// Progress, when set, hears once before anything runs (Done 0), then
 	// of every finished run and every pair that is not run; calls come one
 	// at a time.
-	Progress func(MatrixProgress)
+	Progress func(Progress)
 }
 
-// MatrixProgress is one step of a matrix: a finished run, or a pair that
+// Progress is one step of a matrix: a finished run, or a pair that
 // is not run (Run 0).
-type MatrixProgress struct {
+type Progress struct {
 	Done, Total int
 	Scenario    string
 	Algorithm   string
@@ -68,11 +69,11 @@ type MatrixProgress struct {
 // with its expectation in 10 of 10 runs, locksim used 17% of the machine
 // and the Go scheduler's p99 latency was 0.5 ms; one run per pair took
 // 1m36s at 6 at a time against 3m10s at 3. Every matrix measures its own
-// load (MatrixLoad) and says when the machine was too busy for its timings
+// load (Load) and says when the machine was too busy for its timings
 // to be trusted.
 func DefaultParallel() int { return max(1, 3*runtime.NumCPU()) }
 
-// Matrix is the outcome of RunMatrix, as matrix.json holds it.
+// Matrix is the outcome of Run, as matrix.json holds it.
 type Matrix struct {
 	// Dir is where the matrix was written; not in matrix.json, whose
 	// paths are all relative to its own directory.
@@ -86,15 +87,15 @@ type Matrix struct {
 	Addrs      []string          `json:"addrs,omitempty"`     // the external backend's masters
 	Toxiproxy  string            `json:"toxiproxy,omitempty"` // the toxiproxy server that held the proxies
 	Algorithms []string          `json:"algorithms"`
-	Scenarios  []MatrixScenario  `json:"scenarios"`
+	Scenarios  []Row             `json:"scenarios"`
 	Cells      []Cell            `json:"cells"` // row by row, in Scenarios x Algorithms order
-	Totals     MatrixTotals      `json:"totals"`
-	Load       MatrixLoad        `json:"load"`
+	Totals     Totals            `json:"totals"`
+	Load       Load              `json:"load"`
 	Verdicts   map[string]string `json:"verdicts"` // what each cell verdict means
 }
 
-// MatrixScenario is a row of the matrix.
-type MatrixScenario struct {
+// Row is a row of the matrix.
+type Row struct {
 	Name   string `json:"name"`
 	Doc    string `json:"doc,omitempty"`
 	Source string `json:"source,omitempty"`
@@ -150,8 +151,8 @@ type CellRun struct {
 	Error    string   `json:"error,omitempty"`
 }
 
-// MatrixTotals counts the cells by what became of them.
-type MatrixTotals struct {
+// Totals counts the cells by what became of them.
+type Totals struct {
 	Cells   int `json:"cells"`   // pairs run
 	Agreed  int `json:"agreed"`  // pairs run whose every run met the expectation
 	Differ  int `json:"differ"`  // pairs run with a run that did not
@@ -174,7 +175,7 @@ func (m *Matrix) Cell(scenario, algo string) *Cell {
 	return nil
 }
 
-// RunMatrix runs every pair of cfg, K times each, in parallel, and writes
+// Run runs every pair of cfg, K times each, in parallel, and writes
 // Out/matrix/<stamp>/ with matrix.md, matrix.json, matrix.html and the
 // run directories under runs/. The directory is built under a temporary
 // name and renamed when complete, then Out/matrix/latest points at it: a
@@ -186,15 +187,15 @@ func (m *Matrix) Cell(scenario, algo string) *Cell {
 // matrix is still written and returned, with an error wrapping
 // sim.ErrHarness. A cancelled ctx stops the matrix: running runs end,
 // nothing is written, and the error wraps ctx.Err().
-func RunMatrix(ctx context.Context, cfg MatrixConfig) (Matrix, error) {
-	p, err := planMatrix(cfg)
+func Run(ctx context.Context, cfg Config) (Matrix, error) {
+	p, err := makePlan(cfg)
 	if err != nil {
 		return Matrix{}, err
 	}
 	cfg = p.cfg
 	m := Matrix{
 		Started:    time.Now(),
-		Machine:    Machine(),
+		Machine:    scenarios.Machine(),
 		Runs:       cfg.Runs,
 		Parallel:   cfg.Parallel,
 		Backend:    cfg.Backend,
@@ -205,9 +206,9 @@ func RunMatrix(ctx context.Context, cfg MatrixConfig) (Matrix, error) {
 		Verdicts:   verdictMeanings,
 	}
 	for _, s := range cfg.Scenarios {
-		m.Scenarios = append(m.Scenarios, MatrixScenario{Name: s.Name, Doc: strings.TrimSpace(s.Doc), Source: s.Source, File: userFile(s)})
+		m.Scenarios = append(m.Scenarios, Row{Name: s.Name, Doc: strings.TrimSpace(s.Doc), Source: s.Source, File: s.UserFile()})
 	}
-	w, err := newMatrixDir(cfg.Out, m.Started)
+	w, err := newOutDir(cfg.Out, m.Started)
 	if err != nil {
 		return Matrix{}, fmt.Errorf("%w: %w", sim.ErrHarness, err)
 	}
@@ -249,15 +250,15 @@ var verdictMeanings = map[string]string{
 
 // job is one run of one pair.
 type job struct {
-	cell int       // index into the cells
-	run  int       // 0-based
-	s    *Scenario // this run's own copy, seed and backend set
+	cell int                 // index into the cells
+	run  int                 // 0-based
+	s    *scenarios.Scenario // this run's own copy, seed and backend set
 	algo string
 }
 
 // runJobs runs the jobs on cfg.Parallel workers and fills in the cells.
 // The jobs of a cell are filled in run order whatever order they finish in.
-func runJobs(ctx context.Context, cfg MatrixConfig, root string, jobs []job, cells []Cell) error {
+func runJobs(ctx context.Context, cfg Config, root string, jobs []job, cells []Cell) error {
 	for i := range cells {
 		if cells[i].Status == CellRan {
 			cells[i].Runs = make([]CellRun, cfg.Runs)
@@ -271,7 +272,7 @@ func runJobs(ctx context.Context, cfg MatrixConfig, root string, jobs []job, cel
 	}
 	var mu sync.Mutex
 	done := 0
-	report := func(ev MatrixProgress) {
+	report := func(ev Progress) {
 		mu.Lock()
 		defer mu.Unlock()
 		done++
@@ -281,11 +282,11 @@ func runJobs(ctx context.Context, cfg MatrixConfig, root string, jobs []job, cel
 		}
 	}
 	if cfg.Progress != nil {
-		cfg.Progress(MatrixProgress{Total: total})
+		cfg.Progress(Progress{Total: total})
 	}
 	for _, c := range cells {
 		if c.Status != CellRan {
-			report(MatrixProgress{Scenario: c.Scenario, Algorithm: c.Algorithm, Verdict: string(c.Status), AsExpected: c.AsExpected})
+			report(Progress{Scenario: c.Scenario, Algorithm: c.Algorithm, Verdict: string(c.Status), AsExpected: c.AsExpected})
 		}
 	}
 
@@ -308,7 +309,7 @@ func runJobs(ctx context.Context, cfg MatrixConfig, root string, jobs []job, cel
 				if r.Error != "" {
 					verdict = string(CellError)
 				}
-				report(MatrixProgress{Scenario: cells[j.cell].Scenario, Algorithm: j.algo, Run: j.run + 1, Verdict: verdict, AsExpected: r.AsExpected})
+				report(Progress{Scenario: cells[j.cell].Scenario, Algorithm: j.algo, Run: j.run + 1, Verdict: verdict, AsExpected: r.AsExpected})
 			}
 		}()
 	}
@@ -334,10 +335,10 @@ feed:
 // runOne executes one job into root/runs/<algo>/: one results root per
 // design, so that the designs' runs of a scenario, which share seeds and
 // may share a start second, never compete for a run directory name.
-func runOne(ctx context.Context, cfg MatrixConfig, root string, j job) (CellRun, error) {
+func runOne(ctx context.Context, cfg Config, root string, j job) (CellRun, error) {
 	r := CellRun{Seed: deref(j.s.Seed)}
 	start := time.Now()
-	o, err := Execute(ctx, j.s, j.algo, RunOptions{
+	o, err := scenarios.Execute(ctx, j.s, j.algo, scenarios.RunOptions{
 		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy,
 	})
 	r.WallMS = float64(time.Since(start)) / float64(time.Millisecond)
@@ -356,7 +357,7 @@ func runOne(ctx context.Context, cfg MatrixConfig, root string, j job) (CellRun,
 // summarize derives each cell's verdict and agreement from its runs, and
 // the totals.
 func (m *Matrix) summarize() {
-	m.Totals = MatrixTotals{}
+	m.Totals = Totals{}
 	for i := range m.Cells {
 		c := &m.Cells[i]
 		switch c.Status {
@@ -400,21 +401,12 @@ func (m *Matrix) summarize() {
 	}
 }
 
-// userFile is the file a scenario came from, "" for a built-in.
-func userFile(s *Scenario) string {
-	if s.file == "" || isBuiltinFile(s.file) {
-		return ""
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
 	}
-	return s.file
-}
-
-func isBuiltinFile(f string) bool {
-	for _, b := range builtins() {
-		if b.file == f {
-			return true
-		}
-	}
-	return false
+	return *p
 }
 
 // badMatrix marks a matrix configuration the user got wrong.
