@@ -7,9 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/scenarios"
 )
 
 // Files of a matrix directory.
@@ -91,6 +93,14 @@ func Read(dir string) (Matrix, error) {
 	}
 	if len(m.Cells) == 0 {
 		return Matrix{}, fmt.Errorf("%s: no cells", filepath.Join(dir, FileJSON))
+	}
+	for i := range m.Cells {
+		// A matrix.json written before expected_verdict existed has the
+		// expectation only in its one-line form, which starts with the
+		// verdict.
+		if c := &m.Cells[i]; c.ExpectedVerdict == "" && c.Expected != "" {
+			c.ExpectedVerdict = scenarios.Verdict(strings.Fields(c.Expected)[0])
+		}
 	}
 	m.Dir = real
 	return m, nil

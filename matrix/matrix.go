@@ -120,11 +120,13 @@ type Cell struct {
 	Scenario  string     `json:"scenario"`
 	Algorithm string     `json:"algorithm"`
 	Status    CellStatus `json:"status"`
-	// Expected is the expectation as written ("" when none), and
-	// ExpectedChecks the single checks it names.
-	Expected       string            `json:"expected,omitempty"`
-	ExpectedChecks map[string]string `json:"expected_checks,omitempty"`
-	Reason         string            `json:"reason,omitempty"`
+	// Expected is the expectation in one line ("" when none), for
+	// people; ExpectedVerdict and ExpectedChecks are the same expectation
+	// as typed values, for Expectation.
+	Expected        string                       `json:"expected,omitempty"`
+	ExpectedVerdict scenarios.Verdict            `json:"expected_verdict,omitempty"`
+	ExpectedChecks  map[string]scenarios.Verdict `json:"expected_checks,omitempty"`
+	Reason          string                       `json:"reason,omitempty"`
 	// Verdict is the runs' verdict when they all agree, else Mixed; empty
 	// when nothing ran.
 	Verdict string `json:"verdict,omitempty"`
@@ -132,6 +134,13 @@ type Cell struct {
 	Agreed     int       `json:"agreed"`
 	AsExpected bool      `json:"as_expected"` // every run agreed (skip and n/a: true; error: false)
 	Runs       []CellRun `json:"runs,omitempty"`
+}
+
+// Expectation is what the scenario expected of the pair, as a typed value
+// (the zero Expectation when nothing was expected): compare runs with it
+// through its Misses and Meets.
+func (c Cell) Expectation() scenarios.Expectation {
+	return scenarios.Expectation{Verdict: c.ExpectedVerdict, Checks: c.ExpectedChecks}
 }
 
 // CellRun is one run of a pair.

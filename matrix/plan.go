@@ -169,13 +169,7 @@ func planCell(cfg Config, s *scenarios.Scenario, algo string) (Cell, *scenarios.
 	}
 	exp, has := s.Expect(algo)
 	if has {
-		c.Expected = exp.String()
-		for name, v := range exp.Checks {
-			if c.ExpectedChecks == nil {
-				c.ExpectedChecks = map[string]string{}
-			}
-			c.ExpectedChecks[name] = string(v)
-		}
+		c.Expected, c.ExpectedVerdict, c.ExpectedChecks = exp.String(), exp.Verdict, exp.Checks
 		if exp.Verdict == scenarios.Skip {
 			c.Status, c.Reason, c.AsExpected = CellSkip, exp.Reason, true
 			return c, nil, nil

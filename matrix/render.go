@@ -69,29 +69,28 @@ func (c Cell) Note() string {
 	if c.Status != CellRan {
 		return ""
 	}
-	base := strings.Fields(c.Expected + " ")[0]
+	e := c.Expectation()
 	switch {
-	case c.Expected == "":
+	case e.Verdict == "":
 		return "nothing expected"
 	case !c.AsExpected && c.unplayed() > 0:
 		return fmt.Sprintf("not played (a needed fault never acted, or a requirement did not happen) in %d run(s)", c.unplayed())
-	case !c.AsExpected && (c.Verdict == base || base == string(scenarios.Any)):
+	case !c.AsExpected && e.Verdict != scenarios.Any && c.Verdict != string(e.Verdict):
+		return "expected " + string(e.Verdict)
+	case !c.AsExpected:
 		// The verdict was right; a check was not.
-		for _, name := range scenarios.CheckNames() {
-			want, ok := c.ExpectedChecks[name]
-			if !ok {
+		for _, r := range c.Runs {
+			if r.Error != "" {
 				continue
 			}
-			for _, r := range c.Runs {
-				if r.Error == "" && string(r.Checks[name]) != want {
-					return "expected " + name + " " + want
+			for _, miss := range e.Misses(r.Verdict, r.Checks) {
+				if miss != scenarios.MissedVerdict {
+					return "expected " + miss + " " + string(e.Checks[miss])
 				}
 			}
 		}
 		return "expected " + c.Expected
-	case !c.AsExpected:
-		return "expected " + base
-	case base == string(scenarios.Any):
+	case e.Verdict == scenarios.Any:
 		return "not asserted"
 	}
 	return ""

@@ -17,6 +17,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/scenarios"
 )
 
 // Review is everything the page shows.
@@ -238,7 +239,7 @@ func (f Finding) Expectation() string {
 	c := f.Cell
 	exp := "nothing expected (only safe passes)"
 	switch {
-	case strings.HasPrefix(c.Expected, "any"):
+	case c.Expectation().Verdict == scenarios.Any:
 		exp = "not asserted (" + c.Expected + ")"
 	case c.Expected != "":
 		exp = "expected " + c.Expected

@@ -11,6 +11,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/scenarios"
 )
 
 func checkCmd() *cobra.Command {
@@ -39,13 +40,10 @@ The run directory is not changed. Exit 0 when the verdict is as the run expected
 				return usageErr(fmt.Errorf("%s: %w", filepath.Join(dir, report.FileHistory), err))
 			}
 			r := checker.Check(h, checker.Config{Fencing: saved.Config.Fencing, Timeout: timeout})
-			ok := report.AsExpected(r.Verdict, saved.Expected, saved.ExpectedChecks, r.Checks)
+			checks := scenarios.CheckVerdicts(r)
+			ok := scenarios.SavedExpectation(saved).Meets(r.Verdict, checks)
 			out := cmd.OutOrStdout()
 			if asJSON {
-				checks := map[string]checker.Verdict{}
-				for _, c := range r.Checks {
-					checks[c.Name] = c.Verdict
-				}
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
 				_ = enc.Encode(map[string]any{"dir": dir, "verdict": r.Verdict, "checks": checks,
