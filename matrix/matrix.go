@@ -21,9 +21,13 @@ type Config struct {
 	// Algorithms are the columns, in order [every design some scenario
 	// applies to, in lock.Names() order].
 	Algorithms []string
-	// Runs is how many times each pair runs, run i with the scenario's seed
-	// + i: independent runs, each reproducible with `locksim run --seed` [1].
+	// Runs is how many times each pair runs, run i with seed + i, the seed
+	// being Seed when set, else the scenario's own: independent runs, each
+	// reproducible with `locksim run --seed` [1].
 	Runs int
+	// Seed, when set, is the base seed of every scenario in place of its
+	// own.
+	Seed *uint64
 	// Backend overrides every scenario's backend when set (miniredis,
 	// redis, or external, which needs Addrs).
 	Backend string
@@ -44,6 +48,9 @@ type Config struct {
 	Parallel int
 	// CheckTimeout bounds porcupine per run [10s].
 	CheckTimeout time.Duration
+	// Timeout bounds each run as a whole (RunOptions.Timeout) [its
+	// duration + 1m].
+	Timeout time.Duration
 	// Progress, when set, hears once before anything runs (Done 0), then
 	// of every finished run and every pair that is not run; calls come one
 	// at a time.
@@ -81,8 +88,9 @@ type Matrix struct {
 	Started    time.Time         `json:"started"`
 	WallMS     float64           `json:"wall_ms"`
 	Machine    string            `json:"machine"`
-	Runs       int               `json:"runs"`     // per pair
-	Parallel   int               `json:"parallel"` // runs at once
+	Runs       int               `json:"runs"`           // per pair
+	Seed       *uint64           `json:"seed,omitempty"` // the base seed, when not each scenario's own
+	Parallel   int               `json:"parallel"`       // runs at once
 	Backend    string            `json:"backend,omitempty"`
 	Addrs      []string          `json:"addrs,omitempty"`     // the external backend's masters
 	Toxiproxy  string            `json:"toxiproxy,omitempty"` // the toxiproxy server that held the proxies
@@ -206,6 +214,7 @@ func Run(ctx context.Context, cfg Config) (Matrix, error) {
 		Started:    time.Now(),
 		Machine:    scenarios.Machine(),
 		Runs:       cfg.Runs,
+		Seed:       cfg.Seed,
 		Parallel:   cfg.Parallel,
 		Backend:    cfg.Backend,
 		Addrs:      cfg.Addrs,
@@ -348,7 +357,7 @@ func runOne(ctx context.Context, cfg Config, root string, j job) (CellRun, error
 	r := CellRun{Seed: deref(j.s.Seed)}
 	start := time.Now()
 	o, err := scenarios.Execute(ctx, j.s, j.algo, scenarios.RunOptions{
-		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy,
+		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Timeout: cfg.Timeout, Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy,
 	})
 	r.WallMS = float64(time.Since(start)) / float64(time.Millisecond)
 	r.Verdict, r.Checks, r.AsExpected, r.Notes, r.Unplayed = o.Verdict, o.Checks, o.AsExpected && err == nil, o.Notes, o.Unplayed

@@ -33,6 +33,8 @@ func makePlan(cfg Config) (plan, error) {
 		return plan{}, badMatrix("runs %d: must be at least 1", cfg.Runs)
 	case cfg.Parallel < 0:
 		return plan{}, badMatrix("parallel %d: must be at least 1", cfg.Parallel)
+	case cfg.Timeout < 0:
+		return plan{}, badMatrix("timeout %v: must be positive", cfg.Timeout)
 	}
 	cfg.Runs = max(cfg.Runs, 1)
 	if err := planExternal(&cfg); err != nil {
@@ -90,7 +92,11 @@ func makePlan(cfg Config) (plan, error) {
 			}
 			for i := range cfg.Runs {
 				r := *run
-				seed := deref(s.Seed) + uint64(i)
+				base := deref(s.Seed)
+				if cfg.Seed != nil {
+					base = *cfg.Seed
+				}
+				seed := base + uint64(i)
 				r.Seed = &seed
 				p.jobs = append(p.jobs, job{cell: len(p.cells) - 1, run: i, s: &r, algo: algo})
 			}

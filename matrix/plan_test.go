@@ -151,6 +151,21 @@ func TestPlanMatrixBadInput(t *testing.T) {
 	assert.Contains(t, err.Error(), `"bogus"`, "the error names the value")
 }
 
+// TestPlanMatrixSeed: a base seed replaces every scenario's own; run i
+// still takes seed + i.
+func TestPlanMatrixSeed(t *testing.T) {
+	s := mustParse(t, "name: seeded\nseed: 10\nalgorithm: [setpx]\nexpect: {\"*\": safe}\n")
+	base := uint64(100)
+	p, err := makePlan(Config{Scenarios: []*scenarios.Scenario{s}, Runs: 3, Seed: &base})
+	require.NoError(t, err)
+	var seeds []uint64
+	for _, j := range p.jobs {
+		seeds = append(seeds, *j.s.Seed)
+	}
+	assert.Equal(t, []uint64{100, 101, 102}, seeds)
+	assert.Equal(t, uint64(10), *s.Seed, "the caller's scenario is left alone")
+}
+
 // TestPlanMatrixDefaults: every built-in, every design, one run, one more
 // worker than cores.
 func TestPlanMatrixDefaults(t *testing.T) {

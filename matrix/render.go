@@ -217,9 +217,13 @@ func (m Matrix) Shape() string {
 	if m.Backend != "" {
 		backend = "backend " + m.Backend
 	}
-	seeds := "the scenario's seed"
+	seed := "the scenario's seed"
+	if m.Seed != nil {
+		seed = fmt.Sprintf("%d", *m.Seed)
+	}
+	seeds := seed
 	if m.Runs > 1 {
-		seeds = fmt.Sprintf("the scenario's seed + 0…%d", m.Runs-1)
+		seeds = fmt.Sprintf("%s + 0…%d", seed, m.Runs-1)
 	}
 	return fmt.Sprintf("%d scenario(s) × %d design(s), %d run(s) per pair (seeds: %s), %d at a time, %s",
 		len(m.Scenarios), len(m.Algorithms), m.Runs, seeds, m.Parallel, backend)

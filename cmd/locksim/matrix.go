@@ -17,14 +17,16 @@ import (
 )
 
 type matrixFlags struct {
-	algos     []string
-	scenarios []string
-	runs      int
-	where     backendFlags
-	out       string
-	parallel  int
-	asJSON    bool
-	timeout   time.Duration
+	algos        []string
+	scenarios    []string
+	runs         int
+	where        backendFlags
+	out          string
+	parallel     int
+	asJSON       bool
+	seed         uint64
+	timeout      time.Duration
+	checkTimeout time.Duration
 }
 
 func matrixCmd() *cobra.Command {
@@ -32,12 +34,14 @@ func matrixCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "matrix",
 		Short: "Run every scenario x algorithm pair and tabulate the verdicts against their expectations",
-		Long: `Run every applicable scenario x algorithm pair --runs times (run i with the
-scenario's seed + i), several at once, and write DIR/matrix/<UTC stamp>/ with
+		Long: `Run every applicable scenario x algorithm pair --runs times (run i with
+seed + i: --seed when given, else the scenario's own seed), several at once,
+and write DIR/matrix/<UTC stamp>/ with
 matrix.md, matrix.json, matrix.html and every run's report under runs/; then
 point DIR/matrix/latest at it. Pairs a scenario expects as skip, or that need
 what the backend lacks (on --addrs servers: process control), are shown as
-skip with the reason, never as passed.
+skip with the reason, never as passed. --timeout bounds each run as a whole
+and --check-timeout the checker in each run, as on run.
 Exit codes: 0 every pair met its expectation in every run, 1 some did not,
 2 bad input, 3 locksim itself failed (the matrix is still written when it got
 that far).`,
@@ -59,7 +63,9 @@ that far).`,
 	fl.StringVar(&f.out, "out", "results", "results root; the matrix goes to OUT/matrix/<stamp>/")
 	fl.IntVar(&f.parallel, "parallel", matrix.DefaultParallel(), "runs at once (with --addrs: 1, since runs on the same servers share their keys)")
 	fl.BoolVar(&f.asJSON, "json", false, "print matrix.json (with its directory) on stdout")
-	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "bound on the checker per run; running out gives verdict unknown")
+	fl.Uint64Var(&f.seed, "seed", 0, "base seed for every random choice: run i of a pair uses seed + i (default: each scenario's own seed)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "bound on each run as a whole; past it the run stops, marked incomplete (default: its duration + 1m)")
+	fl.DurationVar(&f.checkTimeout, "check-timeout", 10*time.Second, "bound on the checker in each run; running out gives verdict unknown")
 	return cmd
 }
 
@@ -67,8 +73,11 @@ that far).`,
 // value at fault in one line.
 func (f *matrixFlags) config(cmd *cobra.Command) (matrix.Config, error) {
 	cfg := matrix.Config{Runs: f.runs, Backend: f.where.backend, Addrs: f.where.addrs, Toxiproxy: f.where.toxiproxy,
-		Out: f.out, Parallel: f.parallel, CheckTimeout: f.timeout}
+		Out: f.out, Parallel: f.parallel, CheckTimeout: f.checkTimeout, Timeout: f.timeout}
 	changed := cmd.Flags().Changed
+	if changed("seed") {
+		cfg.Seed = &f.seed
+	}
 	if err := f.where.check(changed); err != nil {
 		return cfg, err
 	}
@@ -84,8 +93,8 @@ func (f *matrixFlags) config(cmd *cobra.Command) (matrix.Config, error) {
 	if f.parallel < 1 {
 		return cfg, fmt.Errorf("--parallel %d: must be at least 1", f.parallel)
 	}
-	if f.timeout <= 0 {
-		return cfg, fmt.Errorf("--timeout %v: must be positive", f.timeout)
+	if err := checkTimeouts(changed, f.timeout, f.checkTimeout); err != nil {
+		return cfg, err
 	}
 	if err := report.CheckOutRoot(f.out); err != nil {
 		return cfg, fmt.Errorf("--out %q: %w", f.out, err)
