@@ -98,8 +98,9 @@ func Read(dir string) (Matrix, error) {
 		// A matrix.json written before expected_verdict existed has the
 		// expectation only in its one-line form, which starts with the
 		// verdict.
-		if c := &m.Cells[i]; c.ExpectedVerdict == "" && c.Expected != "" {
-			c.ExpectedVerdict = scenarios.Verdict(strings.Fields(c.Expected)[0])
+		c := &m.Cells[i]
+		if f := strings.Fields(c.Expected); c.ExpectedVerdict == "" && len(f) > 0 {
+			c.ExpectedVerdict = scenarios.Verdict(f[0])
 		}
 	}
 	m.Dir = real
