@@ -41,8 +41,8 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // check validates what decoding cannot: references, combinations, and the
 // numbers the file gives against the simulator's ranges (sim.CheckValue,
-// the one place those live). It runs on every Parse and again in Config, so a scenario
-// built in Go is checked too.
+// the one place those live). It runs on every Parse and again in Config,
+// so a scenario built in Go is checked too.
 func (s *Scenario) check() error {
 	if s.Name == "" {
 		return s.errf("name", "missing: every scenario has a name (it names the results directory)")
