@@ -158,11 +158,10 @@ func signed(d time.Duration) string {
 	return d.String()
 }
 
+// clientInRange and nodeInRange judge a fault's target by the one range
+// rule, sim.CheckIndex.
 func clientInRange(i int, cfg sim.Config) error {
-	if i < 0 || i >= cfg.Clients {
-		return fmt.Errorf("client %d: out of range (clients: %d)", i, cfg.Clients)
-	}
-	return nil
+	return sim.CheckIndex("client", i, cfg.Clients, "clients")
 }
 
 var (

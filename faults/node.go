@@ -302,10 +302,7 @@ func (f Failover) Stop(w *sim.World) error { return w.Cluster().Rejoin(f.Node) }
 func (Failover) UsesNetwork(cfg sim.Config) bool { return cfg.Cluster.Backend == sim.BackendRedis }
 
 func nodeInRange(i int, cfg sim.Config) error {
-	if i < 0 || i >= cfg.Cluster.Nodes {
-		return fmt.Errorf("node %d: out of range (nodes: %d)", i, cfg.Cluster.Nodes)
-	}
-	return nil
+	return sim.CheckIndex("node", i, cfg.Cluster.Nodes, "nodes")
 }
 
 // processControl refuses a fault that needs to run, stop or re-clock the

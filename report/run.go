@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,10 +33,16 @@ type Run struct {
 	// that check.html can be drawn.
 	Check checker.Result
 	// Expected is "" when nothing is expected, else safe, unsafe, deadlock
-	// or any; ExpectedChecks are expected verdicts of single checks.
+	// or any; ExpectedChecks are expected verdicts of single checks. They
+	// are shown and recorded, never compared here.
 	Expected       string
 	ExpectedChecks map[string]string
-	Machine        string // e.g. "linux/amd64, 2 cores"
+	// Misses is what the result did not meet of the expectation, as the
+	// caller's comparison of the typed values found it
+	// (scenarios.Expectation.Misses): "verdict" and the names of checks;
+	// empty when it met it.
+	Misses  []string
+	Machine string // e.g. "linux/amd64, 2 cores"
 	// Unplayed says, one phrase each, which faults the scenario needs never
 	// acted and which of its requirements did not happen: the run did not
 	// play the scenario, so it cannot meet its expectation.
@@ -47,11 +54,13 @@ type Run struct {
 }
 
 // Met: the run completed, played its scenario, and its verdict and
-// checks met the expectation.
+// checks met the expectation (Misses is empty).
 func (in Run) Met() bool {
-	return !in.Sim.Incomplete && len(in.Unplayed) == 0 &&
-		AsExpected(in.Check.Verdict, in.Expected, in.ExpectedChecks, in.Check.Checks)
+	return !in.Sim.Incomplete && len(in.Unplayed) == 0 && len(in.Misses) == 0
 }
+
+// missed reports whether Misses names name.
+func (in Run) missed(name string) bool { return slices.Contains(in.Misses, name) }
 
 // Files of a run directory, in the order they are written.
 const (

@@ -104,49 +104,6 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// AsExpected reports whether a run's overall verdict and its checks match what
-// was expected. An empty expected accepts only safe (a run with nothing
-// expected exits 0 only when safe). "any" accepts safe, unsafe and deadlock,
-// but not unknown: "any" says the design may come out either way, while unknown
-// says the checker could not decide (porcupine timed out, or disagreed with the
-// sweep, a locksim bug), and unknown is never a pass. The expected checks are
-// compared in every case. An expected check that got does not contain is a
-// mismatch: a check that did not run did not give the expected verdict.
-func AsExpected(verdict checker.Verdict, expected string, checks map[string]string, got []checker.CheckResult) bool {
-	switch expected {
-	case "":
-		if verdict != checker.Safe {
-			return false
-		}
-	case "any":
-		if verdict == checker.Unknown {
-			return false
-		}
-	default:
-		if string(verdict) != expected {
-			return false
-		}
-	}
-	for name, want := range checks {
-		if want == "" || want == "any" {
-			continue
-		}
-		found := false
-		for _, c := range got {
-			if c.Name == name {
-				found = true
-				if string(c.Verdict) != want {
-					return false
-				}
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
 // newVerdict builds verdict.json's value.
 func newVerdict(in Run) Verdict {
 	r, res := in.Check, in.Sim

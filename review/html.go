@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/internal/style"
+	"github.com/locksim/locksim/matrix"
 )
 
 // WriteHTML writes the self-contained page: every image is a data URI, the
@@ -18,7 +19,7 @@ func (r *Review) WriteHTML(w io.Writer) error {
 	for _, f := range r.Findings {
 		findings[f.Anchor()] = true
 	}
-	table := r.Matrix.HTMLTable(func(c scenarios.Cell) string {
+	table := r.Matrix.HTMLTable(func(c matrix.Cell) string {
 		if a := CellAnchor(c); findings[a] {
 			return "#" + a
 		}
@@ -26,8 +27,8 @@ func (r *Review) WriteHTML(w io.Writer) error {
 	}, false)
 	data := map[string]any{
 		"R":         r,
-		"CSS":       template.CSS(pageCSS + scenarios.MatrixCSS),
-		"Legend":    scenarios.MatrixLegend,
+		"CSS":       template.CSS(style.Base + pageCSS + style.Matrix),
+		"Legend":    matrix.Legend,
 		"Table":     table,
 		"Groups":    r.byScenario(),
 		"Designs":   r.byDesign(),
@@ -57,7 +58,7 @@ func (r *Review) WriteHTML(w io.Writer) error {
 	return t.Execute(w, data)
 }
 
-func wall(m scenarios.Matrix) time.Duration {
+func wall(m matrix.Matrix) time.Duration {
 	return (time.Duration(m.WallMS) * time.Millisecond).Round(100 * time.Millisecond)
 }
 
@@ -76,7 +77,7 @@ func countVerdict(fs []Finding, v string) int {
 }
 
 const pageCSS = `
-body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 1500px; padding: 0 20px; color: #222; line-height: 1.4; }
+body { margin: 24px auto; max-width: 1500px; padding: 0 20px; line-height: 1.4; }
 h1 { font-size: 24px; margin-bottom: 2px; }
 h2 { font-size: 19px; margin-top: 34px; border-bottom: 2px solid #ddd; padding-bottom: 3px; }
 h3 { font-size: 16px; margin-top: 26px; }
@@ -102,7 +103,6 @@ div.finding ul.witness { font-size: 13px; margin: 4px 0 8px 0; }
 div.finding img, figure img, .bench img { max-width: 100%; border: 1px solid #ddd; }
 .missing { color: #a00; font-size: 12px; }
 .bench { font-size: 13px; }
-ol.notrun { font-size: 12px; } ol.notrun .cells { color: #777; }
 dl.scenarios dt { font-weight: 600; margin-top: 8px; } dl.scenarios dd { margin-left: 16px; font-size: 13px; }
 dl.verdicts dt { font-weight: 600; float: left; width: 90px; clear: left; } dl.verdicts dd { margin-left: 100px; font-size: 13px; }
 code { background: #f4f4f4; padding: 0 3px; }

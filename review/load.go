@@ -1,6 +1,6 @@
 // Package review builds the design-review page: one self-contained HTML
 // file (images inlined, CSS inline, nothing fetched) and its Markdown twin,
-// from a verdict matrix (scenarios.RunMatrix's directory) and, when given,
+// from a verdict matrix (matrix.Run's directory) and, when given,
 // a lockbench run. It only reads what earlier stages wrote: matrix.json,
 // each run's verdict.json, summary.md and timeline.png, and lockbench's
 // bench.json (told in the words of its summary.md, bench.Report.Doc) and
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -23,7 +24,7 @@ import (
 // Review is everything the page shows.
 type Review struct {
 	Generated time.Time
-	Matrix    scenarios.Matrix
+	Matrix    matrix.Matrix
 	// Findings are the unsafe and deadlocked pairs, in matrix order.
 	Findings []Finding
 	Bench    *Bench // nil without a bench run
@@ -35,7 +36,7 @@ type Review struct {
 // Finding is one pair with a run that came out unsafe or deadlocked, told
 // from that run's files.
 type Finding struct {
-	Cell scenarios.Cell
+	Cell matrix.Cell
 	// Run is the index of the run shown: the first unsafe or deadlocked one.
 	Run int
 	// Dir is the run's directory as found on disk ("" when the matrix
@@ -56,7 +57,7 @@ type Finding struct {
 func (f Finding) Anchor() string { return CellAnchor(f.Cell) }
 
 // CellAnchor is the page id of a cell's finding.
-func CellAnchor(c scenarios.Cell) string {
+func CellAnchor(c matrix.Cell) string {
 	return "f-" + anchorSafe(c.Scenario) + "--" + anchorSafe(c.Algorithm)
 }
 
@@ -72,7 +73,7 @@ func anchorSafe(s string) string {
 // Load reads the matrix in matrixDir (a matrix directory or a link to one)
 // and, when benchDir is not "", the lockbench run there.
 func Load(matrixDir, benchDir string) (*Review, error) {
-	m, err := scenarios.ReadMatrix(matrixDir)
+	m, err := matrix.Read(matrixDir)
 	if err != nil {
 		return nil, fmt.Errorf("matrix: %w", err)
 	}
@@ -117,7 +118,7 @@ func (r *Review) splitNotes() {
 }
 
 // findingRun is the first run of c that was unsafe or deadlocked, or -1.
-func findingRun(c scenarios.Cell) int {
+func findingRun(c matrix.Cell) int {
 	for i, run := range c.Runs {
 		if run.Verdict == checker.Unsafe || run.Verdict == checker.Deadlock {
 			return i
@@ -126,7 +127,7 @@ func findingRun(c scenarios.Cell) int {
 	return -1
 }
 
-func loadFinding(matrixDir string, c scenarios.Cell, i int) Finding {
+func loadFinding(matrixDir string, c matrix.Cell, i int) Finding {
 	f := Finding{Cell: c, Run: i}
 	rel := c.Runs[i].Dir
 	if rel == "" {
@@ -239,7 +240,7 @@ func (f Finding) Expectation() string {
 	c := f.Cell
 	exp := "nothing expected (only safe passes)"
 	switch {
-	case strings.HasPrefix(c.Expected, "any"):
+	case c.Expectation().Verdict == scenarios.Any:
 		exp = "not asserted (" + c.Expected + ")"
 	case c.Expected != "":
 		exp = "expected " + c.Expected
@@ -251,13 +252,13 @@ func (f Finding) Expectation() string {
 }
 
 // scenario returns the matrix row of a scenario.
-func (r *Review) scenario(name string) scenarios.MatrixScenario {
+func (r *Review) scenario(name string) matrix.Row {
 	for _, s := range r.Matrix.Scenarios {
 		if s.Name == name {
 			return s
 		}
 	}
-	return scenarios.MatrixScenario{Name: name}
+	return matrix.Row{Name: name}
 }
 
 // byScenario groups the findings by scenario, in matrix order.
@@ -273,7 +274,7 @@ func (r *Review) byScenario() []scenarioFindings {
 }
 
 type scenarioFindings struct {
-	Scenario scenarios.MatrixScenario
+	Scenario matrix.Row
 	Findings []Finding
 }
 
@@ -292,7 +293,7 @@ func (r *Review) byDesign() []designRow {
 	for _, a := range r.Matrix.Algorithms {
 		row := designRow{Algorithm: a}
 		for _, c := range r.Matrix.Cells {
-			if c.Algorithm != a || c.Status == scenarios.CellSkip || c.Status == scenarios.CellNA {
+			if c.Algorithm != a || c.Status == matrix.CellSkip || c.Status == matrix.CellNA {
 				continue
 			}
 			row.Ran++

@@ -26,6 +26,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/review"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -64,7 +65,7 @@ var tinyMatrix = sync.OnceValues(func() (string, error) {
 		}
 		list = append(list, s)
 	}
-	m, err := scenarios.RunMatrix(context.Background(), scenarios.MatrixConfig{
+	m, err := matrix.Run(context.Background(), matrix.Config{
 		Scenarios: list, Algorithms: []string{"setpx", "naive"}, Runs: 1, Out: out,
 	})
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
-	"github.com/locksim/locksim/scenarios"
 )
 
 // WriteMarkdown writes the page's Markdown twin, for a file in mdDir: the
@@ -58,14 +58,14 @@ func (r *Review) WriteMarkdown(w io.Writer, mdDir string) error {
 				continue
 			}
 			label := c.Label()
-			if c.Status == scenarios.CellRan {
+			if c.Status == matrix.CellRan {
 				label = "**" + label + "**"
 			}
 			if anchors[CellAnchor(*c)] {
 				label = "[" + label + "](#" + CellAnchor(*c) + ")"
 			}
 			cell := strings.TrimSpace(label + " " + c.Agreement() + " " + c.Note())
-			if c.Status == scenarios.CellSkip || c.Status == scenarios.CellError {
+			if c.Status == matrix.CellSkip || c.Status == matrix.CellError {
 				cell += " (" + mdCellText(c.Reason) + ")"
 			}
 			p(" %s |", cell)
@@ -74,7 +74,7 @@ func (r *Review) WriteMarkdown(w io.Writer, mdDir string) error {
 	}
 	p("\nA cell: the verdict over the pair's runs, n/k runs that met the scenario's expectation (✓ all, ✗ not all). "+
 		"Unsafe and deadlocked cells link to their finding below. Full matrix with links to every run: [%s](%s).\n",
-		scenarios.FileMatrixMD, rel(filepath.Join(m.Dir, scenarios.FileMatrixMD)))
+		matrix.FileMD, rel(filepath.Join(m.Dir, matrix.FileMD)))
 	if d := m.Differing(); len(d) > 0 {
 		p("\n## Not as expected\n\n")
 		for _, c := range d {

@@ -82,3 +82,17 @@ func Lookup(nameOrPath string) (*Scenario, error) {
 	}
 	return s, err
 }
+
+// UserFile is the file the scenario was loaded from, "" for a built-in or
+// a scenario built in Go.
+func (s *Scenario) UserFile() string {
+	if s.file == "" {
+		return ""
+	}
+	for _, b := range builtins() {
+		if b.file == s.file {
+			return ""
+		}
+	}
+	return s.file
+}

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
@@ -122,7 +123,7 @@ type pair struct {
 // from goroutines rather than as parallel subtests, so that go test's
 // -parallel (GOMAXPROCS, 2 here) does not lower it.
 func runPairs(t *testing.T, pairs []pair, mode timeMode) {
-	sem := make(chan struct{}, scenarios.DefaultParallel())
+	sem := make(chan struct{}, matrix.DefaultParallel())
 	var mu sync.Mutex
 	var mismatches []string
 	var wg sync.WaitGroup

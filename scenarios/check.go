@@ -1,13 +1,13 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
@@ -39,9 +39,10 @@ func (s *Scenario) lineOf(path string) int {
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// check validates what decoding cannot: ranges, references and
-// combinations. It runs on every Parse and again in Config, so a scenario
-// built in Go is checked too.
+// check validates what decoding cannot: references, combinations, and the
+// numbers the file gives against the simulator's ranges (sim.CheckValue,
+// the one place those live). It runs on every Parse and again in Config,
+// so a scenario built in Go is checked too.
 func (s *Scenario) check() error {
 	if s.Name == "" {
 		return s.errf("name", "missing: every scenario has a name (it names the results directory)")
@@ -124,29 +125,53 @@ func (s *Scenario) checkAlgorithms() error {
 	return nil
 }
 
+// checkOptions judges the options the file gives by the simulator's range
+// rules (sim.CheckValue); the ranges themselves live there alone.
 func (s *Scenario) checkOptions() error {
 	o := s.Options
-	switch {
-	case o.TTL != nil && *o.TTL < Duration(time.Millisecond):
-		return s.errf("options.ttl", "must be at least 1ms (%v)", *o.TTL)
-	case o.Drift != nil && (*o.Drift <= 0 || *o.Drift >= 0.5):
-		return s.errf("options.drift", "must be in (0, 0.5); lock.Options reads 0 as unset (%v)", *o.Drift)
-	case o.Retries != nil && *o.Retries < 0:
-		return s.errf("options.retries", "must not be negative; leave it out to retry until the run ends (%d)", *o.Retries)
-	}
-	for _, d := range []struct {
+	for _, f := range []struct {
 		path string
-		v    *Duration
+		v    any
+		set  bool
 	}{
-		{"options.retry_delay", o.RetryDelay},
-		{"options.node_timeout", o.NodeTimeout},
-		{"options.tolerance", o.Tolerance},
+		{"options.ttl", deref(o.TTL).D(), o.TTL != nil},
+		{"options.drift", deref(o.Drift), o.Drift != nil},
+		{"options.retries", deref(o.Retries), o.Retries != nil},
+		{"options.retry_delay", deref(o.RetryDelay).D(), o.RetryDelay != nil},
+		{"options.node_timeout", deref(o.NodeTimeout).D(), o.NodeTimeout != nil},
+		{"options.tolerance", deref(o.Tolerance).D(), o.Tolerance != nil},
 	} {
-		if d.v != nil && *d.v <= 0 {
-			return s.errf(d.path, "must be positive; lock.Options reads 0 as unset, so leave it out for the default (%v)", *d.v)
+		if f.set {
+			if err := s.inRange(f.path, f.v, ""); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// inRange judges a value the file gives by sim.CheckValue, reporting it
+// at its line. hint is added when the value is refused.
+func (s *Scenario) inRange(path string, v any, hint string) error {
+	err := sim.CheckValue(path, v)
+	if err == nil {
+		return nil
+	}
+	var fe *sim.FieldError
+	if errors.As(err, &fe) {
+		return s.errf(path, "%s%s (%s)", fe.Msg, hint, fe.Value)
+	}
+	return err
+}
+
+// fieldError maps a *sim.FieldError in err to the file's field and line,
+// prefix (e.g. "faults[2].") put before its field; nil when err is not one.
+func (s *Scenario) fieldError(err error, prefix string) *Error {
+	var fe *sim.FieldError
+	if !errors.As(err, &fe) {
+		return nil
+	}
+	return s.errf(prefix+fe.Field, "%s (%s)", fe.Msg, fe.Value)
 }
 
 func (s *Scenario) checkWorld() error {
@@ -167,29 +192,32 @@ func (s *Scenario) checkWorld() error {
 	default:
 		return s.errf("persistence", "unknown persistence; want none, everysec or always (%s)", shown(s.Persistence))
 	}
-	for _, c := range []struct {
+	// The numbers the file gives, by the simulator's range rules
+	// (sim.CheckValue), before defaults: an explicit 0, which a sim.Config
+	// reads as unset, is judged too.
+	def := defaults()
+	for _, f := range []struct {
 		path string
-		v    *int
-		max  int
-	}{{"nodes", s.Nodes, sim.MaxNodes}, {"clients", s.Clients, sim.MaxClients}, {"keys", s.Keys, sim.MaxKeys}} {
-		if c.v != nil && *c.v < 1 {
-			return s.errf(c.path, "need at least 1 (%d)", *c.v)
+		v    any
+		set  bool
+		hint string
+	}{
+		{"nodes", deref(s.Nodes), s.Nodes != nil, ""},
+		{"clients", deref(s.Clients), s.Clients != nil, ""},
+		{"keys", deref(s.Keys), s.Keys != nil, ""},
+		{"faults", len(s.Faults), true, ""},
+		{"duration", deref(s.Duration).D(), s.Duration != nil, ""},
+		{"replicas", deref(s.Replicas), s.Replicas != nil, ""},
+		{"read_ratio", deref(s.ReadRatio), s.ReadRatio != nil, ""},
+		{"nest", deref(s.Nest), s.Nest != nil, ""},
+		{"hold", deref(s.Hold).D(), s.Hold != nil, fmt.Sprintf("; leave it out for the default %v", def.Hold)},
+		{"think", deref(s.Think).D(), s.Think != nil, fmt.Sprintf("; leave it out for the default %v", def.Think)},
+	} {
+		if f.set {
+			if err := s.inRange(f.path, f.v, f.hint); err != nil {
+				return err
+			}
 		}
-		if c.v != nil && *c.v > c.max {
-			return s.errf(c.path, "at most %d (%d)", c.max, *c.v)
-		}
-	}
-	if len(s.Faults) > sim.MaxFaults {
-		return s.errf("faults", "at most %d faults (%d)", sim.MaxFaults, len(s.Faults))
-	}
-	if s.Duration != nil && time.Duration(*s.Duration) > sim.MaxDuration {
-		return s.errf("duration", "at most %v (%v)", sim.MaxDuration, *s.Duration)
-	}
-	if s.Replicas != nil && (*s.Replicas < 0 || *s.Replicas > 1) {
-		return s.errf("replicas", "0 or 1 per master are supported (%d)", *s.Replicas)
-	}
-	if r := s.ReadRatio; r != nil && (*r < 0 || *r > 1) {
-		return s.errf("read_ratio", "must be in [0, 1] (%v)", *r)
 	}
 	if len(s.Roles) > 0 && len(s.Roles) != s.clients() {
 		return s.errf("roles", "give one per client: %d roles for %d clients (%s)", len(s.Roles), s.clients(), strings.Join(s.Roles, ", "))
@@ -197,22 +225,6 @@ func (s *Scenario) checkWorld() error {
 	for i, r := range s.Roles {
 		if _, ok := roleAccess[r]; !ok {
 			return s.errf(fmt.Sprintf("roles[%d]", i), "unknown role; want read, write or any (%s)", shown(r))
-		}
-	}
-	if s.Nest != nil && *s.Nest < 1 {
-		return s.errf("nest", "need at least 1 (%d)", *s.Nest)
-	}
-	if s.Duration != nil && *s.Duration <= 0 {
-		return s.errf("duration", "must be positive (%v)", *s.Duration)
-	}
-	def := defaults()
-	for _, d := range []struct {
-		path string
-		v    *Duration
-		def  time.Duration
-	}{{"hold", s.Hold, def.Hold}, {"think", s.Think, def.Think}} {
-		if d.v != nil && *d.v <= 0 {
-			return s.errf(d.path, "must be positive; the simulator reads 0 as unset, so leave it out for the default %v (%v)", d.def, *d.v)
 		}
 	}
 	return nil
@@ -248,11 +260,15 @@ func (s *Scenario) checkFault(i int) error {
 		}
 	}
 	clients, nodes := s.clients(), s.nodes()
-	if f.Client != nil && (*f.Client < 0 || *f.Client >= clients) {
-		return s.errf(base+".client", "out of range: clients are 0..%d (%d)", clients-1, *f.Client)
+	if f.Client != nil {
+		if err := s.fieldError(sim.CheckIndex(base+".client", *f.Client, clients, "clients"), ""); err != nil {
+			return err
+		}
 	}
-	if f.Node != nil && (*f.Node < 0 || *f.Node >= nodes) {
-		return s.errf(base+".node", "out of range: nodes are 0..%d (%d)", nodes-1, *f.Node)
+	if f.Node != nil {
+		if err := s.fieldError(sim.CheckIndex(base+".node", *f.Node, nodes, "nodes"), ""); err != nil {
+			return err
+		}
 	}
 	switch {
 	case f.At != nil && f.When != nil:
@@ -307,9 +323,13 @@ func (s *Scenario) checkPoint(ps *PointSpec, path string, faultClient *int, clie
 	if ps.Client == nil && faultClient == nil {
 		return s.errf(path, "needs client: the fault has no client of its own (%s)", ps.Point)
 	}
-	if ps.Client != nil && (*ps.Client < 0 || *ps.Client >= clients) {
-		return s.errf(path+".client", "out of range: clients are 0..%d (%d)", clients-1, *ps.Client)
+	if ps.Client != nil {
+		if err := s.fieldError(sim.CheckIndex(path+".client", *ps.Client, clients, "clients"), ""); err != nil {
+			return err
+		}
 	}
+	// nth 0 reads as the first time to the simulator: written out, it is
+	// a mistake the file's schema refuses.
 	if ps.Nth != nil && *ps.Nth < 1 {
 		return s.errf(path+".nth", "must be at least 1: the first time is 1 (%d)", *ps.Nth)
 	}

@@ -66,7 +66,11 @@ func (s *Scenario) validate(algo string, cfg sim.Config) error {
 	for i, p := range full.Faults {
 		if v, ok := p.Fault.(sim.Validator); ok {
 			if err := v.Validate(full); err != nil {
-				return s.errf(fmt.Sprintf("faults[%d]", i), "%s: %v", p.Fault, err)
+				base := fmt.Sprintf("faults[%d]", i)
+				if fe := s.fieldError(err, base+"."); fe != nil {
+					return fe
+				}
+				return s.errf(base, "%s: %v", p.Fault, err)
 			}
 		}
 	}
@@ -74,6 +78,9 @@ func (s *Scenario) validate(algo string, cfg sim.Config) error {
 	// if it does (the external backend's cluster refusals, say), say so
 	// now rather than fail at run time.
 	if err := full.Validate(); err != nil {
+		if fe := s.fieldError(err, ""); fe != nil {
+			return fe
+		}
 		return &Error{File: s.file, Msg: fmt.Sprintf("%s: %v", algo, err)}
 	}
 	return nil

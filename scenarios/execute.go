@@ -66,7 +66,9 @@ type Outcome struct {
 	Algorithm string                     `json:"algorithm"`
 	Verdict   checker.Verdict            `json:"verdict,omitempty"`
 	Checks    map[string]checker.Verdict `json:"checks,omitempty"`
-	// Expected is the expectation as written ("" when none).
+	// Expected is the expectation in one line ("" when none);
+	// AsExpected is Expectation.Meets's answer, false too when the run was
+	// incomplete or did not play the scenario.
 	Expected   string `json:"expected,omitempty"`
 	AsExpected bool   `json:"as_expected"`
 	// Skipped gives the reason a design was not run (expect: skip).
@@ -132,14 +134,13 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	}
 	res.Notes = append(notes, res.Notes...)
 	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: o.CheckTimeout, Verbose: true})
-	out.Verdict, out.Checks, out.Notes, out.Incomplete = cr.Verdict, map[string]checker.Verdict{}, res.Notes, res.Incomplete
-	for _, c := range cr.Checks {
-		out.Checks[c.Name] = c.Verdict
-	}
+	out.Verdict, out.Checks, out.Notes, out.Incomplete = cr.Verdict, CheckVerdicts(cr), res.Notes, res.Incomplete
 	in := report.Run{
 		Scenario: s.Name, Algorithm: algo, ScenarioYAML: resolved,
 		Sim: res, Check: cr, Machine: Machine(),
 		Unplayed: append(s.unplayed(res.Unfired), s.unmet(algo, res.History)...),
+		// exp is the zero Expectation when nothing is expected.
+		Misses: exp.Misses(out.Verdict, out.Checks),
 	}
 	if hasExp {
 		in.Expected = string(exp.Verdict)
@@ -170,6 +171,20 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 // Machine describes this machine for reports.
 func Machine() string {
 	return fmt.Sprintf("%s/%s, %d cores, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+}
+
+// SavedExpectation is the expectation a run directory's verdict.json
+// recorded, as a typed value for Misses (the zero Expectation when the run
+// expected nothing).
+func SavedExpectation(v report.Verdict) Expectation {
+	e := Expectation{Verdict: Verdict(v.Expected)}
+	for name, want := range v.ExpectedChecks {
+		if e.Checks == nil {
+			e.Checks = map[string]Verdict{}
+		}
+		e.Checks[name] = Verdict(want)
+	}
+	return e
 }
 
 // IsBadInput reports whether err is the user's input, not locksim's failure.

@@ -213,6 +213,79 @@ func (e Expectation) MarshalYAML() (any, error) {
 	return m, nil
 }
 
+// MissedVerdict is what Misses names when the overall verdict did not
+// meet the expectation; a check that did not is named by itself.
+const MissedVerdict = "verdict"
+
+// Misses compares a run's result with the expectation, as typed values: it
+// is the one place locksim decides whether a run went as expected (run,
+// matrix, check, the review page and each run's report all take its
+// answer). It returns what did not match, MissedVerdict first and then each
+// expected check by name in CheckNames order, and nothing when the result
+// meets e.
+//
+// The zero Expectation is "nothing expected": only safe passes. Any passes
+// safe, unsafe and deadlock but not unknown: any says the design may come
+// out either way, unknown says the checker could not decide, and unknown is
+// never a pass. The expected checks are compared in every case, and an
+// expected check missing from checks is a miss: a check that did not run
+// did not give the expected verdict. Whether the run was complete and
+// played its scenario is the caller's to add (an incomplete or unplayed
+// run is never as expected).
+func (e Expectation) Misses(verdict checker.Verdict, checks map[string]checker.Verdict) []string {
+	var out []string
+	switch e.Verdict {
+	case "":
+		if verdict != checker.Safe {
+			out = append(out, MissedVerdict)
+		}
+	case Any:
+		if verdict == checker.Unknown {
+			out = append(out, MissedVerdict)
+		}
+	default:
+		if verdict != checker.Verdict(e.Verdict) {
+			out = append(out, MissedVerdict)
+		}
+	}
+	var extra []string // a check locksim does not have: always a miss
+	for name := range e.Checks {
+		if !slices.Contains(checkNames, name) {
+			extra = append(extra, name)
+		}
+	}
+	sort.Strings(extra)
+	names := append(slices.Clone(checkNames), extra...)
+	for _, name := range names {
+		want, ok := e.Checks[name]
+		if !ok || want == "" || want == Any {
+			continue
+		}
+		if got, ran := checks[name]; !ran || got != checker.Verdict(want) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Meets reports whether a result meets e: Misses finds nothing.
+func (e Expectation) Meets(verdict checker.Verdict, checks map[string]checker.Verdict) bool {
+	return len(e.Misses(verdict, checks)) == 0
+}
+
+// CheckVerdicts are a checker result's verdicts by check name, the form
+// Misses compares.
+func CheckVerdicts(r checker.Result) map[string]checker.Verdict {
+	out := make(map[string]checker.Verdict, len(r.Checks))
+	for _, c := range r.Checks {
+		out[c.Name] = c.Verdict
+	}
+	return out
+}
+
+// CheckNames are the four checks in the order reports list them.
+func CheckNames() []string { return slices.Clone(checkNames) }
+
 // Expectations maps an algorithm name, or "*" for every other design, to
 // what the scenario expects of it.
 type Expectations map[string]Expectation

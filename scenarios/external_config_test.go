@@ -14,6 +14,13 @@ import (
 )
 
 // Addresses for configurations that are only checked, never run.
+func mustParse(t *testing.T, yaml string) *Scenario {
+	t.Helper()
+	s, err := Parse("test.yaml", []byte(yaml))
+	require.NoError(t, err)
+	return s
+}
+
 var threeAddrs = []string{"10.0.0.1:6379", "10.0.0.2:6379", "redis-3.example:6380"}
 
 // TestRunConfigExternal: on the external backend, what needs process

@@ -8,6 +8,12 @@
 // run takes. The Scenario type mirrors the file: a field the file leaves out
 // is nil, so that what was written and what was defaulted stay apart until
 // Resolved fills in the defaults for a run's scenario.yaml.
+//
+// Running one scenario for one design is here too (Execute, RunOptions,
+// Outcome): it only chains sim.Run, checker.Check and report.WriteRun, and
+// it needs the scenario's unexported parts (its file and lines for errors,
+// its faults' optional flags, its requirements). Running many pairs is
+// package matrix, which imports this one and never the other way round.
 package scenarios
 
 import "github.com/locksim/locksim/lock"

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
@@ -53,7 +54,7 @@ func runVerdictFiles(t *testing.T, backend sim.Backend, mode timeMode) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no regression scenarios: %v", err)
 	}
-	sem := make(chan struct{}, scenarios.DefaultParallel())
+	sem := make(chan struct{}, matrix.DefaultParallel())
 	var wg sync.WaitGroup
 	for _, file := range files {
 		s, err := scenarios.LoadFile(file)

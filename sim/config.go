@@ -161,30 +161,19 @@ func (c Config) Validate() error {
 	if err != nil {
 		return fmt.Errorf("algorithm: %w", err)
 	}
+	// Numeric ranges first (CheckValue): they are the same for every
+	// design. lock.Options.Validate then guards what only the lock knows.
+	if err := c.checkRanges(); err != nil {
+		return err
+	}
 	if err := c.Options.Validate(); err != nil {
 		return fmt.Errorf("options: %w", err)
 	}
 	switch {
-	case c.Cluster.Nodes < 1:
-		return fmt.Errorf("nodes %d: need at least 1", c.Cluster.Nodes)
-	case c.Clients < 1:
-		return fmt.Errorf("clients %d: need at least 1", c.Clients)
-	case c.Keys < 1:
-		return fmt.Errorf("keys %d: need at least 1", c.Keys)
-	case c.Duration <= 0:
-		return fmt.Errorf("duration %v: must be positive", c.Duration)
-	case c.Hold < 0:
-		return fmt.Errorf("hold %v: must not be negative", c.Hold)
-	case c.Think < 0:
-		return fmt.Errorf("think %v: must not be negative", c.Think)
-	case c.ReadRatio < 0 || c.ReadRatio > 1:
-		return fmt.Errorf("read_ratio %v: must be in [0, 1]", c.ReadRatio)
 	case c.ReadRatio > 0 && !info.ReadWrite:
 		return fmt.Errorf("read_ratio %v: %s has no read lock", c.ReadRatio, c.Algorithm)
 	case len(c.Roles) > 0 && len(c.Roles) != c.Clients:
 		return fmt.Errorf("roles: %d given for %d clients; give one per client", len(c.Roles), c.Clients)
-	case c.Nest < 1:
-		return fmt.Errorf("nest %d: need at least 1", c.Nest)
 	case c.Nest > 1 && !info.Reentrant:
 		return fmt.Errorf("nest %d: %s is not reentrant (a nested acquire would wait for its own hold)", c.Nest, c.Algorithm)
 	case c.Options.Fencing && !info.Fencing:
@@ -192,7 +181,7 @@ func (c Config) Validate() error {
 	case c.Options.Watchdog && !info.Watchdog:
 		return fmt.Errorf("watchdog: %s has no watchdog", c.Algorithm)
 	}
-	if err := c.checkLimits(); err != nil {
+	if err := c.checkMachine(machineFDs(), machineMem(), machinePorts()); err != nil {
 		return err
 	}
 	for i, r := range c.Roles {
@@ -212,15 +201,6 @@ func (c Config) Validate() error {
 	for i, p := range c.Faults {
 		if p.Fault == nil {
 			return fmt.Errorf("faults[%d]: no fault", i)
-		}
-		if p.Start.OnPoint() && (p.Start.Client < 0 || p.Start.Client >= c.Clients) {
-			return fmt.Errorf("faults[%d].when.client %d: out of range (clients: %d)", i, p.Start.Client, c.Clients)
-		}
-		if p.Until != nil && p.Until.OnPoint() && (p.Until.Client < 0 || p.Until.Client >= c.Clients) {
-			return fmt.Errorf("faults[%d].until.client %d: out of range (clients: %d)", i, p.Until.Client, c.Clients)
-		}
-		if p.For < 0 || p.Start.At < 0 {
-			return fmt.Errorf("faults[%d]: negative duration", i)
 		}
 		if v, ok := p.Fault.(Validator); ok {
 			if err := v.Validate(c); err != nil {

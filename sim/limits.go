@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// The most a run may ask for. Each is far above what a lock scenario needs
-// and well below what exhausts a small machine; what a run costs as a whole
+// The most a run may ask for (CheckValue applies them). Each is far above
+// what a lock scenario needs and well below what exhausts a small machine;
+// what a run costs as a whole
 // (file descriptors, memory) is checked against this machine as well, by
 // checkMachine.
 const (
@@ -64,25 +65,6 @@ const (
 	// memFallback is the budget when the machine's memory cannot be read.
 	memFallback = 1 << 30
 )
-
-// checkLimits names the first field over its limit. c has its defaults.
-func (c Config) checkLimits() error {
-	switch {
-	case c.Clients > MaxClients:
-		return fmt.Errorf("clients %d: at most %d", c.Clients, MaxClients)
-	case c.Cluster.Nodes > MaxNodes:
-		return fmt.Errorf("nodes %d: at most %d", c.Cluster.Nodes, MaxNodes)
-	case c.Keys > MaxKeys:
-		return fmt.Errorf("keys %d: at most %d", c.Keys, MaxKeys)
-	case c.Cluster.Replicas > MaxReplicas:
-		return fmt.Errorf("replicas %d: at most %d per master", c.Cluster.Replicas, MaxReplicas)
-	case len(c.Faults) > MaxFaults:
-		return fmt.Errorf("faults: %d given, at most %d", len(c.Faults), MaxFaults)
-	case c.Duration > MaxDuration:
-		return fmt.Errorf("duration %v: at most %v", c.Duration, MaxDuration)
-	}
-	return c.checkMachine(machineFDs(), machineMem(), machinePorts())
-}
 
 // checkMachine refuses a run this machine cannot hold: more file
 // descriptors than RLIMIT_NOFILE allows (every dial would fail midway,

@@ -5,25 +5,33 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/scenarios"
 )
 
 func checkCmd() *cobra.Command {
 	var asJSON bool
-	var timeout = checker.Config{}.Timeout
+	var timeout, checkTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "check DIR",
 		Short: "Re-check the saved history of a run directory offline",
 		Long: `Read DIR/history.jsonl, check it again and compare with DIR/verdict.json.
-The run directory is not changed. Exit 0 when the verdict is as the run expected,
-1 when it differs, 2 when DIR is not a run directory.`,
+The run directory is not changed. --timeout bounds the whole check,
+--check-timeout the checker itself (as on run and matrix). Exit 0 when the
+verdict is as the run expected, 1 when it differs, 2 when DIR is not a run
+directory, 3 when the check exceeded --timeout.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			start := time.Now()
+			if err := checkTimeouts(cmd.Flags().Changed, timeout, checkTimeout); err != nil {
+				return usageErr(err)
+			}
 			dir := args[0]
 			saved, err := report.ReadVerdict(filepath.Join(dir, report.FileVerdict))
 			if err != nil {
@@ -38,14 +46,24 @@ The run directory is not changed. Exit 0 when the verdict is as the run expected
 			if err != nil {
 				return usageErr(fmt.Errorf("%s: %w", filepath.Join(dir, report.FileHistory), err))
 			}
-			r := checker.Check(h, checker.Config{Fencing: saved.Config.Fencing, Timeout: timeout})
-			ok := report.AsExpected(r.Verdict, saved.Expected, saved.ExpectedChecks, r.Checks)
+			// --timeout bounds the whole check: the checker gets what is
+			// left of it when that is less than its own --check-timeout.
+			bound := checkTimeout
+			if timeout > 0 {
+				left := timeout - time.Since(start)
+				if left <= 0 {
+					return harnessErr(fmt.Errorf("check exceeded its timeout of %v reading %s", timeout, dir))
+				}
+				bound = min(bound, left)
+			}
+			r := checker.Check(h, checker.Config{Fencing: saved.Config.Fencing, Timeout: bound})
+			if timeout > 0 && time.Since(start) >= timeout {
+				return harnessErr(fmt.Errorf("check exceeded its timeout of %v (verdict so far: %s)", timeout, r.Verdict))
+			}
+			checks := scenarios.CheckVerdicts(r)
+			ok := scenarios.SavedExpectation(saved).Meets(r.Verdict, checks)
 			out := cmd.OutOrStdout()
 			if asJSON {
-				checks := map[string]checker.Verdict{}
-				for _, c := range r.Checks {
-					checks[c.Name] = c.Verdict
-				}
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
 				_ = enc.Encode(map[string]any{"dir": dir, "verdict": r.Verdict, "checks": checks,
@@ -67,6 +85,7 @@ The run directory is not changed. Exit 0 when the verdict is as the run expected
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a machine-readable result on stdout")
-	cmd.Flags().DurationVar(&timeout, "timeout", 0, "bound on the checker (default 10s)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "bound on the whole check; past it the command fails with exit 3 (default: none beyond --check-timeout)")
+	cmd.Flags().DurationVar(&checkTimeout, "check-timeout", 10*time.Second, "bound on the checker; running out gives verdict unknown")
 	return cmd
 }

@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
-	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
 )
@@ -305,7 +305,7 @@ func TestMatrixExternal(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	var m struct {
 		Dir string `json:"dir"`
-		scenarios.Matrix
+		matrix.Matrix
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &m), stdout)
 	assert.Equal(t, "external", m.Backend)
@@ -313,13 +313,13 @@ func TestMatrixExternal(t *testing.T) {
 	assert.Equal(t, 1, m.Parallel, "runs on shared servers go one at a time")
 	for _, tc := range []struct {
 		scenario, algo string
-		status         scenarios.CellStatus
+		status         matrix.CellStatus
 		reason         []string
 	}{
-		{"gc-pause-after-check", "setpx", scenarios.CellRan, nil},
-		{"gc-pause-after-check", "redlock", scenarios.CellRan, nil},
-		{"redlock-restart-no-fsync", "redlock", scenarios.CellSkip, []string{"not on backend external", "kill-node", "process control"}},
-		{"failover-async-replication", "setpx", scenarios.CellSkip, []string{"not on backend external", "has 1 node", "given 5 addresses"}},
+		{"gc-pause-after-check", "setpx", matrix.CellRan, nil},
+		{"gc-pause-after-check", "redlock", matrix.CellRan, nil},
+		{"redlock-restart-no-fsync", "redlock", matrix.CellSkip, []string{"not on backend external", "kill-node", "process control"}},
+		{"failover-async-replication", "setpx", matrix.CellSkip, []string{"not on backend external", "has 1 node", "given 5 addresses"}},
 	} {
 		c := m.Cell(tc.scenario, tc.algo)
 		require.NotNil(t, c, "%s × %s", tc.scenario, tc.algo)
@@ -328,7 +328,7 @@ func TestMatrixExternal(t *testing.T) {
 		for _, r := range tc.reason {
 			assert.Contains(t, c.Reason, r)
 		}
-		if tc.status == scenarios.CellRan {
+		if tc.status == matrix.CellRan {
 			require.Len(t, c.Runs, 1)
 			yaml := readFile(t, filepath.Join(m.Dir, c.Runs[0].Dir, report.FileScenario))
 			assert.Contains(t, yaml, "# backend: external")

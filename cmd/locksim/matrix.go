@@ -11,19 +11,22 @@ import (
 
 	"github.com/locksim/locksim/internal/progress"
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 )
 
 type matrixFlags struct {
-	algos     []string
-	scenarios []string
-	runs      int
-	where     backendFlags
-	out       string
-	parallel  int
-	asJSON    bool
-	timeout   time.Duration
+	algos        []string
+	scenarios    []string
+	runs         int
+	where        backendFlags
+	out          string
+	parallel     int
+	asJSON       bool
+	seed         uint64
+	timeout      time.Duration
+	checkTimeout time.Duration
 }
 
 func matrixCmd() *cobra.Command {
@@ -31,12 +34,14 @@ func matrixCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "matrix",
 		Short: "Run every scenario x algorithm pair and tabulate the verdicts against their expectations",
-		Long: `Run every applicable scenario x algorithm pair --runs times (run i with the
-scenario's seed + i), several at once, and write DIR/matrix/<UTC stamp>/ with
+		Long: `Run every applicable scenario x algorithm pair --runs times (run i with
+seed + i: --seed when given, else the scenario's own seed), several at once,
+and write DIR/matrix/<UTC stamp>/ with
 matrix.md, matrix.json, matrix.html and every run's report under runs/; then
 point DIR/matrix/latest at it. Pairs a scenario expects as skip, or that need
 what the backend lacks (on --addrs servers: process control), are shown as
-skip with the reason, never as passed.
+skip with the reason, never as passed. --timeout bounds each run as a whole
+and --check-timeout the checker in each run, as on run.
 Exit codes: 0 every pair met its expectation in every run, 1 some did not,
 2 bad input, 3 locksim itself failed (the matrix is still written when it got
 that far).`,
@@ -56,18 +61,23 @@ that far).`,
 	fl.IntVar(&f.runs, "runs", 1, "runs per pair, each with its own seed")
 	f.where.register(fl, "each scenario's own")
 	fl.StringVar(&f.out, "out", "results", "results root; the matrix goes to OUT/matrix/<stamp>/")
-	fl.IntVar(&f.parallel, "parallel", scenarios.DefaultParallel(), "runs at once (with --addrs: 1, since runs on the same servers share their keys)")
+	fl.IntVar(&f.parallel, "parallel", matrix.DefaultParallel(), "runs at once (with --addrs: 1, since runs on the same servers share their keys)")
 	fl.BoolVar(&f.asJSON, "json", false, "print matrix.json (with its directory) on stdout")
-	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "bound on the checker per run; running out gives verdict unknown")
+	fl.Uint64Var(&f.seed, "seed", 0, "base seed for every random choice: run i of a pair uses seed + i (default: each scenario's own seed)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "bound on each run as a whole; past it the run stops, marked incomplete (default: its duration + 1m)")
+	fl.DurationVar(&f.checkTimeout, "check-timeout", 10*time.Second, "bound on the checker in each run; running out gives verdict unknown")
 	return cmd
 }
 
 // config checks the flags and loads the scenarios; every error names the
 // value at fault in one line.
-func (f *matrixFlags) config(cmd *cobra.Command) (scenarios.MatrixConfig, error) {
-	cfg := scenarios.MatrixConfig{Runs: f.runs, Backend: f.where.backend, Addrs: f.where.addrs, Toxiproxy: f.where.toxiproxy, RealTime: f.where.realTime,
-		Out: f.out, Parallel: f.parallel, CheckTimeout: f.timeout}
+func (f *matrixFlags) config(cmd *cobra.Command) (matrix.Config, error) {
+	cfg := matrix.Config{Runs: f.runs, Backend: f.where.backend, Addrs: f.where.addrs, Toxiproxy: f.where.toxiproxy, RealTime: f.where.realTime,
+		Out: f.out, Parallel: f.parallel, CheckTimeout: f.checkTimeout, Timeout: f.timeout}
 	changed := cmd.Flags().Changed
+	if changed("seed") {
+		cfg.Seed = &f.seed
+	}
 	if err := f.where.check(changed); err != nil {
 		return cfg, err
 	}
@@ -83,8 +93,8 @@ func (f *matrixFlags) config(cmd *cobra.Command) (scenarios.MatrixConfig, error)
 	if f.parallel < 1 {
 		return cfg, fmt.Errorf("--parallel %d: must be at least 1", f.parallel)
 	}
-	if f.timeout <= 0 {
-		return cfg, fmt.Errorf("--timeout %v: must be positive", f.timeout)
+	if err := checkTimeouts(changed, f.timeout, f.checkTimeout); err != nil {
+		return cfg, err
 	}
 	if err := report.CheckOutRoot(f.out); err != nil {
 		return cfg, fmt.Errorf("--out %q: %w", f.out, err)
@@ -105,7 +115,7 @@ func (f *matrixFlags) config(cmd *cobra.Command) (scenarios.MatrixConfig, error)
 	return cfg, nil
 }
 
-func (f *matrixFlags) run(cmd *cobra.Command, cfg scenarios.MatrixConfig) error {
+func (f *matrixFlags) run(cmd *cobra.Command, cfg matrix.Config) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if err := f.where.preflight(cmd.Context()); err != nil {
 		return usageErr(err)
@@ -116,7 +126,7 @@ func (f *matrixFlags) run(cmd *cobra.Command, cfg scenarios.MatrixConfig) error 
 	}
 	prog := newMatrixProgress(stderr)
 	cfg.Progress = prog.update
-	m, err := scenarios.RunMatrix(cmd.Context(), cfg)
+	m, err := matrix.Run(cmd.Context(), cfg)
 	prog.finish()
 	if err != nil && m.Dir == "" {
 		if scenarios.IsBadInput(err) {
@@ -127,7 +137,7 @@ func (f *matrixFlags) run(cmd *cobra.Command, cfg scenarios.MatrixConfig) error 
 	if f.asJSON {
 		out := struct {
 			Dir string `json:"dir"`
-			scenarios.Matrix
+			matrix.Matrix
 		}{m.Dir, m}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -142,19 +152,19 @@ func (f *matrixFlags) run(cmd *cobra.Command, cfg scenarios.MatrixConfig) error 
 	}
 	if !m.OK() {
 		return &exitError{exitMismatch, fmt.Errorf("%d of %d pairs differ from their expectation (see %s)",
-			m.Totals.Differ, m.Totals.Cells, filepath.Join(m.Dir, scenarios.FileMatrixMD))}
+			m.Totals.Differ, m.Totals.Cells, filepath.Join(m.Dir, matrix.FileMD))}
 	}
 	return nil
 }
 
-func printMatrix(w io.Writer, m scenarios.Matrix) {
+func printMatrix(w io.Writer, m matrix.Matrix) {
 	fmt.Fprintf(w, "%s.\n", m.Headline())
 	for _, c := range m.Differing() {
 		fmt.Fprintf(w, "  ✗ %s × %s: expected %s; runs: %s\n", c.Scenario, c.Algorithm, c.Expected, c.Tally())
 	}
 	fmt.Fprintf(w, "wall %s; written to %s (%s, %s, %s)\n",
 		(time.Duration(m.WallMS) * time.Millisecond).Round(100*time.Millisecond), m.Dir,
-		scenarios.FileMatrixHTML, scenarios.FileMatrixMD, scenarios.FileMatrixJSON)
+		matrix.FileHTML, matrix.FileMD, matrix.FileJSON)
 }
 
 // matrixProgress shows a bar on a terminal and one plain line per finished
@@ -163,7 +173,7 @@ type matrixProgress struct{ bar *progress.Bar }
 
 func newMatrixProgress(w io.Writer) *matrixProgress { return &matrixProgress{progress.New(w)} }
 
-func (p *matrixProgress) update(ev scenarios.MatrixProgress) {
+func (p *matrixProgress) update(ev matrix.Progress) {
 	if ev.Done == 0 {
 		p.bar.Update(0, ev.Total, "starting", "")
 		return

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/matrix"
 )
 
 func TestMatrixBadInput(t *testing.T) {
@@ -57,16 +57,16 @@ func TestMatrixMismatchThenReport(t *testing.T) {
 
 	var res struct {
 		Dir string `json:"dir"`
-		scenarios.Matrix
+		matrix.Matrix
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &res), stdout)
-	assert.Equal(t, scenarios.MatrixTotals{Cells: 1, Differ: 1}, res.Totals)
+	assert.Equal(t, matrix.Totals{Cells: 1, Differ: 1}, res.Totals)
 	c := res.Cell("wrong-expectation", "setpx")
 	require.NotNil(t, c)
 	assert.Equal(t, "unsafe", c.Verdict)
 	assert.Equal(t, 0, c.Agreed)
 	assert.Equal(t, wrong, res.Scenarios[0].File)
-	for _, f := range []string{scenarios.FileMatrixMD, scenarios.FileMatrixJSON, scenarios.FileMatrixHTML} {
+	for _, f := range []string{matrix.FileMD, matrix.FileJSON, matrix.FileHTML} {
 		assert.FileExists(t, filepath.Join(res.Dir, f))
 	}
 
@@ -80,4 +80,42 @@ func TestMatrixMismatchThenReport(t *testing.T) {
 	assert.Contains(t, string(html), "NOT AS EXPECTED")
 	assert.Equal(t, 1, strings.Count(string(html), `src="data:image/png;base64,`))
 	assert.FileExists(t, filepath.Join(out, "review", res.Stamp()+".md"))
+}
+
+// TestTimeoutAndSeedMeanTheSame: on every command that runs or checks,
+// --timeout bounds the command's work as a whole and --check-timeout the
+// checker; --seed is the base seed on every command that draws.
+func TestTimeoutAndSeedMeanTheSame(t *testing.T) {
+	root := newRoot()
+	for _, name := range []string{"run", "matrix", "check"} {
+		cmd, _, err := root.Find([]string{name})
+		require.NoError(t, err)
+		timeout, check := cmd.Flags().Lookup("timeout"), cmd.Flags().Lookup("check-timeout")
+		require.NotNil(t, timeout, name)
+		require.NotNil(t, check, name)
+		assert.Contains(t, timeout.Usage, "whole", name)
+		assert.Contains(t, check.Usage, "checker", name)
+		assert.Equal(t, "10s", check.DefValue, name)
+	}
+	for _, name := range []string{"run", "matrix"} {
+		cmd, _, err := root.Find([]string{name})
+		require.NoError(t, err)
+		seed := cmd.Flags().Lookup("seed")
+		require.NotNil(t, seed, name)
+		assert.Contains(t, seed.Usage, "base seed", name)
+	}
+}
+
+func TestCheckTimeoutFlags(t *testing.T) {
+	out := t.TempDir()
+	stdout, stderr, code := execute(t, "run", "--algo", "setpx", "--duration", "200ms", "--json", "--out", out)
+	require.Equal(t, exitOK, code, stderr)
+	var res jsonResult
+	require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+	dir := res.Runs[0].Dir
+	_, stderr, code = execute(t, "check", dir, "--timeout", "1m", "--check-timeout", "5s")
+	assert.Equal(t, exitOK, code, stderr)
+	_, stderr, code = execute(t, "check", dir, "--check-timeout", "0s")
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Contains(t, stderr, "--check-timeout 0s")
 }

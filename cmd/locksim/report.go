@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/review"
-	"github.com/locksim/locksim/scenarios"
 )
 
 func reportCmd() *cobra.Command {
@@ -60,7 +60,7 @@ ROOT/matrix/, ROOT takes the place of results.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&matrixDir, "matrix", filepath.Join(scenarios.MatrixRoot("results"), report.LatestLink), "matrix directory")
+	fl.StringVar(&matrixDir, "matrix", filepath.Join(matrix.Root("results"), report.LatestLink), "matrix directory")
 	fl.StringVar(&benchDir, "bench", "", "lockbench run directory (default: the newest under results/lockbench, if any)")
 	fl.StringVar(&out, "out", "", "the HTML file; the Markdown twin goes next to it with .md (default results/review/<matrix stamp>.html)")
 	return cmd

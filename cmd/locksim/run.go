@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -64,102 +63,72 @@ not answer), 3 locksim itself failed.`,
 	fl.DurationVar(&f.ttl, "ttl", 0, "lock TTL, e.g. 500ms")
 	fl.DurationVar(&f.duration, "duration", 0, "how long clients cycle, e.g. 3s")
 	fl.DurationVar(&f.hold, "hold", 0, "time inside the critical section")
-	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice")
+	fl.Uint64Var(&f.seed, "seed", 0, "base seed for every random choice (default: the scenario's own seed)")
 	fl.StringVar(&f.out, "out", "results", "results root directory")
 	fl.BoolVar(&f.asJSON, "json", false, "print a machine-readable result on stdout")
 	fl.DurationVar(&f.timeout, "timeout", 0, "bound on each run as a whole; past it the run stops, marked incomplete (default: duration + 1m)")
-	fl.DurationVar(&f.checkTimeout, "check-timeout", 10*time.Second, "bound on the checker; running out gives verdict unknown")
+	fl.DurationVar(&f.checkTimeout, "check-timeout", 10*time.Second, "bound on the checker in each run; running out gives verdict unknown")
 	return cmd
 }
 
 // scenario loads the named scenario, or makes a fault-free one from flags,
-// and applies the flag overrides.
+// and applies the flags that override it (scenarios.Overrides).
 func (f *runFlags) scenario(cmd *cobra.Command, args []string) (*scenarios.Scenario, error) {
-	var s *scenarios.Scenario
-	if len(args) == 1 {
-		var err error
-		if s, err = scenarios.Lookup(args[0]); err != nil {
-			return nil, err
-		}
-	} else {
-		if len(f.algos) == 0 {
-			return nil, errors.New("give a scenario (see 'locksim list') or --algo for a fault-free run")
-		}
-		s = &scenarios.Scenario{Name: "adhoc", Doc: "fault-free run from command-line flags"}
-	}
-	for _, a := range f.algos {
-		if _, err := lock.Lookup(a); err != nil {
-			return nil, fmt.Errorf("--algo: %w", err)
-		}
-	}
 	changed := cmd.Flags().Changed
 	if err := f.where.check(changed); err != nil {
 		return nil, err
 	}
+	if err := checkTimeouts(changed, f.timeout, f.checkTimeout); err != nil {
+		return nil, err
+	}
+	var s *scenarios.Scenario
+	var err error
+	if len(args) == 1 {
+		s, err = scenarios.Lookup(args[0])
+	} else {
+		s, err = scenarios.FaultFree(f.algos)
+	}
+	if err != nil {
+		return nil, err
+	}
+	o := scenarios.Overrides{Algorithms: f.algos, Addrs: f.where.addrs}
 	if changed("backend") && !f.where.external() {
-		s.Backend = f.where.backend
+		o.Backend = f.where.backend
 	}
-	positive := func(name string, v, most int) error {
-		if v < 1 {
-			return fmt.Errorf("--%s %d: must be at least 1", name, v)
-		}
-		if v > most {
-			return fmt.Errorf("--%s %d: at most %d", name, v, most)
-		}
-		return nil
-	}
+	// A flag overrides only when given: its zero value is not "unset".
 	if changed("nodes") {
-		if err := positive("nodes", f.nodes, sim.MaxNodes); err != nil {
-			return nil, err
-		}
-		s.Nodes = &f.nodes
+		o.Nodes = &f.nodes
 	}
 	if changed("clients") {
-		if err := positive("clients", f.clients, sim.MaxClients); err != nil {
-			return nil, err
-		}
-		s.Clients = &f.clients
+		o.Clients = &f.clients
 	}
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-		dst  **scenarios.Duration
-	}{{"ttl", f.ttl, &s.Options.TTL}, {"duration", f.duration, &s.Duration}, {"hold", f.hold, &s.Hold}} {
-		if !changed(d.name) {
-			continue
-		}
-		if d.v <= 0 {
-			return nil, fmt.Errorf("--%s %v: must be positive", d.name, d.v)
-		}
-		if d.v > sim.MaxDuration {
-			return nil, fmt.Errorf("--%s %v: at most %v", d.name, d.v, sim.MaxDuration)
-		}
-		v := scenarios.Duration(d.v)
-		*d.dst = &v
+	if changed("ttl") {
+		o.TTL = &f.ttl
 	}
-	if changed("timeout") && f.timeout <= 0 {
-		return nil, fmt.Errorf("--timeout %v: must be positive", f.timeout)
+	if changed("duration") {
+		o.Duration = &f.duration
 	}
-	if changed("check-timeout") && f.checkTimeout <= 0 {
-		return nil, fmt.Errorf("--check-timeout %v: must be positive", f.checkTimeout)
+	if changed("hold") {
+		o.Hold = &f.hold
 	}
 	if changed("seed") {
-		s.Seed = &f.seed
+		o.Seed = &f.seed
 	}
-	if n := len(f.where.addrs); n > 0 && s.Nodes != nil && *s.Nodes != n {
-		// The node count comes from the addresses; a scenario written
-		// for another count (its faults name nodes) is not silently
-		// reshaped.
-		given := fmt.Sprintf("%d addresses", n)
-		if n == 1 {
-			given = "1 address"
-		}
-		if changed("nodes") {
-			return nil, fmt.Errorf("--nodes %d but --addrs gives %s (one per node)", *s.Nodes, given)
-		}
-		return nil, fmt.Errorf("scenario %s has nodes: %d but --addrs gives %s (one per node)", s.Name, *s.Nodes, given)
+	if err := s.Override(o); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// checkTimeouts: --timeout and --check-timeout, where given, are positive.
+func checkTimeouts(changed func(string) bool, timeout, checkTimeout time.Duration) error {
+	if changed("timeout") && timeout <= 0 {
+		return fmt.Errorf("--timeout %v: must be positive", timeout)
+	}
+	if changed("check-timeout") && checkTimeout <= 0 {
+		return fmt.Errorf("--check-timeout %v: must be positive", checkTimeout)
+	}
+	return nil
 }
 
 // jsonResult is what --json prints: each run as scenarios.Execute

@@ -1,4 +1,4 @@
-package scenarios
+package matrix
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/scenarios"
 )
 
 // sampleMatrix has one cell of every kind.
@@ -20,19 +21,19 @@ func sampleMatrix() Matrix {
 	m := Matrix{
 		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), WallMS: 61234, Machine: "linux/amd64, 2 cores", Runs: 2, Parallel: 3,
 		Algorithms: []string{"setpx", "fenced", "naive"},
-		Scenarios: []MatrixScenario{
+		Scenarios: []Row{
 			{Name: "a", Doc: "Scenario <a> & co.", Source: "test"},
 			{Name: "b", Doc: "Scenario b.", File: "b.yaml"},
 		},
 		Cells: []Cell{
-			{Scenario: "a", Algorithm: "setpx", Status: CellRan, Expected: "unsafe (exclusion unsafe, claim safe)", Runs: []CellRun{
+			{Scenario: "a", Algorithm: "setpx", Status: CellRan, Expected: "unsafe (exclusion unsafe, claim safe)", ExpectedVerdict: "unsafe", Runs: []CellRun{
 				{Seed: 1, Verdict: "unsafe", AsExpected: true, Dir: "runs/setpx/x1"}, {Seed: 2, Verdict: "unsafe", AsExpected: true, Dir: "runs/setpx/x2"}}},
-			{Scenario: "a", Algorithm: "fenced", Status: CellRan, Expected: "safe", Runs: []CellRun{
+			{Scenario: "a", Algorithm: "fenced", Status: CellRan, Expected: "safe", ExpectedVerdict: "safe", Runs: []CellRun{
 				{Seed: 1, Verdict: "safe", AsExpected: true, Dir: "runs/fenced/y1"}, {Seed: 2, Verdict: "unsafe", AsExpected: false, Dir: "runs/fenced/y2"}}},
-			{Scenario: "a", Algorithm: "naive", Status: CellSkip, AsExpected: true, Expected: "skip", Reason: "no | TTL"},
-			{Scenario: "b", Algorithm: "setpx", Status: CellRan, Expected: "any", Runs: []CellRun{
+			{Scenario: "a", Algorithm: "naive", Status: CellSkip, AsExpected: true, Expected: "skip", ExpectedVerdict: "skip", Reason: "no | TTL"},
+			{Scenario: "b", Algorithm: "setpx", Status: CellRan, Expected: "any", ExpectedVerdict: "any", Runs: []CellRun{
 				{Seed: 0, Verdict: "deadlock", AsExpected: true, Dir: "runs/setpx/z1"}, {Seed: 1, Verdict: "deadlock", AsExpected: true, Dir: "runs/setpx/z2"}}},
-			{Scenario: "b", Algorithm: "fenced", Status: CellRan, Expected: "safe", Runs: []CellRun{
+			{Scenario: "b", Algorithm: "fenced", Status: CellRan, Expected: "safe", ExpectedVerdict: "safe", Runs: []CellRun{
 				{Seed: 0, Error: "nodes did not start"}, {Seed: 1, Verdict: "safe", AsExpected: true}}},
 			{Scenario: "b", Algorithm: "naive", Status: CellNA, AsExpected: true, Reason: "the scenario runs only setpx, fenced"},
 		},
@@ -84,12 +85,12 @@ func TestMatrixHTMLWellFormed(t *testing.T) {
 }
 
 func TestCellNoteNamesTheCheck(t *testing.T) {
-	c := Cell{Status: CellRan, Verdict: "unsafe", Expected: "unsafe (exclusion safe, claim unsafe)",
-		ExpectedChecks: map[string]string{"exclusion": "safe", "claim": "unsafe"},
+	c := Cell{Status: CellRan, Verdict: "unsafe", Expected: "unsafe (exclusion safe, claim unsafe)", ExpectedVerdict: "unsafe",
+		ExpectedChecks: map[string]scenarios.Verdict{"exclusion": "safe", "claim": "unsafe"},
 		Runs:           []CellRun{{Verdict: "unsafe", Checks: map[string]checker.Verdict{"exclusion": "unsafe", "claim": "unsafe"}}}}
 	assert.Equal(t, "expected exclusion safe", c.Note())
 	c.Verdict = "safe"
 	assert.Equal(t, "expected unsafe", c.Note())
-	c.AsExpected, c.Expected = true, "any"
+	c.AsExpected, c.Expected, c.ExpectedVerdict = true, "any", scenarios.Any
 	assert.Equal(t, "not asserted", c.Note())
 }

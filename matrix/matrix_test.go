@@ -1,4 +1,4 @@
-package scenarios_test
+package matrix_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -37,13 +38,13 @@ func builtins(t *testing.T, names ...string) []*scenarios.Scenario {
 func TestMatrixSmall(t *testing.T) {
 	out := t.TempDir()
 	var mu sync.Mutex
-	var events []scenarios.MatrixProgress
-	m, err := scenarios.RunMatrix(context.Background(), scenarios.MatrixConfig{
+	var events []matrix.Progress
+	m, err := matrix.Run(context.Background(), matrix.Config{
 		Scenarios:  builtins(t, "crash-holder", "gc-pause-after-check"),
 		Algorithms: []string{"setpx", "fenced"},
 		Runs:       2,
 		Out:        out,
-		Progress: func(ev scenarios.MatrixProgress) {
+		Progress: func(ev matrix.Progress) {
 			mu.Lock()
 			events = append(events, ev)
 			mu.Unlock()
@@ -59,7 +60,7 @@ func TestMatrixSmall(t *testing.T) {
 
 	// The directory: out/matrix/<stamp>, complete, with latest at it and
 	// nothing half-written beside it.
-	root := scenarios.MatrixRoot(out)
+	root := matrix.Root(out)
 	assert.Equal(t, filepath.Join(root, m.Stamp()), m.Dir)
 	latest, err := os.Readlink(filepath.Join(root, report.LatestLink))
 	require.NoError(t, err)
@@ -69,12 +70,12 @@ func TestMatrixSmall(t *testing.T) {
 	for _, e := range entries {
 		assert.False(t, strings.HasPrefix(e.Name(), "."), "left behind: %s", e.Name())
 	}
-	for _, f := range []string{scenarios.FileMatrixMD, scenarios.FileMatrixJSON, scenarios.FileMatrixHTML} {
+	for _, f := range []string{matrix.FileMD, matrix.FileJSON, matrix.FileHTML} {
 		assert.FileExists(t, filepath.Join(m.Dir, f))
 	}
 
 	// The counts agree with the runs, in matrix.json as returned.
-	back, err := scenarios.ReadMatrix(filepath.Join(root, report.LatestLink))
+	back, err := matrix.Read(filepath.Join(root, report.LatestLink))
 	require.NoError(t, err)
 	assert.Equal(t, m.Dir, back.Dir)
 	assert.Equal(t, m.Totals, back.Totals)
@@ -90,12 +91,12 @@ func TestMatrixSmall(t *testing.T) {
 	differ := 0
 	for _, c := range back.Cells {
 		key := c.Scenario + "/" + c.Algorithm
-		assert.Equal(t, scenarios.CellRan, c.Status, key)
+		assert.Equal(t, matrix.CellRan, c.Status, key)
 		require.Len(t, c.Runs, 2, key)
 		if c.Runs[0].Verdict == c.Runs[1].Verdict {
 			assert.Equal(t, string(c.Runs[0].Verdict), c.Verdict, key)
 		} else {
-			assert.Equal(t, scenarios.Mixed, c.Verdict, key)
+			assert.Equal(t, matrix.Mixed, c.Verdict, key)
 		}
 		if !c.AsExpected {
 			differ++
@@ -124,14 +125,14 @@ func TestMatrixSmall(t *testing.T) {
 		assert.Equal(t, 8, ev.Total)
 	}
 
-	md, err := os.ReadFile(filepath.Join(m.Dir, scenarios.FileMatrixMD))
+	md, err := os.ReadFile(filepath.Join(m.Dir, matrix.FileMD))
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "| scenario | setpx | fenced |")
 	assert.Contains(t, string(md), "| gc-pause-after-check | [**unsafe**](runs/setpx/")
 	assert.Contains(t, string(md), "2/2 ✓")
 	assert.Contains(t, string(md), fmt.Sprintf("%d of 4 pairs agreed", back.Totals.Agreed))
 
-	page, err := os.ReadFile(filepath.Join(m.Dir, scenarios.FileMatrixHTML))
+	page, err := os.ReadFile(filepath.Join(m.Dir, matrix.FileHTML))
 	require.NoError(t, err)
 	hrefs := wellFormed(t, string(page))
 	assert.Len(t, hrefs, 4+8, "each cell's verdict and each run link")
@@ -185,13 +186,13 @@ func TestMatrixInterrupted(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(500*time.Millisecond, cancel)
-	_, err := scenarios.RunMatrix(ctx, scenarios.MatrixConfig{
+	_, err := matrix.Run(ctx, matrix.Config{
 		Scenarios: builtins(t, "crash-holder", "gc-pause-after-check"), Algorithms: []string{"setpx", "fenced"}, Out: out,
 	})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, err.Error(), "interrupted")
-	entries, err := os.ReadDir(scenarios.MatrixRoot(out))
+	entries, err := os.ReadDir(matrix.Root(out))
 	require.NoError(t, err)
 	assert.Empty(t, entries, "no matrix, no partial directory, no latest")
 }

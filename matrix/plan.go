@@ -1,4 +1,4 @@
-package scenarios
+package matrix
 
 import (
 	"fmt"
@@ -7,35 +7,38 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
-// matrixPlan is a matrix before it runs: the configuration with its
+// plan is a matrix before it runs: the configuration with its
 // defaults, every cell (those that will not run already decided) and the
 // runs to make.
-type matrixPlan struct {
-	cfg   MatrixConfig
+type plan struct {
+	cfg   Config
 	cells []Cell
 	jobs  []job
 }
 
-// planMatrix checks cfg and decides every pair before anything runs, so
+// makePlan checks cfg and decides every pair before anything runs, so
 // that a typo fails at once rather than after minutes of runs.
-func planMatrix(cfg MatrixConfig) (matrixPlan, error) {
+func makePlan(cfg Config) (plan, error) {
 	if cfg.Scenarios == nil {
-		cfg.Scenarios = Builtin()
+		cfg.Scenarios = scenarios.Builtin()
 	}
 	switch {
 	case len(cfg.Scenarios) == 0:
-		return matrixPlan{}, badMatrix("no scenarios to run")
+		return plan{}, badMatrix("no scenarios to run")
 	case cfg.Runs < 0:
-		return matrixPlan{}, badMatrix("runs %d: must be at least 1", cfg.Runs)
+		return plan{}, badMatrix("runs %d: must be at least 1", cfg.Runs)
 	case cfg.Parallel < 0:
-		return matrixPlan{}, badMatrix("parallel %d: must be at least 1", cfg.Parallel)
+		return plan{}, badMatrix("parallel %d: must be at least 1", cfg.Parallel)
+	case cfg.Timeout < 0:
+		return plan{}, badMatrix("timeout %v: must be positive", cfg.Timeout)
 	}
 	cfg.Runs = max(cfg.Runs, 1)
 	if err := planExternal(&cfg); err != nil {
-		return matrixPlan{}, err
+		return plan{}, err
 	}
 	if cfg.Parallel == 0 {
 		cfg.Parallel = DefaultParallel()
@@ -52,36 +55,36 @@ func planMatrix(cfg MatrixConfig) (matrixPlan, error) {
 		// The user asked for real servers: without them nothing can run,
 		// which is locksim's environment failing, not a pair to skip.
 		if _, err := sim.LookupRedisServer(""); err != nil {
-			return matrixPlan{}, fmt.Errorf("%w: backend redis: %w", sim.ErrHarness, err)
+			return plan{}, fmt.Errorf("%w: backend redis: %w", sim.ErrHarness, err)
 		}
 	case sim.BackendExternal: // planExternal checked its addresses
 	default:
-		return matrixPlan{}, badMatrix("backend %q: want miniredis, redis or external", cfg.Backend)
+		return plan{}, badMatrix("backend %q: want miniredis, redis or external", cfg.Backend)
 	}
 	if cfg.Toxiproxy != "" {
-		if err := CheckAddr(cfg.Toxiproxy); err != nil {
-			return matrixPlan{}, badMatrix("toxiproxy: %v", err)
+		if err := scenarios.CheckAddr(cfg.Toxiproxy); err != nil {
+			return plan{}, badMatrix("toxiproxy: %v", err)
 		}
 	}
 	seen := map[string]bool{}
 	for _, s := range cfg.Scenarios {
 		if seen[s.Name] {
-			return matrixPlan{}, badMatrix("scenario %q given twice", s.Name)
+			return plan{}, badMatrix("scenario %q given twice", s.Name)
 		}
 		seen[s.Name] = true
 	}
-	algos, err := matrixColumns(cfg)
+	algos, err := columns(cfg)
 	if err != nil {
-		return matrixPlan{}, err
+		return plan{}, err
 	}
 	cfg.Algorithms = algos
 
-	p := matrixPlan{cfg: cfg}
+	p := plan{cfg: cfg}
 	for _, s := range cfg.Scenarios {
 		for _, algo := range algos {
 			c, run, err := planCell(cfg, s, algo)
 			if err != nil {
-				return matrixPlan{}, err
+				return plan{}, err
 			}
 			p.cells = append(p.cells, c)
 			if c.Status != CellRan {
@@ -89,7 +92,11 @@ func planMatrix(cfg MatrixConfig) (matrixPlan, error) {
 			}
 			for i := range cfg.Runs {
 				r := *run
-				seed := deref(s.Seed) + uint64(i)
+				base := deref(s.Seed)
+				if cfg.Seed != nil {
+					base = *cfg.Seed
+				}
+				seed := base + uint64(i)
 				r.Seed = &seed
 				p.jobs = append(p.jobs, job{cell: len(p.cells) - 1, run: i, s: &r, algo: algo})
 			}
@@ -100,7 +107,7 @@ func planMatrix(cfg MatrixConfig) (matrixPlan, error) {
 
 // planExternal checks the external backend's part of cfg: addresses go
 // with backend external (or none), and runs on them go one at a time.
-func planExternal(cfg *MatrixConfig) error {
+func planExternal(cfg *Config) error {
 	if len(cfg.Addrs) == 0 {
 		if sim.Backend(cfg.Backend) == sim.BackendExternal {
 			return badMatrix("backend external: no addresses (give the masters' host:port)")
@@ -114,7 +121,7 @@ func planExternal(cfg *MatrixConfig) error {
 	default:
 		return badMatrix("addresses are for the external backend, not %s", cfg.Backend)
 	}
-	if err := CheckAddrs(cfg.Addrs); err != nil {
+	if err := scenarios.CheckAddrs(cfg.Addrs); err != nil {
 		return badMatrix("backend external: %v", err)
 	}
 	switch {
@@ -126,9 +133,9 @@ func planExternal(cfg *MatrixConfig) error {
 	return nil
 }
 
-// matrixColumns are the designs asked for, checked and without repeats,
+// columns are the designs asked for, checked and without repeats,
 // else every design some scenario applies to.
-func matrixColumns(cfg MatrixConfig) ([]string, error) {
+func columns(cfg Config) ([]string, error) {
 	var out []string
 	if len(cfg.Algorithms) > 0 {
 		for _, a := range cfg.Algorithms {
@@ -153,13 +160,13 @@ func matrixColumns(cfg MatrixConfig) ([]string, error) {
 }
 
 // appliesTo: a scenario that lists designs applies to those alone.
-func appliesTo(s *Scenario, algo string) bool {
+func appliesTo(s *scenarios.Scenario, algo string) bool {
 	return len(s.Algorithm) == 0 || slices.Contains(s.Algorithm, algo)
 }
 
 // planCell decides whether a pair runs. A pair that runs comes back with
 // the scenario as it will run (the backend override applied).
-func planCell(cfg MatrixConfig, s *Scenario, algo string) (Cell, *Scenario, error) {
+func planCell(cfg Config, s *scenarios.Scenario, algo string) (Cell, *scenarios.Scenario, error) {
 	c := Cell{Scenario: s.Name, Algorithm: algo, Status: CellRan}
 	if !appliesTo(s, algo) {
 		c.Status, c.AsExpected = CellNA, true
@@ -168,14 +175,8 @@ func planCell(cfg MatrixConfig, s *Scenario, algo string) (Cell, *Scenario, erro
 	}
 	exp, has := s.Expect(algo)
 	if has {
-		c.Expected = exp.String()
-		for name, v := range exp.Checks {
-			if c.ExpectedChecks == nil {
-				c.ExpectedChecks = map[string]string{}
-			}
-			c.ExpectedChecks[name] = string(v)
-		}
-		if exp.Verdict == Skip {
+		c.Expected, c.ExpectedVerdict, c.ExpectedChecks = exp.String(), exp.Verdict, exp.Checks
+		if exp.Verdict == scenarios.Skip {
 			c.Status, c.Reason, c.AsExpected = CellSkip, exp.Reason, true
 			return c, nil, nil
 		}
@@ -185,7 +186,7 @@ func planCell(cfg MatrixConfig, s *Scenario, algo string) (Cell, *Scenario, erro
 	if cfg.Backend != "" && !external {
 		run.Backend = cfg.Backend
 	}
-	if _, err := run.RunConfig(algo, RunOptions{Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy}); err != nil {
+	if _, err := run.RunConfig(algo, scenarios.RunOptions{Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy}); err != nil {
 		// A scenario that resolves on its own backend but not on the one
 		// asked for needs what that backend lacks: a skip, with the
 		// reason, not a failure of the whole matrix.

@@ -1,4 +1,4 @@
-package scenarios
+package matrix
 
 import (
 	"encoding/json"
@@ -7,55 +7,57 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/scenarios"
 )
 
 // Files of a matrix directory.
 const (
-	FileMatrixMD   = "matrix.md"
-	FileMatrixJSON = "matrix.json"
-	FileMatrixHTML = "matrix.html"
+	FileMD   = "matrix.md"
+	FileJSON = "matrix.json"
+	FileHTML = "matrix.html"
 )
 
-// MatrixRoot is where the matrices of a results root go.
-func MatrixRoot(out string) string { return filepath.Join(out, "matrix") }
+// Root is where the matrices of a results root go.
+func Root(out string) string { return filepath.Join(out, "matrix") }
 
-// matrixDir is a matrix directory being built: runs and files go into a
+// outDir is a matrix directory being built: runs and files go into a
 // hidden sibling of the final directory, renamed when complete.
-type matrixDir struct {
+type outDir struct {
 	root  string // Out/matrix
 	stamp string
 	dir   *artifact.Dir
 	tmp   string // dir.Path() until published
 }
 
-func newMatrixDir(out string, started time.Time) (*matrixDir, error) {
-	root := MatrixRoot(out)
+func newOutDir(out string, started time.Time) (*outDir, error) {
+	root := Root(out)
 	stamp := artifact.Stamp(started)
 	d, err := artifact.NewDir(root, stamp)
 	if err != nil {
 		return nil, err
 	}
-	return &matrixDir{root: root, stamp: stamp, dir: d, tmp: d.Path()}, nil
+	return &outDir{root: root, stamp: stamp, dir: d, tmp: d.Path()}, nil
 }
 
 // discard removes everything the matrix wrote: an interrupted or failed
 // matrix leaves nothing that looks like one.
-func (d *matrixDir) discard() { d.dir.Discard() }
+func (d *outDir) discard() { d.dir.Discard() }
 
 // finish writes the three files, renames the directory to its stamp
 // (-2, -3... when a matrix started in the same second) and points latest
 // at it. On success m.Dir is the final directory.
-func (d *matrixDir) finish(m *Matrix) error {
+func (d *outDir) finish(m *Matrix) error {
 	files := []struct {
 		name  string
 		write func(io.Writer) error
 	}{
-		{FileMatrixJSON, m.WriteJSON},
-		{FileMatrixMD, m.WriteMarkdown},
-		{FileMatrixHTML, m.WriteHTML},
+		{FileJSON, m.WriteJSON},
+		{FileMD, m.WriteMarkdown},
+		{FileHTML, m.WriteHTML},
 	}
 	for _, f := range files {
 		if err := artifact.WriteSynced(filepath.Join(d.tmp, f.name), f.write); err != nil {
@@ -73,24 +75,33 @@ func (d *matrixDir) finish(m *Matrix) error {
 	return report.UpdateLatest(d.root, filepath.Base(final))
 }
 
-// ReadMatrix reads dir/matrix.json; dir may be a matrix directory or a
+// Read reads dir/matrix.json; dir may be a matrix directory or a
 // link to one (latest). The Matrix's Dir is dir with links resolved, so
 // that paths made from it stay valid when latest moves on.
-func ReadMatrix(dir string) (Matrix, error) {
+func Read(dir string) (Matrix, error) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return Matrix{}, err
 	}
-	b, err := os.ReadFile(filepath.Join(real, FileMatrixJSON))
+	b, err := os.ReadFile(filepath.Join(real, FileJSON))
 	if err != nil {
 		return Matrix{}, err
 	}
 	var m Matrix
 	if err := json.Unmarshal(b, &m); err != nil {
-		return Matrix{}, fmt.Errorf("%s: %w", filepath.Join(dir, FileMatrixJSON), err)
+		return Matrix{}, fmt.Errorf("%s: %w", filepath.Join(dir, FileJSON), err)
 	}
 	if len(m.Cells) == 0 {
-		return Matrix{}, fmt.Errorf("%s: no cells", filepath.Join(dir, FileMatrixJSON))
+		return Matrix{}, fmt.Errorf("%s: no cells", filepath.Join(dir, FileJSON))
+	}
+	for i := range m.Cells {
+		// A matrix.json written before expected_verdict existed has the
+		// expectation only in its one-line form, which starts with the
+		// verdict.
+		c := &m.Cells[i]
+		if f := strings.Fields(c.Expected); c.ExpectedVerdict == "" && len(f) > 0 {
+			c.ExpectedVerdict = scenarios.Verdict(f[0])
+		}
 	}
 	m.Dir = real
 	return m, nil

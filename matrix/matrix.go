@@ -1,4 +1,4 @@
-package scenarios
+package matrix
 
 import (
 	"context"
@@ -10,19 +10,24 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
-// MatrixConfig says which scenario x algorithm pairs a matrix runs and how.
-type MatrixConfig struct {
-	// Scenarios are the rows, in order [Builtin()]. Names must be unique.
-	Scenarios []*Scenario
+// Config says which scenario x algorithm pairs a matrix runs and how.
+type Config struct {
+	// Scenarios are the rows, in order [scenarios.Builtin()]. Names must be unique.
+	Scenarios []*scenarios.Scenario
 	// Algorithms are the columns, in order [every design some scenario
 	// applies to, in lock.Names() order].
 	Algorithms []string
-	// Runs is how many times each pair runs, run i with the scenario's seed
-	// + i: independent runs, each reproducible with `locksim run --seed` [1].
+	// Runs is how many times each pair runs, run i with seed + i, the seed
+	// being Seed when set, else the scenario's own: independent runs, each
+	// reproducible with `locksim run --seed` [1].
 	Runs int
+	// Seed, when set, is the base seed of every scenario in place of its
+	// own.
+	Seed *uint64
 	// Backend overrides every scenario's backend when set (miniredis,
 	// redis, or external, which needs Addrs).
 	Backend string
@@ -46,15 +51,18 @@ type MatrixConfig struct {
 	Parallel int
 	// CheckTimeout bounds porcupine per run [10s].
 	CheckTimeout time.Duration
+	// Timeout bounds each run as a whole (RunOptions.Timeout) [its
+	// duration + 1m].
+	Timeout time.Duration
 	// Progress, when set, hears once before anything runs (Done 0), then
 	// of every finished run and every pair that is not run; calls come one
 	// at a time.
-	Progress func(MatrixProgress)
+	Progress func(Progress)
 }
 
-// MatrixProgress is one step of a matrix: a finished run, or a pair that
+// Progress is one step of a matrix: a finished run, or a pair that
 // is not run (Run 0).
-type MatrixProgress struct {
+type Progress struct {
 	Done, Total int
 	Scenario    string
 	Algorithm   string
@@ -71,11 +79,11 @@ type MatrixProgress struct {
 // with its expectation in 10 of 10 runs, locksim used 17% of the machine
 // and the Go scheduler's p99 latency was 0.5 ms; one run per pair took
 // 1m36s at 6 at a time against 3m10s at 3. Every matrix measures its own
-// load (MatrixLoad) and says when the machine was too busy for its timings
+// load (Load) and says when the machine was too busy for its timings
 // to be trusted.
 func DefaultParallel() int { return max(1, 3*runtime.NumCPU()) }
 
-// Matrix is the outcome of RunMatrix, as matrix.json holds it.
+// Matrix is the outcome of Run, as matrix.json holds it.
 type Matrix struct {
 	// Dir is where the matrix was written; not in matrix.json, whose
 	// paths are all relative to its own directory.
@@ -83,21 +91,22 @@ type Matrix struct {
 	Started    time.Time         `json:"started"`
 	WallMS     float64           `json:"wall_ms"`
 	Machine    string            `json:"machine"`
-	Runs       int               `json:"runs"`     // per pair
-	Parallel   int               `json:"parallel"` // runs at once
+	Runs       int               `json:"runs"`           // per pair
+	Seed       *uint64           `json:"seed,omitempty"` // the base seed, when not each scenario's own
+	Parallel   int               `json:"parallel"`       // runs at once
 	Backend    string            `json:"backend,omitempty"`
 	Addrs      []string          `json:"addrs,omitempty"`     // the external backend's masters
 	Toxiproxy  string            `json:"toxiproxy,omitempty"` // the toxiproxy server that held the proxies
 	Algorithms []string          `json:"algorithms"`
-	Scenarios  []MatrixScenario  `json:"scenarios"`
+	Scenarios  []Row             `json:"scenarios"`
 	Cells      []Cell            `json:"cells"` // row by row, in Scenarios x Algorithms order
-	Totals     MatrixTotals      `json:"totals"`
-	Load       MatrixLoad        `json:"load"`
+	Totals     Totals            `json:"totals"`
+	Load       Load              `json:"load"`
 	Verdicts   map[string]string `json:"verdicts"` // what each cell verdict means
 }
 
-// MatrixScenario is a row of the matrix.
-type MatrixScenario struct {
+// Row is a row of the matrix.
+type Row struct {
 	Name   string `json:"name"`
 	Doc    string `json:"doc,omitempty"`
 	Source string `json:"source,omitempty"`
@@ -122,11 +131,13 @@ type Cell struct {
 	Scenario  string     `json:"scenario"`
 	Algorithm string     `json:"algorithm"`
 	Status    CellStatus `json:"status"`
-	// Expected is the expectation as written ("" when none), and
-	// ExpectedChecks the single checks it names.
-	Expected       string            `json:"expected,omitempty"`
-	ExpectedChecks map[string]string `json:"expected_checks,omitempty"`
-	Reason         string            `json:"reason,omitempty"`
+	// Expected is the expectation in one line ("" when none), for
+	// people; ExpectedVerdict and ExpectedChecks are the same expectation
+	// as typed values, for Expectation.
+	Expected        string                       `json:"expected,omitempty"`
+	ExpectedVerdict scenarios.Verdict            `json:"expected_verdict,omitempty"`
+	ExpectedChecks  map[string]scenarios.Verdict `json:"expected_checks,omitempty"`
+	Reason          string                       `json:"reason,omitempty"`
 	// Verdict is the runs' verdict when they all agree, else Mixed; empty
 	// when nothing ran.
 	Verdict string `json:"verdict,omitempty"`
@@ -134,6 +145,13 @@ type Cell struct {
 	Agreed     int       `json:"agreed"`
 	AsExpected bool      `json:"as_expected"` // every run agreed (skip and n/a: true; error: false)
 	Runs       []CellRun `json:"runs,omitempty"`
+}
+
+// Expectation is what the scenario expected of the pair, as a typed value
+// (the zero Expectation when nothing was expected): compare runs with it
+// through its Misses and Meets.
+func (c Cell) Expectation() scenarios.Expectation {
+	return scenarios.Expectation{Verdict: c.ExpectedVerdict, Checks: c.ExpectedChecks}
 }
 
 // CellRun is one run of a pair.
@@ -153,8 +171,8 @@ type CellRun struct {
 	Error    string   `json:"error,omitempty"`
 }
 
-// MatrixTotals counts the cells by what became of them.
-type MatrixTotals struct {
+// Totals counts the cells by what became of them.
+type Totals struct {
 	Cells   int `json:"cells"`   // pairs run
 	Agreed  int `json:"agreed"`  // pairs run whose every run met the expectation
 	Differ  int `json:"differ"`  // pairs run with a run that did not
@@ -177,7 +195,7 @@ func (m *Matrix) Cell(scenario, algo string) *Cell {
 	return nil
 }
 
-// RunMatrix runs every pair of cfg, K times each, in parallel, and writes
+// Run runs every pair of cfg, K times each, in parallel, and writes
 // Out/matrix/<stamp>/ with matrix.md, matrix.json, matrix.html and the
 // run directories under runs/. The directory is built under a temporary
 // name and renamed when complete, then Out/matrix/latest points at it: a
@@ -189,16 +207,17 @@ func (m *Matrix) Cell(scenario, algo string) *Cell {
 // matrix is still written and returned, with an error wrapping
 // sim.ErrHarness. A cancelled ctx stops the matrix: running runs end,
 // nothing is written, and the error wraps ctx.Err().
-func RunMatrix(ctx context.Context, cfg MatrixConfig) (Matrix, error) {
-	p, err := planMatrix(cfg)
+func Run(ctx context.Context, cfg Config) (Matrix, error) {
+	p, err := makePlan(cfg)
 	if err != nil {
 		return Matrix{}, err
 	}
 	cfg = p.cfg
 	m := Matrix{
 		Started:    time.Now(),
-		Machine:    Machine(),
+		Machine:    scenarios.Machine(),
 		Runs:       cfg.Runs,
+		Seed:       cfg.Seed,
 		Parallel:   cfg.Parallel,
 		Backend:    cfg.Backend,
 		Addrs:      cfg.Addrs,
@@ -208,9 +227,9 @@ func RunMatrix(ctx context.Context, cfg MatrixConfig) (Matrix, error) {
 		Verdicts:   verdictMeanings,
 	}
 	for _, s := range cfg.Scenarios {
-		m.Scenarios = append(m.Scenarios, MatrixScenario{Name: s.Name, Doc: strings.TrimSpace(s.Doc), Source: s.Source, File: userFile(s)})
+		m.Scenarios = append(m.Scenarios, Row{Name: s.Name, Doc: strings.TrimSpace(s.Doc), Source: s.Source, File: s.UserFile()})
 	}
-	w, err := newMatrixDir(cfg.Out, m.Started)
+	w, err := newOutDir(cfg.Out, m.Started)
 	if err != nil {
 		return Matrix{}, fmt.Errorf("%w: %w", sim.ErrHarness, err)
 	}
@@ -252,15 +271,15 @@ var verdictMeanings = map[string]string{
 
 // job is one run of one pair.
 type job struct {
-	cell int       // index into the cells
-	run  int       // 0-based
-	s    *Scenario // this run's own copy, seed and backend set
+	cell int                 // index into the cells
+	run  int                 // 0-based
+	s    *scenarios.Scenario // this run's own copy, seed and backend set
 	algo string
 }
 
 // runJobs runs the jobs on cfg.Parallel workers and fills in the cells.
 // The jobs of a cell are filled in run order whatever order they finish in.
-func runJobs(ctx context.Context, cfg MatrixConfig, root string, jobs []job, cells []Cell) error {
+func runJobs(ctx context.Context, cfg Config, root string, jobs []job, cells []Cell) error {
 	for i := range cells {
 		if cells[i].Status == CellRan {
 			cells[i].Runs = make([]CellRun, cfg.Runs)
@@ -274,7 +293,7 @@ func runJobs(ctx context.Context, cfg MatrixConfig, root string, jobs []job, cel
 	}
 	var mu sync.Mutex
 	done := 0
-	report := func(ev MatrixProgress) {
+	report := func(ev Progress) {
 		mu.Lock()
 		defer mu.Unlock()
 		done++
@@ -284,11 +303,11 @@ func runJobs(ctx context.Context, cfg MatrixConfig, root string, jobs []job, cel
 		}
 	}
 	if cfg.Progress != nil {
-		cfg.Progress(MatrixProgress{Total: total})
+		cfg.Progress(Progress{Total: total})
 	}
 	for _, c := range cells {
 		if c.Status != CellRan {
-			report(MatrixProgress{Scenario: c.Scenario, Algorithm: c.Algorithm, Verdict: string(c.Status), AsExpected: c.AsExpected})
+			report(Progress{Scenario: c.Scenario, Algorithm: c.Algorithm, Verdict: string(c.Status), AsExpected: c.AsExpected})
 		}
 	}
 
@@ -311,7 +330,7 @@ func runJobs(ctx context.Context, cfg MatrixConfig, root string, jobs []job, cel
 				if r.Error != "" {
 					verdict = string(CellError)
 				}
-				report(MatrixProgress{Scenario: cells[j.cell].Scenario, Algorithm: j.algo, Run: j.run + 1, Verdict: verdict, AsExpected: r.AsExpected})
+				report(Progress{Scenario: cells[j.cell].Scenario, Algorithm: j.algo, Run: j.run + 1, Verdict: verdict, AsExpected: r.AsExpected})
 			}
 		}()
 	}
@@ -337,11 +356,11 @@ feed:
 // runOne executes one job into root/runs/<algo>/: one results root per
 // design, so that the designs' runs of a scenario, which share seeds and
 // may share a start second, never compete for a run directory name.
-func runOne(ctx context.Context, cfg MatrixConfig, root string, j job) (CellRun, error) {
+func runOne(ctx context.Context, cfg Config, root string, j job) (CellRun, error) {
 	r := CellRun{Seed: deref(j.s.Seed)}
 	start := time.Now()
-	o, err := Execute(ctx, j.s, j.algo, RunOptions{
-		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy, RealTime: cfg.RealTime,
+	o, err := scenarios.Execute(ctx, j.s, j.algo, scenarios.RunOptions{
+		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Timeout: cfg.Timeout, Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy, RealTime: cfg.RealTime,
 		SparePictures: j.run > 0, // every cell's first run is drawn; a repeat only when it is worth a look
 	})
 	r.WallMS = float64(time.Since(start)) / float64(time.Millisecond)
@@ -360,7 +379,7 @@ func runOne(ctx context.Context, cfg MatrixConfig, root string, j job) (CellRun,
 // summarize derives each cell's verdict and agreement from its runs, and
 // the totals.
 func (m *Matrix) summarize() {
-	m.Totals = MatrixTotals{}
+	m.Totals = Totals{}
 	for i := range m.Cells {
 		c := &m.Cells[i]
 		switch c.Status {
@@ -404,21 +423,12 @@ func (m *Matrix) summarize() {
 	}
 }
 
-// userFile is the file a scenario came from, "" for a built-in.
-func userFile(s *Scenario) string {
-	if s.file == "" || isBuiltinFile(s.file) {
-		return ""
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
 	}
-	return s.file
-}
-
-func isBuiltinFile(f string) bool {
-	for _, b := range builtins() {
-		if b.file == f {
-			return true
-		}
-	}
-	return false
+	return *p
 }
 
 // badMatrix marks a matrix configuration the user got wrong.

@@ -1,4 +1,4 @@
-package scenarios
+package matrix
 
 import (
 	"encoding/json"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/internal/style"
+	"github.com/locksim/locksim/scenarios"
 )
 
 // WriteJSON writes matrix.json.
@@ -32,7 +34,7 @@ func (c Cell) Label() string {
 	return string(c.Status)
 }
 
-// Class is the cell's colour class in HTML (see MatrixCSS).
+// Class is the cell's colour class in HTML (see internal/style.Matrix).
 func (c Cell) Class() string {
 	cls := "v-" + c.Label()
 	switch c.Status {
@@ -67,29 +69,28 @@ func (c Cell) Note() string {
 	if c.Status != CellRan {
 		return ""
 	}
-	base := strings.Fields(c.Expected + " ")[0]
+	e := c.Expectation()
 	switch {
-	case c.Expected == "":
+	case e.Verdict == "":
 		return "nothing expected"
 	case !c.AsExpected && c.unplayed() > 0:
 		return fmt.Sprintf("not played (a needed fault never acted, or a requirement did not happen) in %d run(s)", c.unplayed())
-	case !c.AsExpected && (c.Verdict == base || base == string(Any)):
+	case !c.AsExpected && e.Verdict != scenarios.Any && c.Verdict != string(e.Verdict):
+		return "expected " + string(e.Verdict)
+	case !c.AsExpected:
 		// The verdict was right; a check was not.
-		for _, name := range checkNames {
-			want, ok := c.ExpectedChecks[name]
-			if !ok {
+		for _, r := range c.Runs {
+			if r.Error != "" {
 				continue
 			}
-			for _, r := range c.Runs {
-				if r.Error == "" && string(r.Checks[name]) != want {
-					return "expected " + name + " " + want
+			for _, miss := range e.Misses(r.Verdict, r.Checks) {
+				if miss != scenarios.MissedVerdict {
+					return "expected " + miss + " " + string(e.Checks[miss])
 				}
 			}
 		}
 		return "expected " + c.Expected
-	case !c.AsExpected:
-		return "expected " + base
-	case base == string(Any):
+	case e.Verdict == scenarios.Any:
 		return "not asserted"
 	}
 	return ""
@@ -216,9 +217,13 @@ func (m Matrix) Shape() string {
 	if m.Backend != "" {
 		backend = "backend " + m.Backend
 	}
-	seeds := "the scenario's seed"
+	seed := "the scenario's seed"
+	if m.Seed != nil {
+		seed = fmt.Sprintf("%d", *m.Seed)
+	}
+	seeds := seed
 	if m.Runs > 1 {
-		seeds = fmt.Sprintf("the scenario's seed + 0…%d", m.Runs-1)
+		seeds = fmt.Sprintf("%s + 0…%d", seed, m.Runs-1)
 	}
 	return fmt.Sprintf("%d scenario(s) × %d design(s), %d run(s) per pair (seeds: %s), %d at a time, %s",
 		len(m.Scenarios), len(m.Algorithms), m.Runs, seeds, m.Parallel, backend)
@@ -344,7 +349,7 @@ func runsMarkdown(c Cell) string {
 
 func checksText(checks map[string]checker.Verdict) string {
 	var parts []string
-	for _, name := range checkNames {
+	for _, name := range scenarios.CheckNames() {
 		if v, ok := checks[name]; ok {
 			parts = append(parts, name+" "+string(v))
 		}
@@ -365,35 +370,6 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ", "*", `\*`, "_", `\_`).Replace(s)
 }
-
-// MatrixCSS styles the matrix table in matrix.html and in the review page:
-// green safe, red unsafe, orange deadlock, violet unknown, yellow mixed,
-// grey skip; a cell that did not meet its expectation has a thick red
-// frame and ✗.
-const MatrixCSS = `
-table.matrix { border-collapse: collapse; font-size: 12px; }
-table.matrix th, table.matrix td { border: 1px solid #bbb; padding: 3px 5px; text-align: center; vertical-align: middle; }
-table.matrix td { min-width: 58px; }
-table.matrix thead th { background: #f0f0f0; font-weight: 600; }
-table.matrix th.scenario { text-align: left; font-weight: 600; white-space: nowrap; background: #f8f8f8; }
-table.matrix td .verdict { font-weight: 700; }
-table.matrix td .agree, table.matrix td .note, table.matrix td .runs { font-size: 10px; color: #333; }
-table.matrix td .runs a { color: #333; margin: 0 2px; }
-table.matrix td a.cell { color: inherit; text-decoration: none; }
-table.matrix td a.cell:hover { text-decoration: underline; }
-.v-safe { background: #cdeccf; }
-.v-unsafe { background: #f6b8b8; }
-.v-deadlock { background: #fbd29c; }
-.v-unknown { background: #dccff0; }
-.v-mixed { background: #fff0a0; }
-.v-skip { background: #ececec; color: #666; }
-.v-na { background: #fafafa; color: #aaa; }
-.v-error { background: #444; color: #fff; }
-.loose { background-image: repeating-linear-gradient(135deg, transparent 0 5px, rgba(255,255,255,.55) 5px 8px); }
-td.differ { outline: 3px solid #c00; outline-offset: -3px; }
-td.differ .agree { color: #c00; font-weight: 700; }
-.legend span { display: inline-block; padding: 2px 8px; margin: 0 4px 4px 0; border: 1px solid #bbb; font-size: 12px; }
-`
 
 // HTMLTable renders the matrix table. cellHref, when not nil, links each
 // cell's verdict ("" for no link); runLinks adds a small link to each
@@ -460,22 +436,21 @@ func (m Matrix) HTMLTable(cellHref func(Cell) string, runLinks bool) template.HT
 	return template.HTML(b.String())
 }
 
-// MatrixLegend is the colour key, as HTML.
-const MatrixLegend = template.HTML(`<p class="legend"><span class="v-safe">safe</span><span class="v-unsafe">unsafe</span>` +
+// Legend is the colour key, as HTML.
+const Legend = template.HTML(`<p class="legend"><span class="v-safe">safe</span><span class="v-unsafe">unsafe</span>` +
 	`<span class="v-deadlock">deadlock</span><span class="v-unknown">unknown</span><span class="v-mixed">mixed: runs disagree</span>` +
 	`<span class="v-safe loose">hatched: not asserted</span><span class="v-skip">skip: not run, see note</span><span class="v-na">– does not apply</span><span class="v-error">error: locksim failed</span>` +
 	`<span class="v-safe differ" style="outline: 3px solid #c00; outline-offset: -3px;">✗ did not meet its expectation</span></p>`)
 
-var matrixPage = template.Must(template.New("matrix").Parse(`<!DOCTYPE html>
+var htmlPage = template.Must(template.New("matrix").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"/><title>locksim matrix {{.M.Stamp}}</title>
 <style>
-body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 20px; color: #222; }
+body { margin: 20px; }
 h1 { font-size: 20px; margin-bottom: 4px; } h2 { font-size: 16px; margin-top: 24px; }
 p.setup { color: #555; font-size: 13px; margin-top: 0; }
 p.headline { font-size: 15px; font-weight: 600; }
 p.help { color: #555; font-size: 12px; margin-top: 8px; max-width: 1100px; }
-ol.notrun, ul.differ, dl.scenarios { font-size: 12px; }
-ol.notrun .cells { color: #777; }
+ul.differ, dl.scenarios { font-size: 12px; }
 dl.scenarios dt { font-weight: 600; margin-top: 6px; } dl.scenarios dd { margin-left: 16px; color: #333; }
 {{.CSS}}
 </style></head>
@@ -505,10 +480,10 @@ func (m Matrix) WriteHTML(w io.Writer) error {
 		}
 		return ""
 	}
-	return matrixPage.Execute(w, map[string]any{
+	return htmlPage.Execute(w, map[string]any{
 		"M":      m,
-		"CSS":    template.CSS(MatrixCSS),
-		"Legend": MatrixLegend,
+		"CSS":    template.CSS(style.Base + style.Matrix),
+		"Legend": Legend,
 		"Table":  m.HTMLTable(href, true),
 		"Differ": m.Differing(),
 	})

@@ -1,4 +1,4 @@
-package scenarios
+package matrix
 
 import (
 	"errors"
@@ -8,12 +8,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
 
-func mustParse(t *testing.T, yaml string) *Scenario {
+// threeAddrs are external masters no test dials.
+var threeAddrs = []string{"10.0.0.1:6379", "10.0.0.2:6379", "redis-3.example:6380"}
+
+func mustParse(t *testing.T, yaml string) *scenarios.Scenario {
 	t.Helper()
-	s, err := Parse("test.yaml", []byte(yaml))
+	s, err := scenarios.Parse("test.yaml", []byte(yaml))
 	require.NoError(t, err)
 	return s
 }
@@ -31,7 +35,7 @@ expect:
 algorithm: [setpx]
 expect: {"*": safe}
 `)
-	p, err := planMatrix(MatrixConfig{Scenarios: []*Scenario{skipping, listed}, Algorithms: []string{"setpx", "fenced"}, Runs: 3})
+	p, err := makePlan(Config{Scenarios: []*scenarios.Scenario{skipping, listed}, Algorithms: []string{"setpx", "fenced"}, Runs: 3})
 	require.NoError(t, err)
 	require.Len(t, p.cells, 4)
 
@@ -67,7 +71,7 @@ backend: redis
 persistence: always
 expect: {"*": safe}
 `)
-	p, err := planMatrix(MatrixConfig{Scenarios: []*Scenario{s}, Algorithms: []string{"setpx"}, Backend: "miniredis"})
+	p, err := makePlan(Config{Scenarios: []*scenarios.Scenario{s}, Algorithms: []string{"setpx"}, Backend: "miniredis"})
 	require.NoError(t, err)
 	require.Len(t, p.cells, 1)
 	assert.Equal(t, CellSkip, p.cells[0].Status)
@@ -100,7 +104,7 @@ func TestPlanMatrixExternalLacks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := mustParse(t, "name: ext\n"+tc.yaml)
-			p, err := planMatrix(MatrixConfig{Scenarios: []*Scenario{s}, Addrs: threeAddrs, Runs: 2})
+			p, err := makePlan(Config{Scenarios: []*scenarios.Scenario{s}, Addrs: threeAddrs, Runs: 2})
 			require.NoError(t, err)
 			assert.Equal(t, string(sim.BackendExternal), p.cfg.Backend, "addresses imply the external backend")
 			assert.Equal(t, 1, p.cfg.Parallel, "runs on shared servers go one at a time")
@@ -124,35 +128,50 @@ func TestPlanMatrixExternalLacks(t *testing.T) {
 
 func TestPlanMatrixBadInput(t *testing.T) {
 	s := mustParse(t, "name: one\nexpect: {\"*\": safe}\n")
-	for name, cfg := range map[string]MatrixConfig{
-		"unknown design":         {Scenarios: []*Scenario{s}, Algorithms: []string{"bogus"}},
-		"scenario twice":         {Scenarios: []*Scenario{s, s}},
-		"negative runs":          {Scenarios: []*Scenario{s}, Runs: -1},
-		"negative workers":       {Scenarios: []*Scenario{s}, Parallel: -2},
-		"unknown backend":        {Scenarios: []*Scenario{s}, Backend: "etcd"},
-		"no scenarios":           {Scenarios: []*Scenario{}},
-		"external, no addresses": {Scenarios: []*Scenario{s}, Backend: "external"},
-		"addresses on miniredis": {Scenarios: []*Scenario{s}, Backend: "miniredis", Addrs: threeAddrs},
-		"bad address":            {Scenarios: []*Scenario{s}, Addrs: []string{"10.0.0.1"}},
-		"parallel on external":   {Scenarios: []*Scenario{s}, Addrs: threeAddrs, Parallel: 3},
-		"bad toxiproxy":          {Scenarios: []*Scenario{s}, Toxiproxy: "toxi.example"},
+	for name, cfg := range map[string]Config{
+		"unknown design":         {Scenarios: []*scenarios.Scenario{s}, Algorithms: []string{"bogus"}},
+		"scenario twice":         {Scenarios: []*scenarios.Scenario{s, s}},
+		"negative runs":          {Scenarios: []*scenarios.Scenario{s}, Runs: -1},
+		"negative workers":       {Scenarios: []*scenarios.Scenario{s}, Parallel: -2},
+		"unknown backend":        {Scenarios: []*scenarios.Scenario{s}, Backend: "etcd"},
+		"no scenarios":           {Scenarios: []*scenarios.Scenario{}},
+		"external, no addresses": {Scenarios: []*scenarios.Scenario{s}, Backend: "external"},
+		"addresses on miniredis": {Scenarios: []*scenarios.Scenario{s}, Backend: "miniredis", Addrs: threeAddrs},
+		"bad address":            {Scenarios: []*scenarios.Scenario{s}, Addrs: []string{"10.0.0.1"}},
+		"parallel on external":   {Scenarios: []*scenarios.Scenario{s}, Addrs: threeAddrs, Parallel: 3},
+		"bad toxiproxy":          {Scenarios: []*scenarios.Scenario{s}, Toxiproxy: "toxi.example"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := planMatrix(cfg)
+			_, err := makePlan(cfg)
 			require.Error(t, err)
-			assert.True(t, IsBadInput(err), "%v is bad input", err)
+			assert.True(t, scenarios.IsBadInput(err), "%v is bad input", err)
 		})
 	}
-	_, err := planMatrix(MatrixConfig{Scenarios: []*Scenario{s}, Algorithms: []string{"bogus"}})
+	_, err := makePlan(Config{Scenarios: []*scenarios.Scenario{s}, Algorithms: []string{"bogus"}})
 	assert.Contains(t, err.Error(), `"bogus"`, "the error names the value")
+}
+
+// TestPlanMatrixSeed: a base seed replaces every scenario's own; run i
+// still takes seed + i.
+func TestPlanMatrixSeed(t *testing.T) {
+	s := mustParse(t, "name: seeded\nseed: 10\nalgorithm: [setpx]\nexpect: {\"*\": safe}\n")
+	base := uint64(100)
+	p, err := makePlan(Config{Scenarios: []*scenarios.Scenario{s}, Runs: 3, Seed: &base})
+	require.NoError(t, err)
+	var seeds []uint64
+	for _, j := range p.jobs {
+		seeds = append(seeds, *j.s.Seed)
+	}
+	assert.Equal(t, []uint64{100, 101, 102}, seeds)
+	assert.Equal(t, uint64(10), *s.Seed, "the caller's scenario is left alone")
 }
 
 // TestPlanMatrixDefaults: every built-in, every design, one run, one more
 // worker than cores.
 func TestPlanMatrixDefaults(t *testing.T) {
-	p, err := planMatrix(MatrixConfig{})
+	p, err := makePlan(Config{})
 	require.NoError(t, err)
-	assert.Len(t, p.cfg.Scenarios, len(Builtin()))
+	assert.Len(t, p.cfg.Scenarios, len(scenarios.Builtin()))
 	assert.NotEmpty(t, p.cfg.Algorithms)
 	assert.Equal(t, 1, p.cfg.Runs)
 	assert.Equal(t, DefaultParallel(), p.cfg.Parallel)
@@ -177,7 +196,7 @@ func TestSummarize(t *testing.T) {
 	assert.False(t, m.Cells[1].AsExpected)
 	assert.Equal(t, CellError, m.Cells[2].Status)
 	assert.Equal(t, "boom", m.Cells[2].Reason)
-	assert.Equal(t, MatrixTotals{Cells: 2, Agreed: 1, Differ: 1, Skipped: 1, NA: 1, Errors: 1}, m.Totals)
+	assert.Equal(t, Totals{Cells: 2, Agreed: 1, Differ: 1, Skipped: 1, NA: 1, Errors: 1}, m.Totals)
 	assert.False(t, m.OK())
 }
 

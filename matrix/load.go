@@ -1,4 +1,4 @@
-package scenarios
+package matrix
 
 import (
 	"fmt"
@@ -12,11 +12,11 @@ import (
 	"time"
 )
 
-// MatrixLoad is how hard a matrix worked the machine, measured so that a
+// Load is how hard a matrix worked the machine, measured so that a
 // matrix run with too much parallelism for its machine says so: verdicts
 // hinge on timing (a pause longer than a TTL), and a starved scheduler
 // stretches every interval.
-type MatrixLoad struct {
+type Load struct {
 	// CPUSeconds is user + system time of locksim and the redis-server
 	// processes it started and stopped during the matrix.
 	CPUSeconds float64 `json:"cpu_s"`
@@ -35,11 +35,11 @@ type MatrixLoad struct {
 // Overloaded reports whether the load was high enough to blur timings:
 // the scheduler let a goroutine wait more than 10 ms in one case in a
 // hundred, or the cores were more than 80% busy.
-func (l MatrixLoad) Overloaded() bool {
+func (l Load) Overloaded() bool {
 	return l.SchedP99MS > 10 || l.CPUShare > 0.8 || l.MachineShare > 0.8
 }
 
-func (l MatrixLoad) String() string {
+func (l Load) String() string {
 	s := fmt.Sprintf("locksim used %.1f CPU-s (%.0f%% of %d cores)", l.CPUSeconds, 100*l.CPUShare, runtime.NumCPU())
 	if l.MachineShare > 0 {
 		s += fmt.Sprintf(", the machine was %.0f%% busy", 100*l.MachineShare)
@@ -51,7 +51,7 @@ func (l MatrixLoad) String() string {
 	return s
 }
 
-// loadMeter measures a MatrixLoad from its start.
+// loadMeter measures a Load from its start.
 type loadMeter struct {
 	start       time.Time
 	cpu         float64
@@ -67,9 +67,9 @@ func startLoad() loadMeter {
 	return m
 }
 
-func (m loadMeter) stop() MatrixLoad {
+func (m loadMeter) stop() Load {
 	wall := time.Since(m.start).Seconds()
-	l := MatrixLoad{CPUSeconds: cpuSeconds() - m.cpu}
+	l := Load{CPUSeconds: cpuSeconds() - m.cpu}
 	if wall > 0 {
 		l.CPUShare = l.CPUSeconds / (wall * float64(runtime.NumCPU()))
 	}
