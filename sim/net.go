@@ -42,7 +42,7 @@ type Network struct {
 	toxiOnce sync.Once
 	toxi     toxiAPI
 	toxiErr  error
-	prefix   string // proxy names, unique per network
+	prefix   string  // proxy names, unique per network
 	mem      *memNet // the in-memory network; nil on sockets
 
 	mu      sync.Mutex
