@@ -13,6 +13,10 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
+// KindNone, as the only kind, makes every schedule fault-free: only the
+// seed (retry jitter, the interleaving) varies.
+const KindNone = "none"
+
 // Confirm modes: where a shrunk violation is replayed besides virtual time.
 const (
 	ConfirmNone  = "none"  // virtual time only
@@ -23,7 +27,8 @@ const (
 // but Algorithm has a default (WithDefaults).
 type Config struct {
 	Algorithm string
-	// Kinds are the fault kinds schedules draw from; empty: DefaultKinds.
+	// Kinds are the fault kinds schedules draw from; empty: DefaultKinds;
+	// [KindNone]: no faults.
 	Kinds []string
 	// Runs is how many schedules to run (over all shards); For bounds the
 	// exploration in wall time instead. Neither: 500 runs.
@@ -61,6 +66,9 @@ type Config struct {
 	Out string
 	// Progress, when set, is told about every finished run.
 	Progress func(p Progress)
+
+	// onSchedule, in tests, is told the index of each schedule run.
+	onSchedule func(j int)
 }
 
 // Progress is the state of an exploration, for a progress display.
@@ -137,6 +145,12 @@ func (c Config) Validate() error {
 		return bad("--algos: %v", err)
 	}
 	for _, k := range c.Kinds {
+		if k == KindNone {
+			if len(c.Kinds) > 1 {
+				return bad("--kinds %s: none means fault-free schedules, alone", strings.Join(c.Kinds, ","))
+			}
+			continue
+		}
 		if !slices.Contains(faults.RandomKinds, k) {
 			return bad("--kinds %s: unknown fault kind (known: %s)", k, strings.Join(faults.RandomKinds, ", "))
 		}

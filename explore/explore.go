@@ -143,7 +143,7 @@ func sweep(ctx context.Context, cfg Config, points []string, began time.Time) (m
 			return 0, false
 		}
 		j := next
-		next += cfg.Shards
+		next += cfg.Shards // this shard's: j mod Shards == Shard
 		return j, true
 	}
 	var wg sync.WaitGroup
@@ -157,6 +157,9 @@ func sweep(ctx context.Context, cfg Config, points []string, began time.Time) (m
 				mu.Unlock()
 				if !ok {
 					return
+				}
+				if cfg.onSchedule != nil {
+					cfg.onSchedule(j)
 				}
 				s := Generate(cfg, points, j)
 				o, err := runOnce(ctx, s, cfg.Algorithm, deref(s.Seed, 0))

@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/locksim/locksim/faults"
@@ -44,6 +45,9 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 		Seed:      ptr(scheduleSeed(cfg.Seed, j)),
 	}
 	n := 1 + rnd.IntN(cfg.MaxFaults)
+	if slices.Equal(cfg.Kinds, []string{KindNone}) {
+		n = 0
+	}
 	for len(s.Faults) < n {
 		kind := cfg.Kinds[rnd.IntN(len(cfg.Kinds))]
 		if kind == faults.KindFailover {
