@@ -66,14 +66,14 @@ func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, s
 	} else if ctx.Err() != nil {
 		v.Note = "not shrunk: the exploration was interrupted"
 	} else {
-		v.Note = "not shrunk"
+		v.Note = fmt.Sprintf("not shrunk or replayed: past the first %d distinct violations (or --no-shrink)", fi.cfg.MaxShrink)
 	}
 	v.FaultsAfter = len(s.Faults)
 	s.Name = fmt.Sprintf("explore-%s-%d-%s", algo, n, slug(target.Check, string(target.Verdict)))
 	s.Doc = fmt.Sprintf("Found by locksim explore --algos %s --seed %d (schedule %d, signature %q) and shrunk from %d faults to %d.",
 		algo, fi.cfg.Seed, f.j, v.Signature, v.FaultsBefore, v.FaultsAfter)
 	s.Expectations = expectFor(algo, target)
-	if ctx.Err() == nil {
+	if ctx.Err() == nil && shrink {
 		k, _, err := fi.rule.reproduce(ctx, s, algo, target, false)
 		if err != nil && ctx.Err() != nil {
 			return err
@@ -88,8 +88,8 @@ func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, s
 		return err
 	}
 	v.Scenario = path
-	if ctx.Err() != nil {
-		return nil
+	if ctx.Err() != nil || !shrink {
+		return nil // the replays cost more than the exploration's runs
 	}
 	// The normal run directory, as `locksim run` on the file makes it.
 	loaded, err := scenarios.LoadFile(path)

@@ -25,8 +25,10 @@ type Finding struct {
 	// Empty Verdict: the run was safe.
 	Check   string
 	Verdict checker.Verdict
-	// Kinds are the fault kinds active at the witness (for a check without
-	// a witness: every kind that acted), sorted, each once.
+	// Kinds are the fault kinds active at the witness, sorted, each once;
+	// none for a check without a witness (liveness, unknown), whose cause
+	// the history does not pin down: grouping those by every kind that
+	// acted made hundreds of signatures of one deadlock.
 	Kinds []string
 	// Reason is the checker's reason for an unknown verdict.
 	Reason string
@@ -75,14 +77,14 @@ func play(ctx context.Context, s *scenarios.Scenario, cfg sim.Config) (outcome, 
 		return outcome{res: res}, err
 	}
 	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: checkTimeout})
-	return outcome{Finding: classify(cr, s, res), res: res}, nil
+	return outcome{Finding: classify(cr, s), res: res}, nil
 }
 
 // precedence orders the checks a finding is named after.
 var precedence = []string{checker.NameClaim, checker.NameFencing, checker.NameExclusion, checker.NameLiveness}
 
 // classify names the failure of one checked run, if any.
-func classify(cr checker.Result, s *scenarios.Scenario, res *sim.Result) Finding {
+func classify(cr checker.Result, s *scenarios.Scenario) Finding {
 	var f Finding
 	switch cr.Verdict {
 	case checker.Unsafe:
@@ -107,7 +109,7 @@ func classify(cr checker.Result, s *scenarios.Scenario, res *sim.Result) Finding
 		return Finding{}
 	}
 	if f.Kinds == nil {
-		f.Kinds = actedKinds(s, res)
+		f.Kinds = []string{}
 	}
 	return f
 }
@@ -121,17 +123,6 @@ func witnessKinds(c checker.CheckResult, s *scenarios.Scenario) []string {
 			if fw.ID >= 1 && fw.ID <= len(s.Faults) {
 				out = append(out, s.Faults[fw.ID-1].Kind)
 			}
-		}
-	}
-	return uniq(out)
-}
-
-// actedKinds are the kinds of the scenario's faults that acted in res.
-func actedKinds(s *scenarios.Scenario, res *sim.Result) []string {
-	out := []string{}
-	for i, f := range s.Faults {
-		if !slices.Contains(res.Unfired, i+1) {
-			out = append(out, f.Kind)
 		}
 	}
 	return uniq(out)
