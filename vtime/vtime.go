@@ -36,6 +36,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -62,6 +63,10 @@ var ErrNoHost = errors.New("virtual time needs a host (vtime.Main in a program, 
 // caller's context ended. A bubble cannot wait on the caller's channel
 // (that wait would not be durable, and its clock would stall), so it polls.
 const pollEvery = 20 * time.Millisecond
+
+// drainAfter is how long, in virtual time, a bubble waits after its
+// function returned for the goroutines left behind to end.
+const drainAfter = 2 * time.Second
 
 var bubbleSeq atomic.Int64
 
@@ -96,8 +101,17 @@ func (h Host) Run(ctx context.Context, name string, f func(ctx context.Context))
 				}
 			}()
 			defer cancel()
-			defer close(done)
+			stopPolling := sync.OnceFunc(func() { close(done) })
+			defer stopPolling()
 			f(inner)
+			stopPolling()
+			// Goroutines that libraries leave behind for a while after
+			// their owner closed (go-redis retries a refused dial in a
+			// goroutine that sleeps 1 s before it sees its pool closed)
+			// would deadlock the bubble once f has returned, when its
+			// clock no longer moves: let them end. In virtual time the
+			// wait costs nothing.
+			time.Sleep(drainAfter)
 			ran = true
 		})
 	})

@@ -48,7 +48,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(algosCmd(), listCmd(), runCmd(), matrixCmd(), reportCmd(), checkCmd(), doctorCmd())
+	root.AddCommand(algosCmd(), listCmd(), runCmd(), matrixCmd(), reportCmd(), checkCmd(), doctorCmd(), exploreCmd())
 	return root
 }
 

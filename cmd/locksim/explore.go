@@ -1,0 +1,336 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/locksim/locksim/explore"
+	"github.com/locksim/locksim/internal/artifact"
+	"github.com/locksim/locksim/internal/progress"
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim"
+)
+
+type exploreFlags struct {
+	algos     []string
+	kinds     []string
+	runs      int
+	forDur    time.Duration
+	clients   int
+	nodes     int
+	ttl       time.Duration
+	duration  time.Duration
+	hold      time.Duration
+	maxFaults int
+	seed      uint64
+	shard     string
+	confirm   string
+	out       string
+	asJSON    bool
+	workers   int
+	noShrink  bool
+}
+
+func exploreCmd() *cobra.Command {
+	var f exploreFlags
+	cmd := &cobra.Command{
+		Use:   "explore --algos NAME[,NAME...]",
+		Short: "Generate random fault schedules, keep the violations and shrink each to a small scenario",
+		Long: `Run random fault schedules of a design in virtual time, keep the runs whose
+verdict is unsafe, deadlock or unknown, grouped by signature (the failed
+check and the fault kinds active at its witness), and shrink the first of
+each to a small scenario that still fails the same check in 8 of 10 reruns.
+Each shrunk scenario is written as YAML with its expect (locksim run replays
+it) and run once more for a normal run directory; --confirm redis (the
+default when redis-server is on PATH) replays it 10 times on redis-server in
+real time. --shard i/n runs the schedules j with j mod n == i; 'locksim
+explore merge DIR...' merges the shards' results. Exit codes: 0 nothing
+found, 1 violations found, 2 bad input, 3 locksim failed or was interrupted
+(what was found so far is written).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfgs, err := f.configs(cmd)
+			if err != nil {
+				return usageErr(err)
+			}
+			return f.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), cfgs)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.algos, "algos", nil, "designs to explore, comma-separated; see 'locksim algos'")
+	fl.StringSliceVar(&f.algos, "algo", nil, "the same as --algos")
+	fl.StringSliceVar(&f.kinds, "kinds", nil, "fault kinds to draw from (default: every kind the design can meet)")
+	fl.IntVar(&f.runs, "runs", 0, "schedules to run, over all shards (default 500, unless --for)")
+	fl.DurationVar(&f.forDur, "for", 0, "explore for this long (wall time), e.g. 5m")
+	fl.IntVar(&f.clients, "clients", 2, "clients per schedule")
+	fl.IntVar(&f.nodes, "nodes", 3, "Redis masters per schedule (single-master designs get one)")
+	fl.DurationVar(&f.ttl, "ttl", 500*time.Millisecond, "lock TTL")
+	fl.DurationVar(&f.duration, "duration", 3*time.Second, "simulated length of each run")
+	fl.DurationVar(&f.hold, "hold", 20*time.Millisecond, "time inside the critical section")
+	fl.IntVar(&f.maxFaults, "max-faults", 4, "most faults in one schedule")
+	fl.Uint64Var(&f.seed, "seed", 0, "base seed: schedule j is drawn from (seed, j)")
+	fl.StringVar(&f.shard, "shard", "0/1", "run shard `i/n` of the schedules (those j with j mod n == i)")
+	fl.StringVar(&f.confirm, "confirm", "", "replay each shrunk violation on redis-server in real time: redis or none (default: redis when redis-server is on PATH)")
+	fl.StringVar(&f.out, "out", "", "output directory (default results/explore/<UTC stamp>-s<seed>)")
+	fl.BoolVar(&f.asJSON, "json", false, "print the result as JSON on stdout (one object; an array for several designs)")
+	fl.IntVar(&f.workers, "workers", 0, "runs at once (default GOMAXPROCS)")
+	fl.BoolVar(&f.noShrink, "no-shrink", false, "keep the violations as found")
+	cmd.AddCommand(exploreMergeCmd())
+	return cmd
+}
+
+// parseShard reads "i/n".
+func parseShard(s string) (int, int, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n with 0 <= i < n, e.g. 0/4", s)
+	}
+	return i, n, nil
+}
+
+// configs checks the flags and makes one explore.Config per design.
+func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
+	if len(f.algos) == 0 {
+		return nil, errors.New("--algos: give the designs to explore (see 'locksim algos')")
+	}
+	for _, a := range f.algos {
+		if _, err := lock.Lookup(a); err != nil {
+			return nil, fmt.Errorf("--algos: %w", err)
+		}
+	}
+	changed := cmd.Flags().Changed
+	if changed("runs") && changed("for") {
+		return nil, errors.New("--runs and --for: give one (a number of schedules or a wall-time bound)")
+	}
+	if changed("runs") && f.runs < 1 {
+		return nil, fmt.Errorf("--runs %d: at least 1", f.runs)
+	}
+	if changed("for") && f.forDur <= 0 {
+		return nil, fmt.Errorf("--for %v: must be positive", f.forDur)
+	}
+	if changed("workers") && f.workers < 1 {
+		return nil, fmt.Errorf("--workers %d: at least 1", f.workers)
+	}
+	shard, shards, err := parseShard(f.shard)
+	if err != nil {
+		return nil, err
+	}
+	confirm := f.confirm
+	if confirm == "" {
+		confirm = explore.ConfirmNone
+		if _, err := exec.LookPath("redis-server"); err == nil {
+			confirm = explore.ConfirmRedis
+		}
+	}
+	if confirm == explore.ConfirmRedis && changed("confirm") {
+		if _, err := exec.LookPath("redis-server"); err != nil {
+			return nil, errors.New("--confirm redis: redis-server is not on PATH (apt-get install redis-server), or give --confirm none")
+		}
+	}
+	if f.out == "" {
+		f.out = filepath.Join("results", "explore", fmt.Sprintf("%s-s%d", artifact.Stamp(time.Now()), f.seed))
+		if shards > 1 {
+			f.out += fmt.Sprintf("-shard%dof%d", shard, shards)
+		}
+	}
+	var out []explore.Config
+	for _, a := range f.algos {
+		cfg := explore.Config{
+			Algorithm: a, Kinds: f.kinds, Runs: f.runs, For: f.forDur,
+			Clients: f.clients, Nodes: f.nodes, TTL: f.ttl, Duration: f.duration, Hold: f.hold,
+			MaxFaults: f.maxFaults, Seed: f.seed, Shard: shard, Shards: shards,
+			Confirm: confirm, Workers: f.workers, NoShrink: f.noShrink,
+			Out: filepath.Join(f.out, a),
+		}.WithDefaults()
+		if err := cfg.Validate(); err != nil {
+			return nil, errors.New(strings.TrimPrefix(err.Error(), explore.BadInput.Error()+": "))
+		}
+		out = append(out, cfg)
+	}
+	return out, nil
+}
+
+// exploreGCPercent: the runs allocate much and briefly (miniredis makes a
+// Lua state per script call); collecting less often halves the CPU of a
+// run (BenchmarkExploreRuns). GOGC in the environment wins.
+const exploreGCPercent = 400
+
+func (f *exploreFlags) run(ctx context.Context, stdout, stderr io.Writer, cfgs []explore.Config) error {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(exploreGCPercent))
+	}
+	var reps []*explore.Report
+	found := 0
+	for _, cfg := range cfgs {
+		bar := progress.New(stderr)
+		cfg.Progress = func(p explore.Progress) {
+			total := p.Total
+			if p.Phase != "explore" {
+				total = p.Runs
+			} else if total == 0 {
+				total = -1 // bounded by time: a spinner
+			}
+			desc := fmt.Sprintf("%s %s: %.0f runs/min, %d found (%d distinct)", cfg.Algorithm, p.Phase, p.RunsPerMin, p.Found, p.Distinct)
+			bar.Update(p.Runs, total, desc, p.Line)
+		}
+		fmt.Fprintf(stderr, "exploring %s: %s, seed %d, shard %d/%d, confirm %s, into %s\n",
+			cfg.Algorithm, budget(cfg), cfg.Seed, cfg.Shard, cfg.Shards, cfg.Confirm, cfg.Out)
+		rep, err := explore.Explore(ctx, cfg)
+		bar.Finish()
+		if rep != nil {
+			reps = append(reps, rep)
+			found += len(rep.Violations)
+			if !f.asJSON {
+				printReport(stdout, rep, cfg.Out)
+			}
+		}
+		if err != nil {
+			if f.asJSON {
+				_ = printJSON(stdout, reps)
+			}
+			switch {
+			case ctx.Err() != nil:
+				return harnessErr(fmt.Errorf("explore interrupted; what was found so far is in %s", cfg.Out))
+			case errors.Is(err, explore.BadInput):
+				return usageErr(err)
+			case errors.Is(err, sim.ErrConfig):
+				return usageErr(err)
+			}
+			return harnessErr(err)
+		}
+	}
+	if f.asJSON {
+		if err := printJSON(stdout, reps); err != nil {
+			return harnessErr(err)
+		}
+	}
+	if found > 0 {
+		return &exitError{exitMismatch, fmt.Errorf("explore found %d distinct violations (see %s)", found, f.out)}
+	}
+	return nil
+}
+
+func budget(cfg explore.Config) string {
+	if cfg.For > 0 {
+		return "for " + cfg.For.String()
+	}
+	return fmt.Sprintf("%d runs", cfg.Runs)
+}
+
+func printReport(w io.Writer, r *explore.Report, dir string) {
+	fmt.Fprintf(w, "%s: %d runs, %.0f runs/min, %d distinct violations", r.Algorithm, r.Runs, r.RunsPerMin, len(r.Violations))
+	if dir != "" {
+		fmt.Fprintf(w, "; summary %s", filepath.Join(dir, explore.FileSummary))
+	}
+	if r.Interrupted {
+		fmt.Fprint(w, " (interrupted)")
+	}
+	fmt.Fprintln(w)
+	for _, v := range r.Violations {
+		fmt.Fprintln(w, "  "+v.Line())
+	}
+}
+
+// printJSON prints one report as an object, several as an array.
+func printJSON(w io.Writer, reps []*explore.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if len(reps) == 1 {
+		return enc.Encode(reps[0])
+	}
+	if reps == nil {
+		reps = []*explore.Report{}
+	}
+	return enc.Encode(reps)
+}
+
+func exploreMergeCmd() *cobra.Command {
+	var out string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "merge DIR...",
+		Short: "Merge the results of explorations (shards) into one summary",
+		Long: `Read the explore.json of each DIR (an exploration's directory, or one of its
+designs' subdirectories) and merge them per design: runs add up, violations
+with one signature are one (the best reproduced kept). The merged
+explore.json and summary.md go to --out. Exit codes: 0 nothing found, 1
+violations found, 2 bad input.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var dirs []string
+			for _, d := range args {
+				ds, err := reportDirs(d)
+				if err != nil {
+					return usageErr(err)
+				}
+				dirs = append(dirs, ds...)
+			}
+			reps, err := explore.MergeDirs(dirs)
+			if err != nil {
+				return usageErr(err)
+			}
+			if out == "" {
+				out = filepath.Join("results", "explore", artifact.Stamp(time.Now())+"-merged")
+			}
+			found := 0
+			for _, r := range reps {
+				dir := filepath.Join(out, r.Algorithm)
+				if err := r.Write(dir); err != nil {
+					return harnessErr(err)
+				}
+				found += len(r.Violations)
+				if !asJSON {
+					printReport(cmd.OutOrStdout(), r, dir)
+				}
+			}
+			if asJSON {
+				if err := printJSON(cmd.OutOrStdout(), reps); err != nil {
+					return harnessErr(err)
+				}
+			}
+			if found > 0 {
+				return &exitError{exitMismatch, fmt.Errorf("%d distinct violations in the merged results (see %s)", found, out)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "where the merged results go (default results/explore/<UTC stamp>-merged)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the merged result as JSON on stdout")
+	return cmd
+}
+
+// reportDirs finds the explorations under d: d itself when it holds an
+// explore.json, else its subdirectories that do.
+func reportDirs(d string) ([]string, error) {
+	if _, err := os.Stat(filepath.Join(d, explore.FileReport)); err == nil {
+		return []string{d}, nil
+	}
+	entries, err := os.ReadDir(d)
+	if err != nil {
+		return nil, fmt.Errorf("merge %s: %w", d, err)
+	}
+	var out []string
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(d, e.Name(), explore.FileReport)); e.IsDir() && err == nil {
+			out = append(out, filepath.Join(d, e.Name()))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("merge %s: no %s there or in its subdirectories: not an exploration's directory", d, explore.FileReport)
+	}
+	return out, nil
+}

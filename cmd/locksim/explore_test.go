@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/vtime"
+)
+
+// executeVirtual is execute with a virtual-time host, as main has one.
+func executeVirtual(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	root := newRoot()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	err := root.ExecuteContext(vtime.NewContext(context.Background(), vtime.ForTest(t)))
+	if err != nil {
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), exitCodeOf(err)
+}
+
+func TestExploreBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no algos", []string{"explore"}, "--algos"},
+		{"unknown algo", []string{"explore", "--algos", "paxos"}, `"paxos"`},
+		{"unknown kind", []string{"explore", "--algos", "setpx", "--kinds", "meteor"}, "--kinds meteor"},
+		{"shard out of range", []string{"explore", "--algos", "setpx", "--shard", "2/2"}, `--shard "2/2"`},
+		{"shard not i/n", []string{"explore", "--algos", "setpx", "--shard", "half"}, `--shard "half"`},
+		{"zero runs", []string{"explore", "--algos", "setpx", "--runs", "0"}, "--runs 0"},
+		{"runs and for", []string{"explore", "--algos", "setpx", "--runs", "5", "--for", "1m"}, "--runs and --for"},
+		{"bad confirm", []string{"explore", "--algos", "setpx", "--confirm", "etcd"}, `--confirm "etcd"`},
+		{"failover on redlock", []string{"explore", "--algos", "redlock", "--kinds", "failover"}, "--kinds failover"},
+		{"merge nothing there", []string{"explore", "merge", t.TempDir()}, "explore.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := execute(t, tc.args...)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Contains(t, stderr, tc.want)
+			assert.NotContains(t, stderr, "\n", "one clear line")
+		})
+	}
+}
+
+// Fault-free setpx: nothing found, exit 0; setnx-expire under crashes:
+// violations, exit 1, with the JSON shape; the two merge into one summary.
+func TestExploreCommandAndMerge(t *testing.T) {
+	dir := t.TempDir()
+	clean := filepath.Join(dir, "clean")
+	stdout, stderr, code := executeVirtual(t, "explore", "--algos", "setpx", "--kinds", "none", "--runs", "10",
+		"--duration", "500ms", "--confirm", "none", "--out", clean)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "setpx: 10 runs")
+	assert.FileExists(t, filepath.Join(clean, "setpx", "summary.md"))
+
+	found := filepath.Join(dir, "found")
+	stdout, stderr, code = executeVirtual(t, "explore", "--algos", "setnx-expire", "--kinds", "crash-client", "--runs", "200",
+		"--max-faults", "3", "--duration", "1s", "--confirm", "none", "--json", "--out", found)
+	require.Equal(t, exitMismatch, code, stderr)
+	var rep struct {
+		Algorithm  string  `json:"algorithm"`
+		Runs       int     `json:"runs"`
+		RunsPerMin float64 `json:"runs_per_min"`
+		Violations []struct {
+			Check, Verdict, Signature, Scenario string
+			Seed                                uint64
+			FaultsBefore                        int `json:"faults_before"`
+			FaultsAfter                         int `json:"faults_after"`
+			Reproduced                          struct{ Virtual, Redis string }
+		} `json:"violations"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
+	assert.Equal(t, "setnx-expire", rep.Algorithm)
+	assert.Equal(t, 200, rep.Runs)
+	require.NotEmpty(t, rep.Violations)
+	v := rep.Violations[0]
+	assert.FileExists(t, v.Scenario)
+	assert.NotEmpty(t, v.Reproduced.Virtual)
+
+	// The shrunk scenario replays with locksim run.
+	_, stderr, code = executeVirtual(t, "run", v.Scenario, "--out", filepath.Join(dir, "replay"))
+	assert.Equal(t, exitOK, code, "locksim run %s: %s", v.Scenario, stderr)
+
+	merged := filepath.Join(dir, "merged")
+	stdout, stderr, code = execute(t, "explore", "merge", clean, found, "--out", merged)
+	require.Equal(t, exitMismatch, code, stderr)
+	assert.Contains(t, stdout, "setpx: 10 runs")
+	assert.Contains(t, stdout, "setnx-expire: 200 runs")
+	_, err := os.Stat(filepath.Join(merged, "setnx-expire", "explore.json"))
+	assert.NoError(t, err)
+}

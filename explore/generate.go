@@ -1,0 +1,186 @@
+package explore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/scenarios"
+)
+
+// LoopPoints are the client loop's points a schedule may trigger at (the
+// nesting points need nest > 1, which explorations do not use).
+var LoopPoints = []string{"before-acquire", "after-acquire", "after-check", "after-enter", "before-exit", "before-release"}
+
+// Generate draws schedule j of cfg (with defaults filled in) as a
+// scenario: one to MaxFaults faults of cfg.Kinds on random clients, nodes
+// and links, each triggered at a random time or when a random client
+// reaches one of points for the first to third time, with a random length.
+// The draw depends on cfg.Seed, j, the world of cfg and points only, so it
+// is the same on every machine and in every shard. The scenario's own seed
+// is derived from (cfg.Seed, j) too.
+//
+// A design that uses one master (every design but the multi-node ones)
+// gets one node: faults on other nodes could not reach it.
+func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
+	rnd := rand.New(rand.NewPCG(cfg.Seed, uint64(j)+0x5eed))
+	info, _ := lock.Lookup(cfg.Algorithm)
+	nodes := cfg.Nodes
+	if !info.MultiNode {
+		nodes = 1
+	}
+	g := &gen{cfg: cfg, rnd: rnd, points: points, nodes: nodes}
+	s := &scenarios.Scenario{
+		Name:      fmt.Sprintf("explore-%s-s%d-%d", cfg.Algorithm, cfg.Seed, j),
+		Doc:       fmt.Sprintf("schedule %d of locksim explore --seed %d for %s", j, cfg.Seed, cfg.Algorithm),
+		Algorithm: scenarios.AlgorithmList{cfg.Algorithm},
+		Options:   scenarios.Options{TTL: dur(cfg.TTL)},
+		Nodes:     ptr(nodes),
+		Clients:   ptr(cfg.Clients),
+		Duration:  dur(cfg.Duration),
+		Hold:      dur(cfg.Hold),
+		Seed:      ptr(scheduleSeed(cfg.Seed, j)),
+	}
+	n := 1 + rnd.IntN(cfg.MaxFaults)
+	if slices.Equal(cfg.Kinds, []string{KindNone}) {
+		n = 0
+	}
+	for len(s.Faults) < n {
+		kind := cfg.Kinds[rnd.IntN(len(cfg.Kinds))]
+		if kind == faults.KindFailover {
+			if s.Replicas != nil { // one failover per schedule
+				continue
+			}
+			s.Replicas = ptr(1)
+			// Replication lags behind from the start, so that the
+			// failover loses what the lag holds back.
+			s.Faults = append(s.Faults, scenarios.FaultSpec{
+				Kind: faults.KindDelay, Groups: [][]string{{"r0"}, {"n0"}},
+				Latency: dur(g.between(cfg.TTL, 3*cfg.TTL)), At: dur(0),
+			})
+		}
+		s.Faults = append(s.Faults, g.fault(kind))
+	}
+	return s
+}
+
+// scheduleSeed is the simulation seed of schedule j: small enough to read,
+// different for every (seed, j) in practice.
+func scheduleSeed(seed uint64, j int) uint64 {
+	x := seed*0x9e3779b97f4a7c15 + uint64(j)*0xbf58476d1ce4e5b9 + 1
+	x ^= x >> 31
+	x *= 0x94d049bb133111eb
+	x ^= x >> 29
+	return x % 1_000_000_000
+}
+
+type gen struct {
+	cfg    Config
+	rnd    *rand.Rand
+	points []string
+	nodes  int
+}
+
+// between draws a whole number of milliseconds in [lo, hi].
+func (g *gen) between(lo, hi time.Duration) time.Duration {
+	lo, hi = lo.Round(time.Millisecond), hi.Round(time.Millisecond)
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(g.rnd.Int64N(int64((hi-lo)/time.Millisecond)+1))*time.Millisecond
+}
+
+func (g *gen) signed(d time.Duration) time.Duration {
+	if g.rnd.IntN(2) == 0 {
+		return -d
+	}
+	return d
+}
+
+// fault draws one fault of kind, its targets, trigger and length.
+func (g *gen) fault(kind string) scenarios.FaultSpec {
+	ttl := g.cfg.TTL
+	c, n := g.rnd.IntN(g.cfg.Clients), g.rnd.IntN(g.nodes)
+	f := scenarios.FaultSpec{Kind: kind}
+	lasting := true // the kind can end (for, until)
+	switch kind {
+	case faults.KindPauseClient:
+		f.Client = ptr(c)
+	case faults.KindCrashClient:
+		f.Client, lasting = ptr(c), false
+	case faults.KindClockSkewClient:
+		f.Client = ptr(c)
+		f.Offset = dur(g.signed(g.between(ttl/2, 3*ttl)))
+		rates := []float64{0, 0, 0.5, 1.5, 2} // 0: the rate stays 1
+		if r := rates[g.rnd.IntN(len(rates))]; r != 0 {
+			f.Rate = ptr(r)
+		}
+	case faults.KindClockJumpClient:
+		f.Client = ptr(c)
+		f.By = dur(g.signed(g.between(ttl/2, 3*ttl)))
+	case faults.KindClockJumpNode:
+		f.Node, lasting = ptr(n), false
+		f.By = dur(g.between(ttl/2, 3*ttl))
+	case faults.KindClockRateNode:
+		f.Node = ptr(n)
+		rates := []float64{0.5, 2, 4}
+		f.Rate = ptr(rates[g.rnd.IntN(len(rates))])
+	case faults.KindDelay:
+		f.Client = ptr(c)
+		f.Latency = dur(g.between(ttl/10, ttl))
+	case faults.KindPartition, faults.KindDrop:
+		f.Client = ptr(c)
+		if kind == faults.KindDrop || g.rnd.IntN(2) == 0 {
+			f.Node = ptr(n)
+		}
+	case faults.KindPauseNode:
+		f.Node = ptr(n)
+	case faults.KindKillNode:
+		f.Node = ptr(n)
+		if g.rnd.IntN(2) == 0 {
+			f.RestartAfter = dur(g.between(0, ttl))
+		}
+		f.KeepData = ptr(g.rnd.IntN(2) == 0)
+	case faults.KindFailover:
+		f.Node, lasting = ptr(0), false
+	}
+	g.trigger(&f)
+	if lasting {
+		switch r := g.rnd.IntN(10); {
+		case r < 7:
+			f.For = dur(g.between(ttl/10, 3*ttl))
+		case r < 9 && len(g.points) > 0:
+			f.Until = g.point()
+			f.For = dur(g.between(ttl, 4*ttl))
+		default: // until the clients stop
+		}
+	}
+	return f
+}
+
+// trigger draws a time in the first 80% of the run or a point.
+func (g *gen) trigger(f *scenarios.FaultSpec) {
+	if len(g.points) == 0 || g.rnd.IntN(2) == 0 {
+		f.At = dur(g.between(0, g.cfg.Duration*8/10))
+		return
+	}
+	f.When = g.point()
+}
+
+func (g *gen) point() *scenarios.PointSpec {
+	return &scenarios.PointSpec{
+		Client: ptr(g.rnd.IntN(g.cfg.Clients)),
+		Point:  g.points[g.rnd.IntN(len(g.points))],
+		Nth:    ptr(1 + g.rnd.IntN(3)),
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func dur(d time.Duration) *scenarios.Duration {
+	v := scenarios.Duration(d)
+	return &v
+}

@@ -1,0 +1,140 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+)
+
+// checkTimeout bounds porcupine in bulk runs; running out is unknown.
+const checkTimeout = 10 * time.Second
+
+// Finding is what one run of a schedule showed.
+type Finding struct {
+	// Check is the check that failed: claim, fencing, exclusion (in that
+	// order of precedence: a broken claim explains an exclusion failure),
+	// liveness, or for an unknown verdict the first unknown check ("" when
+	// the run as a whole was unknown, e.g. no lease was ever granted).
+	// Empty Verdict: the run was safe.
+	Check   string
+	Verdict checker.Verdict
+	// Kinds are the fault kinds active at the witness, sorted, each once;
+	// none for a check without a witness (liveness, unknown), whose cause
+	// the history does not pin down: grouping those by every kind that
+	// acted made hundreds of signatures of one deadlock.
+	Kinds []string
+	// Reason is the checker's reason for an unknown verdict.
+	Reason string
+}
+
+// Violation reports whether the run was not safe.
+func (f Finding) Violation() bool { return f.Verdict != "" }
+
+// Signature groups findings: the check, its verdict and the kinds active
+// at the witness, as "claim unsafe [kill-node pause-client]".
+func (f Finding) Signature() string {
+	check := f.Check
+	if check == "" {
+		check = "run"
+	}
+	return fmt.Sprintf("%s %s [%s]", check, f.Verdict, strings.Join(f.Kinds, " "))
+}
+
+// Same reports whether g is the same failure as f for shrinking: the same
+// check with the same verdict.
+func (f Finding) Same(g Finding) bool { return f.Check == g.Check && f.Verdict == g.Verdict }
+
+// outcome is one run: the finding, and what shrinking reads of it.
+type outcome struct {
+	Finding
+	res *sim.Result
+}
+
+// runOnce plays s for algo with the given seed in virtual time (the host
+// in ctx) and checks it. Bad input comes back as an error wrapping
+// BadInput; a harness failure as any other error.
+func runOnce(ctx context.Context, s *scenarios.Scenario, algo string, seed uint64) (outcome, error) {
+	cfg, err := s.Config(algo)
+	if err != nil {
+		return outcome{}, fmt.Errorf("%w: %v", BadInput, err)
+	}
+	cfg.Seed = seed
+	cfg.VirtualTime = true
+	return play(ctx, s, cfg)
+}
+
+// play runs cfg (resolved from s) and classifies its verdict.
+func play(ctx context.Context, s *scenarios.Scenario, cfg sim.Config) (outcome, error) {
+	res, err := sim.Run(ctx, cfg)
+	if err != nil {
+		return outcome{res: res}, err
+	}
+	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: checkTimeout})
+	return outcome{Finding: classify(cr, s), res: res}, nil
+}
+
+// precedence orders the checks a finding is named after.
+var precedence = []string{checker.NameClaim, checker.NameFencing, checker.NameExclusion, checker.NameLiveness}
+
+// classify names the failure of one checked run, if any.
+func classify(cr checker.Result, s *scenarios.Scenario) Finding {
+	var f Finding
+	switch cr.Verdict {
+	case checker.Unsafe:
+		for _, name := range precedence {
+			if c := cr.Check(name); c.Verdict == checker.Unsafe && name != checker.NameLiveness {
+				f.Check, f.Verdict = name, checker.Unsafe
+				f.Kinds = witnessKinds(c, s)
+				break
+			}
+		}
+	case checker.Deadlock:
+		f.Check, f.Verdict = checker.NameLiveness, checker.Deadlock
+	case checker.Unknown:
+		f.Verdict, f.Reason = checker.Unknown, cr.Reason
+		for _, name := range precedence {
+			if cr.Check(name).Verdict == checker.Unknown {
+				f.Check = name
+				break
+			}
+		}
+	default:
+		return Finding{}
+	}
+	if f.Kinds == nil {
+		f.Kinds = []string{}
+	}
+	return f
+}
+
+// witnessKinds are the kinds of the scenario's faults that the check's
+// witnesses name as active.
+func witnessKinds(c checker.CheckResult, s *scenarios.Scenario) []string {
+	var out []string
+	for _, w := range c.Witnesses {
+		for _, fw := range w.Faults {
+			if fw.ID >= 1 && fw.ID <= len(s.Faults) {
+				out = append(out, s.Faults[fw.ID-1].Kind)
+			}
+		}
+	}
+	return uniq(out)
+}
+
+func uniq(xs []string) []string {
+	out := []string{}
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,405 @@
+package explore
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/scenarios"
+)
+
+// maxShrinkTries bounds the candidates one shrink tries; each costs one to
+// Reruns runs.
+const maxShrinkTries = 200
+
+// Rule is when a scenario still shows a failure: rerun i runs it with seed
+// Seed+i, rerun 0 (its own seed, which `locksim run` plays) must fail, and
+// at least Need of Reruns must fail the same check with the same verdict.
+type Rule struct {
+	Reruns, Need int
+	Workers      int
+}
+
+// Reproduce reruns s (with its own seed s.Seed, 0 when unset) Rule.Reruns
+// times in virtual time and counts the runs whose finding is the same as
+// target. With early set it stops as soon as the rule is decided (then the
+// count is a lower bound when it passed). last is rerun 0's outcome.
+func (r Rule) reproduce(ctx context.Context, s *scenarios.Scenario, algo string, target Finding, early bool) (k int, last outcome, err error) {
+	seed := uint64(0)
+	if s.Seed != nil {
+		seed = *s.Seed
+	}
+	first, err := runOnce(ctx, s, algo, seed)
+	if err != nil {
+		return 0, first, err
+	}
+	if !first.Same(target) {
+		if early {
+			return 0, first, nil
+		}
+	} else {
+		k = 1
+	}
+	var (
+		mu       sync.Mutex
+		fails    = 1 - k
+		next     = 1
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	decided := func() bool { // with mu held
+		return early && (k >= r.Need || fails > r.Reruns-r.Need)
+	}
+	for range max(r.Workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if next >= r.Reruns || decided() || firstErr != nil || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				i := next
+				next++
+				mu.Unlock()
+				o, err := runOnce(ctx, s, algo, seed+uint64(i))
+				mu.Lock()
+				switch {
+				case err != nil:
+					if firstErr == nil {
+						firstErr = err
+					}
+				case o.Same(target):
+					k++
+				default:
+					fails++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	return k, first, firstErr
+}
+
+// passes reports whether k reproductions with rerun 0 failing pass the rule.
+func (r Rule) passes(k int, first outcome, target Finding) bool {
+	return first.Same(target) && k >= r.Need
+}
+
+// Shrunk is the result of Shrink.
+type Shrunk struct {
+	Scenario *scenarios.Scenario
+	// Tries and Steps: candidates tried and kept.
+	Tries, Steps int
+	// Passed: the scenario returned meets the rule (else it is the one
+	// given, unchanged).
+	Passed bool
+	// Found is rerun 0's finding on the final scenario.
+	Found Finding
+	// Unfired are the final scenario's faults (1-based) that did not act
+	// in its own seed's run.
+	Unfired []int
+}
+
+// Shrink makes s smaller while it keeps failing target's check under r:
+// fewer faults, fewer clients and nodes, a shorter run, shorter faults,
+// point triggers in place of times, smaller clock moves and delays. It
+// tries one change at a time and keeps it when r still holds, until no
+// change is kept (or maxShrinkTries). A cancelled ctx ends it with what it
+// has.
+func Shrink(ctx context.Context, s *scenarios.Scenario, algo string, target Finding, r Rule) (Shrunk, error) {
+	k, last, err := r.reproduce(ctx, s, algo, target, true)
+	if err != nil {
+		return Shrunk{Scenario: s}, err
+	}
+	out := Shrunk{Scenario: s, Found: last.Finding, Unfired: unfiredOf(last)}
+	// A scenario that does not meet the rule as found (a pause at a time
+	// that only some seeds' interleavings make harmful) is still searched:
+	// a neighbour that meets it (a point in place of the time, one fault
+	// less) is kept, and shrinking goes on from there.
+	out.Passed = r.passes(k, last, target)
+	cur := s
+	for out.Tries < maxShrinkTries && ctx.Err() == nil {
+		kept := false
+		for _, c := range candidates(cur, algo, last) {
+			if out.Tries >= maxShrinkTries || ctx.Err() != nil {
+				break
+			}
+			if _, err := c.Config(algo); err != nil {
+				continue // not a valid scenario: not a candidate
+			}
+			out.Tries++
+			k, o, err := r.reproduce(ctx, c, algo, target, true)
+			if err != nil {
+				if ctx.Err() != nil {
+					break
+				}
+				continue // a run the candidate could not play; try the next
+			}
+			if r.passes(k, o, target) {
+				cur, last, kept = c, o, true
+				out.Steps++
+				out.Passed = true
+				break
+			}
+		}
+		if !kept {
+			break
+		}
+	}
+	if out.Passed {
+		out.Scenario, out.Found, out.Unfired = cur, last.Finding, unfiredOf(last)
+	}
+	return out, nil
+}
+
+func unfiredOf(o outcome) []int {
+	if o.res == nil {
+		return nil
+	}
+	return o.res.Unfired
+}
+
+// candidates are the one-step changes of s, biggest first.
+func candidates(s *scenarios.Scenario, algo string, last outcome) []*scenarios.Scenario {
+	var out []*scenarios.Scenario
+	add := func(c *scenarios.Scenario) { out = append(out, c) }
+	// Fewer faults.
+	for i := range s.Faults {
+		c := clone(s)
+		c.Faults = slices.Delete(c.Faults, i, i+1)
+		dropReplicas(c)
+		add(c)
+	}
+	// Points in place of times.
+	for i, f := range s.Faults {
+		if f.At == nil || last.res == nil {
+			continue
+		}
+		for _, ps := range pointsBefore(last.res.History, f.At.D(), deref(s.Clients, 2)) {
+			c := clone(s)
+			c.Faults[i].At, c.Faults[i].When = nil, ps
+			add(c)
+		}
+	}
+	// Fewer clients: the last one goes, with the faults that name it.
+	if n := deref(s.Clients, 2); n > 1 {
+		add(withoutClient(s, n-1))
+	}
+	// Fewer nodes.
+	if info, _ := lock.Lookup(algo); info.MultiNode {
+		if n := deref(s.Nodes, 1); n > 1 {
+			add(withoutNode(s, n-1))
+		}
+	}
+	// A shorter run: a half, then three quarters.
+	if d := deref(s.Duration, scenarios.Duration(3*time.Second)).D(); d > 200*time.Millisecond {
+		for _, nd := range []time.Duration{d / 2, d * 3 / 4} {
+			c := clone(s)
+			c.Duration = dur(nd.Round(10 * time.Millisecond))
+			add(c)
+		}
+	}
+	// Shorter faults, earlier points, smaller moves.
+	for i, f := range s.Faults {
+		if f.Until != nil && f.For != nil {
+			c := clone(s)
+			c.Faults[i].Until = nil
+			add(c)
+		}
+		if f.For == nil && f.Until == nil && lasts(f.Kind) {
+			// A fault that lasted until the clients stopped: a bounded one.
+			c := clone(s)
+			c.Faults[i].For = dur((deref(s.Duration, scenarios.Duration(3*time.Second)).D() / 2).Round(time.Millisecond))
+			add(c)
+		}
+		if f.For != nil && f.For.D() >= 2*time.Millisecond {
+			c := clone(s)
+			c.Faults[i].For = dur((f.For.D() / 2).Round(time.Millisecond))
+			add(c)
+		}
+		if f.When != nil {
+			// An earlier visit: the first, halfway, the one before.
+			n := deref(f.When.Nth, 1)
+			var tried []int
+			for _, m := range []int{1, n / 2, n - 1} {
+				if m >= 1 && m < n && !slices.Contains(tried, m) {
+					tried = append(tried, m)
+					c := clone(s)
+					c.Faults[i].When.Nth = ptr(m)
+					add(c)
+				}
+			}
+		}
+		for _, field := range []**scenarios.Duration{&f.By, &f.Offset, &f.Latency} {
+			if *field == nil || (**field).D().Abs() < 20*time.Millisecond {
+				continue
+			}
+			c := clone(s)
+			half := dur(((**field).D() / 2).Round(time.Millisecond))
+			switch field {
+			case &f.By:
+				c.Faults[i].By = half
+			case &f.Offset:
+				c.Faults[i].Offset = half
+			case &f.Latency:
+				c.Faults[i].Latency = half
+			}
+			add(c)
+		}
+		if f.RestartAfter != nil && f.RestartAfter.D() > 0 {
+			c := clone(s)
+			c.Faults[i].RestartAfter = dur(0)
+			add(c)
+		}
+	}
+	return out
+}
+
+// lasts reports whether a fault of kind can end (for, until); a crash and a
+// node clock's jump cannot.
+func lasts(kind string) bool {
+	return kind != faults.KindCrashClient && kind != faults.KindClockJumpNode && kind != faults.KindFailover
+}
+
+// pointsBefore are point triggers near true time at: for each client, the
+// last loop point it reached at or before at (as its history shows), with
+// the count that makes it that visit.
+func pointsBefore(h history.History, at time.Duration, clients int) []*scenarios.PointSpec {
+	var out []*scenarios.PointSpec
+	for c := range clients {
+		counts := map[string]int{}
+		var best *scenarios.PointSpec
+		var bestAt time.Duration = -1
+		for _, op := range h.Ops {
+			if op.Client != c {
+				continue
+			}
+			for _, pt := range opPoints(op) {
+				if pt.at > at {
+					continue
+				}
+				counts[pt.name]++
+				if pt.at >= bestAt {
+					best = &scenarios.PointSpec{Client: ptr(c), Point: pt.name, Nth: ptr(counts[pt.name])}
+					bestAt = pt.at
+				}
+			}
+		}
+		if best != nil {
+			out = append(out, best)
+		}
+	}
+	return out
+}
+
+type stamped struct {
+	name string
+	at   time.Duration
+}
+
+// opPoints maps a client's operation to the loop points it passes: an
+// acquire is called at before-acquire and returns at after-acquire (when
+// it was granted), a check returns at after-check, an enter at
+// after-enter, an exit is called at before-exit, a release at
+// before-release.
+func opPoints(op history.Op) []stamped {
+	switch op.Kind {
+	case history.KindAcquire:
+		out := []stamped{{"before-acquire", op.Call}}
+		if op.Outcome == history.OK {
+			out = append(out, stamped{"after-acquire", op.Return})
+		}
+		return out
+	case history.KindCheck:
+		return []stamped{{"after-check", op.Return}}
+	case history.KindEnter:
+		return []stamped{{"after-enter", op.Return}}
+	case history.KindExit:
+		return []stamped{{"before-exit", op.Call}}
+	case history.KindRelease:
+		return []stamped{{"before-release", op.Call}}
+	}
+	return nil
+}
+
+// withoutClient drops client n and the faults that name it; a trigger's
+// until on it goes, the fault stays.
+func withoutClient(s *scenarios.Scenario, n int) *scenarios.Scenario {
+	c := clone(s)
+	c.Clients = ptr(n)
+	var kept []scenarios.FaultSpec
+	for _, f := range c.Faults {
+		if (f.Client != nil && *f.Client == n) || (f.When != nil && f.When.Client != nil && *f.When.Client == n) {
+			continue
+		}
+		if f.Until != nil && f.Until.Client != nil && *f.Until.Client == n {
+			f.Until = nil
+		}
+		kept = append(kept, f)
+	}
+	c.Faults = kept
+	dropReplicas(c)
+	return c
+}
+
+// withoutNode drops node n and the faults that name it.
+func withoutNode(s *scenarios.Scenario, n int) *scenarios.Scenario {
+	c := clone(s)
+	c.Nodes = ptr(n)
+	var kept []scenarios.FaultSpec
+	for _, f := range c.Faults {
+		if f.Node != nil && *f.Node == n {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	c.Faults = kept
+	return c
+}
+
+// dropReplicas removes the replica and the replication delay when no
+// failover is left to need them.
+func dropReplicas(c *scenarios.Scenario) {
+	if c.Replicas == nil || slices.ContainsFunc(c.Faults, func(f scenarios.FaultSpec) bool { return f.Kind == faults.KindFailover }) {
+		return
+	}
+	c.Replicas = nil
+	c.Faults = slices.DeleteFunc(c.Faults, func(f scenarios.FaultSpec) bool {
+		return len(f.Groups) > 0 && slices.ContainsFunc(f.Groups, func(g []string) bool { return slices.Contains(g, "r0") })
+	})
+}
+
+// clone copies s deeply enough for a candidate to change its faults.
+func clone(s *scenarios.Scenario) *scenarios.Scenario {
+	c := *s
+	c.Faults = make([]scenarios.FaultSpec, len(s.Faults))
+	for i, f := range s.Faults {
+		if f.When != nil {
+			w := *f.When
+			f.When = &w
+		}
+		if f.Until != nil {
+			u := *f.Until
+			f.Until = &u
+		}
+		c.Faults[i] = f
+	}
+	return &c
+}
+
+func deref[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}

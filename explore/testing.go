@@ -1,0 +1,67 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/locksim/locksim/vtime"
+)
+
+// Test explores the registered design algo (lock.Register) from a lock
+// author's own go test: cfg.Algorithm is set to algo, the runs go in
+// virtual time as subtests of t, and every violation found fails t with
+// its check, its reproduction rate and the path of the shrunk scenario
+// (replay it with `locksim run PATH`). cfg.Out defaults to a new
+// directory under os.TempDir() that outlives the test, so the paths in
+// the failure stay valid. Confirm stays none unless cfg asks for redis.
+// It returns the report (nil when the exploration could not run, after
+// failing t).
+//
+//	func TestMyLockExplored(t *testing.T) {
+//		explore.Test(t, "my-lock", explore.Config{Runs: 300, Kinds: []string{"pause-client", "kill-node"}})
+//	}
+func Test(t *testing.T, algo string, cfg Config) *Report {
+	t.Helper()
+	cfg.Algorithm = algo
+	if cfg.Out == "" {
+		dir, err := os.MkdirTemp("", "locksim-explore-"+slug(algo)+"-")
+		if err != nil {
+			t.Fatalf("explore %s: %v", algo, err)
+			return nil
+		}
+		cfg.Out = dir
+	}
+	ctx := vtime.NewContext(context.Background(), vtime.ForTest(t))
+	rep, err := Explore(ctx, cfg)
+	if err != nil {
+		t.Fatalf("explore %s: %v", algo, err)
+		return nil
+	}
+	for _, line := range rep.Failures() {
+		t.Error(line)
+	}
+	t.Logf("explore %s: %d runs, %.0f runs/min, %d distinct violations; summary in %s",
+		algo, rep.Runs, rep.RunsPerMin, len(rep.Violations), cfg.Out)
+	return rep
+}
+
+// Failures says each violation of r in one line, as Test fails with it.
+func (r *Report) Failures() []string {
+	var out []string
+	for _, v := range r.Violations {
+		where := v.Scenario
+		if where == "" {
+			where = fmt.Sprintf("schedule %d of seed %d (not written: no output directory)", v.Schedule, r.Seed)
+		}
+		repro := "reproduced " + orDash(v.Reproduced.Virtual) + " in virtual time"
+		if v.Reproduced.Redis != "" {
+			repro += ", " + v.Reproduced.Redis + " on redis-server"
+		}
+		out = append(out, fmt.Sprintf("%s: %s %s (%s, %d faults): %s",
+			r.Algorithm, orDash(v.Check), strings.ToUpper(v.Verdict), repro, v.FaultsAfter, where))
+	}
+	return out
+}
