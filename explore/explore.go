@@ -78,6 +78,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	sort.Slice(list, func(a, b int) bool { return list[a].foundSeq < list[b].foundSeq })
 	shrinker := newFinisher(cfg, rep)
+	shrunk := 0
 	for i, f := range list {
 		v := Violation{
 			Check: f.finding.Check, Verdict: string(f.finding.Verdict), Signature: f.finding.Signature(),
@@ -88,7 +89,18 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 			cfg.Progress(Progress{Runs: runs, Found: countHits(list), Distinct: len(list), RunsPerMin: rep.RunsPerMin,
 				Phase: fmt.Sprintf("shrink %d/%d", i+1, len(list)), Line: "shrinking " + v.Signature})
 		}
-		shrink := !cfg.NoShrink && i < cfg.MaxShrink && ctx.Err() == nil
+		if n := shrinker.coveredBy(f.finding); n > 0 {
+			// Its failure is one already shrunk: say so instead of
+			// spending ten reruns a step on it again.
+			v.CoveredBy = n
+			v.Note = fmt.Sprintf("covered by violation %d: its shrunk cause (%s) was at work here too", n, rep.Violations[n-1].ShrunkSignature)
+			rep.Violations = append(rep.Violations, v)
+			continue
+		}
+		shrink := !cfg.NoShrink && shrunk < cfg.MaxShrink && ctx.Err() == nil
+		if shrink {
+			shrunk++
+		}
 		if err := shrinker.finish(ctx, &v, f, i+1, shrink); err != nil && ctx.Err() == nil {
 			return rep, err
 		}

@@ -32,10 +32,31 @@ type finisher struct {
 	cfg  Config
 	rep  *Report
 	rule Rule
+	// causes are the shrunk findings so far, by violation number.
+	causes map[int]Finding
+}
+
+// coveredBy returns the number of an earlier violation whose shrunk cause
+// f contains (the same failure, every kind of the cause active), or 0.
+func (fi *finisher) coveredBy(f Finding) int {
+	best := 0
+	for n, c := range fi.causes {
+		if !c.Same(f) || len(c.Kinds) == 0 {
+			continue
+		}
+		all := true
+		for _, k := range c.Kinds {
+			all = all && slices.Contains(f.Kinds, k)
+		}
+		if all && (best == 0 || n < best) {
+			best = n
+		}
+	}
+	return best
 }
 
 func newFinisher(cfg Config, rep *Report) *finisher {
-	return &finisher{cfg: cfg, rep: rep, rule: Rule{Reruns: cfg.Reruns, Need: cfg.Need, Workers: cfg.Workers}}
+	return &finisher{cfg: cfg, rep: rep, rule: Rule{Reruns: cfg.Reruns, Need: cfg.Need, Workers: cfg.Workers}, causes: map[int]Finding{}}
 }
 
 // finish fills in v for the violation f (number n): shrunk when shrink is
@@ -61,6 +82,7 @@ func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, s
 			s = sh.Scenario
 			v.ShrinkSteps, v.ShrinkTries = sh.Steps, sh.Tries
 			v.ShrunkSignature = sh.Found.Signature()
+			fi.causes[n] = sh.Found
 		}
 		markUnfired(s, sh.Unfired)
 	} else if ctx.Err() != nil {

@@ -72,6 +72,11 @@ type Violation struct {
 	RunAsExpected bool   `json:"run_as_expected"`
 	Reason        string `json:"reason,omitempty"` // the checker's, for unknown
 	Note          string `json:"note,omitempty"`
+	// CoveredBy is the number (1-based) of an earlier violation whose
+	// shrunk cause was active here too: the same check failed with the
+	// same verdict while every fault kind of that shrunk scenario was at
+	// work. Such a violation is counted, not shrunk again.
+	CoveredBy int `json:"covered_by,omitempty"`
 }
 
 // Reproduced says how often the shrunk scenario failed the same check

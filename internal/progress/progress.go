@@ -30,7 +30,11 @@ func New(w io.Writer) *Bar {
 // prints "[done/total] line" instead, when line is not empty.
 func (b *Bar) Update(done, total int, desc, line string) {
 	if !b.tty {
-		if line != "" {
+		switch {
+		case line == "":
+		case total < 0: // open-ended: a count, no total
+			fmt.Fprintf(b.w, "[%d] %s\n", done, line)
+		default:
 			fmt.Fprintf(b.w, "[%d/%d] %s\n", done, total, line)
 		}
 		return
