@@ -1,0 +1,30 @@
+package explore
+
+import (
+	"testing"
+
+	"github.com/locksim/locksim/checker"
+)
+
+func TestCoveredByAnEarlierShrunkCause(t *testing.T) {
+	fi := &finisher{causes: map[int]Finding{
+		1: {Check: "claim", Verdict: checker.Unsafe, Kinds: []string{"kill-node"}},
+		3: {Check: "exclusion", Verdict: checker.Unsafe, Kinds: []string{"delay", "pause-client"}},
+		4: {Check: "liveness", Verdict: checker.Deadlock}, // no witness, no kinds: covers nothing
+	}}
+	for _, tc := range []struct {
+		f    Finding
+		want int
+	}{
+		{Finding{Check: "claim", Verdict: checker.Unsafe, Kinds: []string{"crash-client", "kill-node"}}, 1},
+		{Finding{Check: "claim", Verdict: checker.Unsafe, Kinds: []string{"crash-client"}}, 0},
+		{Finding{Check: "exclusion", Verdict: checker.Unsafe, Kinds: []string{"kill-node"}}, 0}, // another check
+		{Finding{Check: "exclusion", Verdict: checker.Unsafe, Kinds: []string{"delay"}}, 0},     // only part of the cause
+		{Finding{Check: "exclusion", Verdict: checker.Unsafe, Kinds: []string{"delay", "drop", "pause-client"}}, 3},
+		{Finding{Check: "liveness", Verdict: checker.Deadlock}, 0},
+	} {
+		if got := fi.coveredBy(tc.f); got != tc.want {
+			t.Errorf("%s: covered by %d, want %d", tc.f.Signature(), got, tc.want)
+		}
+	}
+}
