@@ -20,9 +20,32 @@ import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
+	"github.com/locksim/locksim/vtime"
 )
 
+// run plays cfg and checks it. On miniredis it plays in virtual time (see
+// docs/design.md): the nodes and the proxies in memory, every wait costing
+// no real time, so that a loaded machine cannot stretch the run's timing.
+// Tests whose point is the real proxies, servers and timers use
+// runRealTime; redis-server always runs in real time.
 func run(t *testing.T, cfg sim.Config) (*sim.Result, checker.Result) {
+	t.Helper()
+	if cfg.Cluster.Backend == "" || cfg.Cluster.Backend == sim.BackendMiniredis {
+		cfg.VirtualTime = true
+	}
+	return play(t, cfg)
+}
+
+// runRealTime plays cfg on the wall clock: on miniredis through toxiproxy's
+// real proxies and sockets. At least one test of each fault family keeps
+// that path covered.
+func runRealTime(t *testing.T, cfg sim.Config) (*sim.Result, checker.Result) {
+	t.Helper()
+	cfg.VirtualTime = false
+	return play(t, cfg)
+}
+
+func play(t *testing.T, cfg sim.Config) (*sim.Result, checker.Result) {
 	t.Helper()
 	if cfg.Cluster.Backend == sim.BackendRedis {
 		simtest.RequireRedisServer(t)
@@ -30,7 +53,11 @@ func run(t *testing.T, cfg sim.Config) (*sim.Result, checker.Result) {
 	if cfg.Cluster.Dir == "" {
 		cfg.Cluster.Dir = t.TempDir()
 	}
-	res, err := sim.Run(context.Background(), cfg)
+	ctx := context.Background()
+	if cfg.VirtualTime {
+		ctx = vtime.NewContext(ctx, vtime.ForTest(t))
+	}
+	res, err := sim.Run(ctx, cfg)
 	require.NoError(t, err)
 	for _, n := range res.Notes {
 		t.Log("note:", n)
@@ -90,10 +117,11 @@ func TestDelayedWriteToTheResource(t *testing.T) {
 	}
 }
 
+// In real time: the client faults' real-time coverage on miniredis.
 func TestCrashedClientNeverReleases(t *testing.T) {
 	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		ttl := 300 * time.Millisecond
-		res, r := run(t, sim.Config{
+		res, r := runRealTime(t, sim.Config{
 			Algorithm: "setpx",
 			Options:   lock.Options{TTL: ttl, ValidityCheck: true, Retry: lock.RetryPolicy{Interval: 5 * time.Millisecond}},
 			Cluster:   sim.ClusterConfig{Backend: b},
@@ -227,11 +255,13 @@ func children(t *testing.T) []string {
 	return out
 }
 
+// In real time, on real proxies and sockets: the network and node faults'
+// real-time coverage on miniredis.
 func TestRunsWithFaultsLeaveNothingBehind(t *testing.T) {
 	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		listeners := ourListeners(t)
 		dir := t.TempDir()
-		res, _ := run(t, sim.Config{
+		res, _ := runRealTime(t, sim.Config{
 			Algorithm: "redlock",
 			Options:   lock.Options{TTL: 200 * time.Millisecond, ValidityCheck: true, NodeTimeout: 20 * time.Millisecond},
 			Cluster:   sim.ClusterConfig{Backend: b, Nodes: 3, Replicas: 1, Dir: dir},
