@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -164,15 +163,11 @@ func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
 	return out, nil
 }
 
-// exploreGCPercent: the runs allocate much and briefly (miniredis makes a
-// Lua state per script call); collecting less often halves the CPU of a
-// run (BenchmarkExploreRuns). GOGC in the environment wins.
-const exploreGCPercent = 400
-
 func (f *exploreFlags) run(ctx context.Context, stdout, stderr io.Writer, cfgs []explore.Config) error {
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(exploreGCPercent))
-	}
+	// The collector runs at 400% for every command (program in main.go):
+	// explore's runs allocate much and briefly (miniredis makes a Lua
+	// state per script call), and collecting less often halves the CPU
+	// of a run (BenchmarkExploreRuns).
 	var reps []*explore.Report
 	found := 0
 	for _, cfg := range cfgs {
