@@ -31,6 +31,8 @@ func TestCheckMachine(t *testing.T) {
 	wide.Clients, wide.Cluster.Nodes, wide.Cluster.ProxiedClients = 1000, 10, 1000
 	assert.ErrorContains(t, wide.checkMachine(1<<30, 1<<50, 28232), "clients 1000 x nodes 10: needs about 50010 loopback ports, more than half of the 28232 ephemeral ports")
 	assert.NoError(t, wide.checkMachine(1<<30, 1<<50, 0), "unknown range: not checked")
+	wide.Cluster.InMemory = true
+	assert.NoError(t, wide.checkMachine(1024, 1<<50, 28232), "in memory: no descriptor, no port")
 
 	long := small
 	long.Clients, long.Duration = 100, time.Hour
