@@ -526,4 +526,3 @@ func timelineSubtitle(in Run, ovs []overlap) []string {
 	}
 	return lines
 }
-
