@@ -21,7 +21,9 @@ import (
 // 0 still is; then a failed attempt of client 1 (majority not reached).
 func clockJump() history.History {
 	var b builder
-	grant := func(nodes ...int) { b.ops[len(b.ops)-1].Granted, b.ops[len(b.ops)-1].Asked, b.ops[len(b.ops)-1].TTL = nodes, 5, time.Second }
+	grant := func(nodes ...int) {
+		b.ops[len(b.ops)-1].Granted, b.ops[len(b.ops)-1].Asked, b.ops[len(b.ops)-1].TTL = nodes, 5, time.Second
+	}
 	b.acquire(0, 0, 100, history.OK, "c0-1", 888)
 	grant(0, 1, 2)
 	b.res(history.KindEnter, 0, 100, "c0-1", 0, history.OK)
