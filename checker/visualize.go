@@ -112,7 +112,10 @@ func faultLanes(f FaultWindow) []string {
 // shortFault is a fault's label in its box: "F4 pause-client 0", its
 // schedule left to the details.
 func shortFault(f FaultWindow) string {
-	desc, _, _ := strings.Cut(f.Desc, " (")
+	desc := f.Desc
+	if i := strings.LastIndex(desc, " ("); i > 0 && strings.HasSuffix(desc, ")") {
+		desc = desc[:i]
+	}
 	return fmt.Sprintf("F%d %s", f.ID, desc)
 }
 

@@ -65,6 +65,18 @@ func readLanes(h history.History, clients, nodes int) lanes {
 		lane := l.lane(s.Client)
 		lane.sections = append(lane.sections, span{start: s.Start, end: s.End, read: s.Read && !v.Fenced, open: s.Open})
 	}
+	// Node rows: the nodes the design asked, and any node something
+	// happened to (a design that does not report its replies shows only
+	// those).
+	asked := 0
+	for _, op := range h.Ops {
+		if op.Kind == history.KindAcquire {
+			asked = max(asked, op.Asked)
+		}
+	}
+	l.nodes = slices.DeleteFunc(l.nodes, func(n checker.NodeLane) bool {
+		return n.Node >= asked && len(n.Holds) == 0 && len(n.States) == 0 && len(n.Clocks) == 0
+	})
 	for _, f := range v.Failed {
 		l.lane(f.Client).failed = append(l.lane(f.Client).failed, f)
 		l.failed[f.Words()]++

@@ -282,13 +282,25 @@ func (t *timeline) zoomWindow() (lo, hi time.Duration, ok bool) {
 	end := max(t.lanes.end, time.Millisecond)
 	froms := []time.Duration{o.from}
 	for _, c := range []int{o.a, o.b} {
-		// the lease of c that was valid when the overlap began
+		// the lease of c that was valid when the overlap began, or else
+		// the end of its last lease before it (a lease that expired
+		// during a pause)
+		var last time.Duration = -1
 		for _, w := range t.lanes.leases {
-			if w.Client == c && w.Start <= o.start && w.End >= o.start {
+			if w.Client != c || w.Start > o.start {
+				continue
+			}
+			if w.End >= o.start {
 				if at, ok := t.lanes.leaseFrom[leaseKey{c, w.Token}]; ok {
 					froms = append(froms, at)
 				}
+				last = -1
+				break
 			}
+			last = max(last, w.End)
+		}
+		if last >= 0 {
+			froms = append(froms, last)
 		}
 	}
 	lo, hi = froms[0], o.end

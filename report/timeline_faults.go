@@ -46,6 +46,15 @@ func (t *timeline) faultMarks() []faultMark {
 			runLong: f.End-f.Start >= end*85/100}
 		tg := f.Target
 		switch {
+		case tg != nil && tg.Kind == "crash-client":
+			m.runLong = true // a dead client: a marker where it died, not a band
+		case tg != nil && tg.Kind == "kill-node" && tg.Down >= 0:
+			// the node is down only until its restart; the fault's window
+			// runs on to its heal
+			m.f.End = min(m.f.End, m.f.Start+tg.Down)
+			m.runLong = false
+		}
+		switch {
 		case tg == nil:
 			m.strip = true
 		case tg.Link:
@@ -164,8 +173,16 @@ func (t *timeline) endpointRows(name string) []int {
 // faultLabel is "F<id> <kind and target>": the fault's printable value up
 // to its schedule, which summary.md gives in full.
 func faultLabel(f checker.FaultWindow) string {
-	desc, _, _ := strings.Cut(f.Desc, " (")
-	return fmt.Sprintf("F%d %s", f.ID, desc)
+	return fmt.Sprintf("F%d %s", f.ID, faultWhat(f.Desc))
+}
+
+// faultWhat is a fault's printable value without its schedule, which
+// comes last in parentheses: "kill-node 2 (restart at once, lose data)".
+func faultWhat(desc string) string {
+	if i := strings.LastIndex(desc, " ("); i > 0 && strings.HasSuffix(desc, ")") {
+		return desc[:i]
+	}
+	return desc
 }
 
 // labeler keeps the labels of one panel from overprinting each other:
