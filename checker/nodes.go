@@ -17,7 +17,8 @@ import (
 // client's release of that token being sent, the end of the failed
 // attempt that set it (its unlock round), its expiry by the node's clock
 // (the acquire's TTL, with every jump and rate change of that clock
-// counted), a kill that lost the node's data, or a later grant of the key
+// counted), a kill that lost the node's data or a failover (taken as
+// losing every key the node held), or a later grant of the key
 // on the node to another token (a takeover). Designs that do not report
 // their per-node replies leave their holds out.
 type NodeLane struct {
@@ -110,7 +111,11 @@ func Nodes(h history.History, n int) []NodeLane {
 			case "pause-node":
 				l.States = append(l.States, NodeState{State: "paused", Start: op.Call, End: op.Return, FaultID: op.FaultID})
 			case "failover":
-				l.States = append(l.States, NodeState{State: "failover", Start: op.Call, End: op.Return, FaultID: op.FaultID})
+				// The replica takes over at once; what it never got is
+				// gone. Taken as every key the node held (replication
+				// behind by more than a TTL, as the scenarios set it).
+				l.States = append(l.States, NodeState{State: "failover", Start: op.Call, End: op.Call, FaultID: op.FaultID})
+				losses[node] = append(losses[node], op.Call)
 			case "clock-jump-node":
 				l.Clocks = append(l.Clocks, NodeOffset{Offset: t.ClockJump, Start: op.Call, End: op.Return, FaultID: op.FaultID})
 				clockEvents[node] = append(clockEvents[node], nodeClockEvent{at: op.Call, jump: t.ClockJump})
@@ -158,7 +163,7 @@ func Nodes(h history.History, n int) []NodeLane {
 			at, why = o.expiry, EndExpired
 		}
 		for _, loss := range losses[node] {
-			if loss >= h.Start && loss < at {
+			if loss > h.Start && loss < at { // a grant at the very instant comes after it
 				at, why = loss, HoldLost
 				break
 			}

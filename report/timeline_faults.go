@@ -48,6 +48,8 @@ func (t *timeline) faultMarks() []faultMark {
 		switch {
 		case tg != nil && tg.Kind == "crash-client":
 			m.runLong = true // a dead client: a marker where it died, not a band
+		case tg != nil && tg.Kind == "failover":
+			m.f.End, m.runLong = m.f.Start, false // the promotion is an instant; the heal rejoins
 		case tg != nil && tg.Kind == "kill-node" && tg.Down >= 0:
 			// the node is down only until its restart; the fault's window
 			// runs on to its heal

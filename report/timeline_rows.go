@@ -50,6 +50,14 @@ func (b clientBars) Plot(c draw.Canvas, pl *plot.Plot) {
 		lane := t.lanes.byClient[rw.id]
 		hue := clientHue(rw.id)
 		y := t.rowY(r)
+		// Reasons go beside their bars only while the row is not crowded
+		// with attempts; summary.md counts them all.
+		shown := 0
+		for _, f := range lane.failed {
+			if f.End >= b.p.lo && f.Start <= b.p.hi {
+				shown++
+			}
+		}
 		for _, f := range lane.failed {
 			fill, edge := tint(grey, 0.55), grey
 			if f.Outcome != "fail" {
@@ -65,6 +73,9 @@ func (b clientBars) Plot(c draw.Canvas, pl *plot.Plot) {
 			words := f.Words()
 			at := []vg.Point{{X: x0 + px(3), Y: ty(y + leaseY)}}
 			if w := sty.Width(words); x1-x0 < w+px(6) {
+				if shown > maxBesideReasons {
+					continue
+				}
 				at = []vg.Point{{X: x1 + px(3), Y: ty(y + leaseY)}, {X: x0 - w - px(3), Y: ty(y + leaseY)}}
 			}
 			b.p.labels.put(c, sty, words, at...)
@@ -84,6 +95,10 @@ func (b clientBars) Plot(c draw.Canvas, pl *plot.Plot) {
 		}
 	}
 }
+
+// maxBesideReasons is how many failed attempts a row may have in a panel
+// for their reasons to be written beside their bars.
+const maxBesideReasons = 8
 
 // nodeBars draws each node: whose token the key held there (in that
 // client's hue, faded for an attempt that failed), and when the node was
