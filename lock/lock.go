@@ -33,6 +33,7 @@ var (
 type RoundError struct {
 	Granted  []int // the nodes that set the key, ascending
 	Asked    int
+	Refused  int // the nodes that said no (the key was there)
 	Need     int
 	Validity time.Duration
 }

@@ -117,7 +117,7 @@ func (r *redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 	// The unlock round goes out even if ctx has ended: it is what makes the
 	// failure definite, and each command is still bounded by NodeTimeout.
 	u := r.unlockAll(context.WithoutCancel(ctx), key, token)
-	round := &RoundError{Granted: t.yes, Asked: len(r.nodes), Need: r.quorum(), Validity: validity}
+	round := &RoundError{Granted: t.yes, Asked: len(r.nodes), Refused: t.refused, Need: r.quorum(), Validity: validity}
 	return nil, fmt.Errorf("%s: acquire %q: %w: set on %d of %d nodes (need %d), %d refused, %d no reply; validity %v after %v; unlock round deleted %d, %d no reply%s%w",
 		r.name, key, ErrNotAcquired, t.did, len(r.nodes), r.quorum(), t.refused, t.failed,
 		validity, elapsed, u.did, u.failed, redlockErrDetail(t.errs), round)

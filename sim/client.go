@@ -259,9 +259,12 @@ func (c *Client) recordedAcquire(read bool) lock.Acquirer {
 			op.Outcome, op.Err, op.Reason = Fail, err.Error(), history.ReasonRefused
 			if round, ok := errors.AsType[*lock.RoundError](err); ok {
 				op.Granted, op.Asked = round.Granted, round.Asked
-				if len(round.Granted) < round.Need {
+				switch {
+				case round.Refused == round.Asked:
+					// every node had the key: held, a plain refusal
+				case len(round.Granted) < round.Need:
 					op.Reason = history.ReasonNoMajority
-				} else {
+				default:
 					op.Reason = history.ReasonValiditySpent
 				}
 			}
