@@ -358,8 +358,13 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 			if m.runLong {
 				label += " (to the end)"
 			}
+			// at the fault's start, else further along it, else just
+			// before it
 			lx := max(x0, c.Min.X) + px(3)
-			cands := []vg.Point{{X: lx, Y: yTop - px(2)}}
+			var cands []vg.Point
+			for x := lx; x == lx || x+lblSty.Width(m.short) < x1; x += px(60) {
+				cands = append(cands, vg.Point{X: x, Y: yTop - px(2)})
+			}
 			if right := x0 - px(3) - lblSty.Width(label); right > c.Min.X {
 				cands = append(cands, vg.Point{X: right, Y: yTop - px(2)})
 			}

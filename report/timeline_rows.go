@@ -141,8 +141,8 @@ func (b nodeBars) Plot(c draw.Canvas, pl *plot.Plot) {
 				drawArrow(c, x1, y0, y1, hue)
 			}
 			label := h.Token
-			if label == "" {
-				label = fmt.Sprintf("client %d", h.Client)
+			if !strings.HasPrefix(label, fmt.Sprintf("c%d-", h.Client)) {
+				label = fmt.Sprintf("client %d", h.Client) // a design whose value is not the token (a stamp)
 			}
 			if h.Failed {
 				label += " (failed attempt)"
