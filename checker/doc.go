@@ -21,6 +21,12 @@
 //     writes in token order.
 //   - liveness: after the faults healed, the probe acquired the lock.
 //
+// Read gives the one reading of a history that the checks and the reports
+// share (lease windows, sections, faults, failed acquires with their
+// reasons), and Nodes its per-node view (whose token each node held, node
+// states, clock offsets), derived from the acquires' per-node replies and
+// the faults' targets.
+//
 // Unknown is never a pass: a malformed history, a porcupine timeout or a
 // disagreement between porcupine and the sweep make the check unknown.
 package checker

@@ -179,10 +179,41 @@ func TestVisualize(t *testing.T) {
 	}
 	page := sb.String()
 	for _, want := range []string{`"Tag":"faults"`, "pause-client 0 for 1.197s", "lease c1-1",
-		"relied on from 601ms to 1.301s (released)", "enter(write) c1-1", "landed at 1.201s (seq 2)"} {
+		"relied on its lease from 601ms to 1.301s (released)", `"enter c1-1"`, "landed at 1.201s (seq 2)",
+		"How to read this page"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+	if strings.Contains(page, "fence 0") {
+		t.Error("an unfenced lease is labelled with a fence")
+	}
+}
+
+// check.html explains itself: locksim's heading, the verdict, the links
+// back, and the faults in one lane per target.
+func TestVisualizePageHeading(t *testing.T) {
+	h := readHistory(t, "testdata/gc-pause-overlap.jsonl")
+	for i := range h.Ops {
+		if h.Ops[i].Kind == history.KindFault {
+			h.Ops[i].Target = &history.Target{Kind: "pause-client", Clients: []int{0}}
+		}
+	}
+	var sb strings.Builder
+	page := Page{Scenario: "gc-pause-after-check", Design: "redlock", Links: [][2]string{{"summary.md", "summary.md"}, {"timeline.png", "timeline.png"}}}
+	if err := VisualizePage(&sb, h, Check(h, Config{Verbose: true}), page); err != nil {
+		t.Fatal(err)
+	}
+	s := sb.String()
+	for _, want := range []string{"<title>gc-pause-after-check — redlock — verdict unsafe</title>",
+		"<b>Verdict: unsafe</b>", "exclusion unsafe", `href="summary.md"`, `href="timeline.png"`,
+		`"Tag":"faults: client 0"`, "lease windows", "not to scale"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(s, "<title>Porcupine</title>") {
+		t.Error("still titled Porcupine")
 	}
 }
 

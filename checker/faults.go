@@ -20,7 +20,7 @@ func faultWindows(h history.History) faultIndex {
 	var fi faultIndex
 	for _, op := range h.Ops {
 		if op.Kind == history.KindFault {
-			fi = append(fi, FaultWindow{ID: op.FaultID, Desc: op.Fault, Start: op.Call, End: op.Return})
+			fi = append(fi, FaultWindow{ID: op.FaultID, Desc: op.Fault, Start: op.Call, End: op.Return, Target: op.Target})
 		}
 	}
 	slices.SortStableFunc(fi, func(a, b FaultWindow) int { return cmp.Compare(a.Start, b.Start) })

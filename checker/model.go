@@ -166,6 +166,11 @@ func describeOp(input, _ any) string {
 			verb = "rejected"
 		}
 		return fmt.Sprintf("write %s fence %d %s", op.token, op.fence, verb)
+	case history.KindEnter, history.KindExit:
+		if mode == "read" {
+			return fmt.Sprintf("%s (read) %s", op.kind, op.token)
+		}
+		return fmt.Sprintf("%s %s", op.kind, op.token)
 	default:
 		return fmt.Sprintf("%s(%s) %s", op.kind, mode, op.token)
 	}

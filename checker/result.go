@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/locksim/locksim/history"
 )
 
 // Verdict is the outcome of one check or of the whole run.
@@ -137,6 +139,8 @@ type FaultWindow struct {
 	Desc  string        `json:"desc"`
 	Start time.Duration `json:"start"`
 	End   time.Duration `json:"end"`
+	// Target is whom the fault hit, when its record says.
+	Target *history.Target `json:"-"`
 }
 
 // Check returns the named check ("exclusion", "claim", "fencing",

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 
@@ -28,6 +29,62 @@ type View struct {
 	// UnknownAcquires counts acquires whose outcome is unknown: they gave
 	// nobody a lease.
 	UnknownAcquires int
+	// Failed are the acquire attempts that gave no lease (refused or of
+	// unknown outcome), in the history's order.
+	Failed []FailedAcquire
+}
+
+// FailedAcquire is one acquire attempt that gave no lease: from its call
+// to its return, with why.
+type FailedAcquire struct {
+	Client  int             `json:"client"`
+	Key     string          `json:"key"`
+	Start   time.Duration   `json:"start"`
+	End     time.Duration   `json:"end"`
+	Outcome history.Outcome `json:"outcome"`
+	// Reason is the history's (history.Reason*); histories from before
+	// reasons were recorded read as refused (fail) or error (unknown).
+	Reason  string `json:"reason"`
+	Granted int    `json:"granted,omitempty"` // nodes that set the key, of Asked
+	Asked   int    `json:"asked,omitempty"`
+}
+
+// Words is the reason as a reader says it: "refused", "timeout",
+// "majority not reached 1/5", "validity spent".
+func (f FailedAcquire) Words() string {
+	switch f.Reason {
+	case history.ReasonNoMajority:
+		if f.Asked > 0 {
+			return fmt.Sprintf("majority not reached %d/%d", f.Granted, f.Asked)
+		}
+		return "majority not reached"
+	case history.ReasonValiditySpent:
+		return "validity spent"
+	case history.ReasonTimeout:
+		return "timeout"
+	case history.ReasonError:
+		return "error, outcome unknown"
+	}
+	return "refused"
+}
+
+func failedAcquires(h history.History) []FailedAcquire {
+	var out []FailedAcquire
+	for _, op := range h.Ops {
+		if op.Kind != history.KindAcquire || op.Client == history.NoClient || op.Outcome == history.OK {
+			continue
+		}
+		f := FailedAcquire{Client: op.Client, Key: op.Key, Start: op.Call, End: op.Return, Outcome: op.Outcome,
+			Reason: op.Reason, Granted: len(op.Granted), Asked: op.Asked}
+		if f.Reason == "" {
+			f.Reason = history.ReasonRefused
+			if op.Outcome == history.Unknown {
+				f.Reason = history.ReasonError
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // How a lease window ended.
@@ -84,6 +141,7 @@ func Read(h history.History) View {
 	v := View{End: historyEnd(h), Faults: faultWindows(h)}
 	v.Leases, v.UnknownAcquires = leaseWindows(h, v.End)
 	v.Sections, v.Fenced = sections(h, v.End)
+	v.Failed = failedAcquires(h)
 	return v
 }
 

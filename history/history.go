@@ -86,7 +86,50 @@ type Op struct {
 	// the record with triggers and witnesses.
 	Fault   string `json:"fault,omitempty"`
 	FaultID int    `json:"fault_id,omitempty"`
-	Err     string `json:"err,omitempty"`
+	// Target says whom a fault record's fault hit (nil in histories from
+	// before it was recorded, and for faults that do not say).
+	Target *Target `json:"target,omitempty"`
+	Err    string  `json:"err,omitempty"`
+	// Reason classifies a failed (fail or unknown) acquire: one of the
+	// Reason constants.
+	Reason string `json:"reason,omitempty"`
+	// Granted and Asked are an acquire's per-node replies: the nodes (by
+	// index) that set the key for this attempt, out of Asked nodes asked.
+	// Empty when the design does not report them (Asked 0).
+	Granted []int `json:"granted,omitempty"`
+	Asked   int   `json:"asked,omitempty"`
+	// TTL is the expiry an acquire (or extend) set on the nodes, by the
+	// nodes' clocks; 0 when the lock has no expiry or it is not known.
+	TTL time.Duration `json:"ttl,omitempty"`
+}
+
+// Why a failed acquire failed (Op.Reason).
+const (
+	ReasonRefused       = "refused"        // the lock was held: a definite no
+	ReasonNoMajority    = "no-majority"    // a multi-node design set the key on fewer than a majority
+	ReasonValiditySpent = "validity-spent" // a majority set it, but the round took the whole validity
+	ReasonTimeout       = "timeout"        // no reply in time: outcome unknown
+	ReasonError         = "error"          // another error (a dropped connection, a crash): outcome unknown
+)
+
+// Target is whom a fault hit, so that a chart can draw it on their rows.
+// Endpoint names in Groups are the scenario's: c<i> clients, n<i> nodes,
+// r<i> replication links, and the wildcards clients, nodes, replicas.
+type Target struct {
+	Kind    string     `json:"kind"`              // the fault's kind, as scenario files spell it
+	Clients []int      `json:"clients,omitempty"` // clients it acts on
+	Nodes   []int      `json:"nodes,omitempty"`   // nodes it acts on
+	Groups  [][]string `json:"groups,omitempty"`  // a partition's sides
+	// Link: a network fault between Clients and Nodes (either empty
+	// meaning all), or between Groups.
+	Link bool `json:"link,omitempty"`
+	// ClockJump and ClockRate: a node or client clock fault's size.
+	ClockJump time.Duration `json:"clock_jump,omitempty"`
+	ClockRate float64       `json:"clock_rate,omitempty"`
+	// Down is how long a killed node stayed down from the fault's start
+	// (negative: until healed); KeepData: it came back with its data.
+	Down     time.Duration `json:"down,omitempty"`
+	KeepData bool          `json:"keep_data,omitempty"`
 }
 
 // History is every operation of one run, in the order they completed.
@@ -145,6 +188,11 @@ func (op Op) validate() error {
 	}
 	if op.Return < op.Call {
 		return errors.New("return before call")
+	}
+	switch op.Reason {
+	case "", ReasonRefused, ReasonNoMajority, ReasonValiditySpent, ReasonTimeout, ReasonError:
+	default:
+		return fmt.Errorf("unknown reason %q", op.Reason)
 	}
 	if op.Kind == KindClock && !(op.Rate > 0) {
 		return fmt.Errorf("clock record with rate %v: a clock runs at a positive rate", op.Rate)

@@ -25,6 +25,21 @@ var (
 	ErrNotHeld = errors.New("lock not held by this owner")
 )
 
+// RoundError details a multi-node acquire that failed as a refusal
+// (ErrNotAcquired): which nodes set the key, out of how many, how many it
+// needed, and the validity left after the round. It is wrapped next to
+// ErrNotAcquired, so errors.As finds it; its message is empty, the
+// refusal's own message says it in words.
+type RoundError struct {
+	Granted  []int // the nodes that set the key, ascending
+	Asked    int
+	Refused  int // the nodes that said no (the key was there)
+	Need     int
+	Validity time.Duration
+}
+
+func (*RoundError) Error() string { return "" }
+
 // Mode says what kind of hold a lease is.
 type Mode int
 
@@ -75,6 +90,11 @@ type Lease struct {
 	// Fence is the fencing token (strictly growing per key), 0 when the design
 	// has none.
 	Fence int64
+	// Granted and Asked: a multi-node design's acquire round, the nodes
+	// (by index) that set the key out of Asked; empty when the design does
+	// not say. Set before the lease is returned, never changed after.
+	Granted []int
+	Asked   int
 
 	mu       sync.Mutex
 	start    time.Time     // client clock when the (last) acquire or extend was sent

@@ -38,6 +38,7 @@ var _ Extender = (*redlock)(nil)
 type redlockTally struct {
 	did, refused, failed int
 	errs                 error // the failed nodes' errors, joined
+	yes                  []int // the nodes that did it, ascending
 }
 
 // onAll runs op on every node in parallel, each bounded by NodeTimeout, and
@@ -69,6 +70,7 @@ func (r *redlock) onAll(ctx context.Context, op func(context.Context, redis.Univ
 			t.errs = errors.Join(t.errs, fmt.Errorf("node %d: %w", i, rep.err))
 		case rep.ok:
 			t.did++
+			t.yes = append(t.yes, i)
 		default:
 			t.refused++
 		}
@@ -106,6 +108,7 @@ func (r *redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 	validity := RedlockValidity(r.opts.TTL, elapsed, r.opts.Drift)
 	if t.did >= r.quorum() && validity > 0 {
 		l := NewLease(key, token, Exclusive, start, validity)
+		l.Granted, l.Asked = t.yes, len(r.nodes)
 		if r.opts.Watchdog {
 			startWatchdog(r.opts, l, func(ctx context.Context) error { return r.Extend(ctx, l) })
 		}
@@ -114,9 +117,10 @@ func (r *redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 	// The unlock round goes out even if ctx has ended: it is what makes the
 	// failure definite, and each command is still bounded by NodeTimeout.
 	u := r.unlockAll(context.WithoutCancel(ctx), key, token)
-	return nil, fmt.Errorf("%s: acquire %q: %w: set on %d of %d nodes (need %d), %d refused, %d no reply; validity %v after %v; unlock round deleted %d, %d no reply%s",
+	round := &RoundError{Granted: t.yes, Asked: len(r.nodes), Refused: t.refused, Need: r.quorum(), Validity: validity}
+	return nil, fmt.Errorf("%s: acquire %q: %w: set on %d of %d nodes (need %d), %d refused, %d no reply; validity %v after %v; unlock round deleted %d, %d no reply%s%w",
 		r.name, key, ErrNotAcquired, t.did, len(r.nodes), r.quorum(), t.refused, t.failed,
-		validity, elapsed, u.did, u.failed, redlockErrDetail(t.errs))
+		validity, elapsed, u.did, u.failed, redlockErrDetail(t.errs), round)
 }
 
 // unlockAll sends compare-and-delete to every node in parallel.

@@ -16,18 +16,30 @@ import (
 type lanes struct {
 	clients  []int // row order: client ids, ascending
 	byClient map[int]*clientLane
+	nodes    []checker.NodeLane // one per node (checker.Nodes)
 	probes   []history.Op
 	faults   []checker.FaultWindow // sorted by start
 	end      time.Duration         // last instant the history mentions
 	fenced   bool                  // sections are runs of accepted writes
+	// failed counts the failed acquires by their reason in words.
+	failed map[string]int
+	// leaseFrom is, per client and token, when the ok acquire that made
+	// the lease was sent.
+	leaseFrom map[leaseKey]time.Duration
+	leases    []checker.LeaseWindow
+}
+
+type leaseKey struct {
+	client int
+	token  string
 }
 
 type clientLane struct {
 	leases   []span          // lease windows (checker.LeaseWindow)
 	sections []span          // enter..exit, or first..last accepted write of a lease
 	rejected []time.Duration // fenced writes the resource refused
-	failed   []time.Duration // acquire attempts that were refused
-	unknown  []time.Duration // acquires whose outcome is unknown
+	failed   []checker.FailedAcquire
+	acquires []span // ok acquires, from their call to their return
 }
 
 // span is one bar. Open: it never ended inside the history (no exit, no
@@ -38,9 +50,10 @@ type span struct {
 	open       bool
 }
 
-func readLanes(h history.History, clients int) lanes {
+func readLanes(h history.History, clients, nodes int) lanes {
 	v := checker.Read(h)
-	l := lanes{byClient: map[int]*clientLane{}, faults: v.Faults, end: v.End, fenced: v.Fenced}
+	l := lanes{byClient: map[int]*clientLane{}, faults: v.Faults, end: v.End, fenced: v.Fenced,
+		nodes: checker.Nodes(h, nodes), failed: map[string]int{}, leaseFrom: map[leaseKey]time.Duration{}, leases: v.Leases}
 	for i := 0; i < clients; i++ {
 		l.lane(i)
 	}
@@ -52,15 +65,32 @@ func readLanes(h history.History, clients int) lanes {
 		lane := l.lane(s.Client)
 		lane.sections = append(lane.sections, span{start: s.Start, end: s.End, read: s.Read && !v.Fenced, open: s.Open})
 	}
+	// Node rows: the nodes the design asked, and any node something
+	// happened to (a design that does not report its replies shows only
+	// those).
+	asked := 0
+	for _, op := range h.Ops {
+		if op.Kind == history.KindAcquire {
+			asked = max(asked, op.Asked)
+		}
+	}
+	l.nodes = slices.DeleteFunc(l.nodes, func(n checker.NodeLane) bool {
+		return n.Node >= asked && len(n.Holds) == 0 && len(n.States) == 0 && len(n.Clocks) == 0
+	})
+	for _, f := range v.Failed {
+		l.lane(f.Client).failed = append(l.lane(f.Client).failed, f)
+		l.failed[f.Words()]++
+	}
 	for _, op := range h.Ops {
 		switch {
 		case op.Kind == history.KindProbe:
 			l.probes = append(l.probes, op)
 		case op.Client == history.NoClient:
-		case op.Kind == history.KindAcquire && op.Outcome == history.Fail:
-			l.lane(op.Client).failed = append(l.lane(op.Client).failed, op.Return)
-		case op.Kind == history.KindAcquire && op.Outcome == history.Unknown:
-			l.lane(op.Client).unknown = append(l.lane(op.Client).unknown, op.Return)
+		case op.Kind == history.KindAcquire && op.Outcome == history.OK:
+			l.lane(op.Client).acquires = append(l.lane(op.Client).acquires, span{start: op.Call, end: op.Return})
+			if _, ok := l.leaseFrom[leaseKey{op.Client, op.Token}]; !ok {
+				l.leaseFrom[leaseKey{op.Client, op.Token}] = op.Call
+			}
 		case op.Kind == history.KindWrite && op.Seq > 0 && op.Outcome == history.Fail:
 			l.lane(op.Client).rejected = append(l.lane(op.Client).rejected, op.At)
 		}
@@ -81,8 +111,10 @@ func (l *lanes) lane(client int) *clientLane {
 
 // overlap is one witness of an unsafe check, as the timeline marks it.
 type overlap struct {
-	check      string
-	a, b       int // clients
+	check string
+	a, b  int // clients
+	// from is the earlier of the two intervals' starts.
+	from       time.Duration
 	start, end time.Duration
 	// disjoint: the intervals do not overlap (a token that went
 	// backwards); start and end are then the two intervals' starts.
@@ -106,6 +138,7 @@ func overlaps(r checker.Result) []overlap {
 		for _, w := range c.Witnesses {
 			o := overlap{check: c.Name, a: w.A.Client, b: w.B.Client,
 				start: max(w.A.Start, w.B.Start), end: min(w.A.End, w.B.End), faults: w.Faults,
+				from:    min(w.A.Start, w.B.Start),
 				covered: c.Verdict == checker.Covered}
 			if o.end < o.start {
 				o.disjoint = true

@@ -27,15 +27,17 @@ func TestLanesLeases(t *testing.T) {
 	b.acquire(2, 500, 501, history.OK, "t2", 0)
 	b.acquire(2, 600, 601, history.Fail, "", 0)
 	b.acquire(2, 700, 705, history.Unknown, "", 0)
-	l := readLanes(history.History{Ops: b.ops}, 4)
+	l := readLanes(history.History{Ops: b.ops}, 4, 1)
 
 	assert.Equal(t, []int{0, 1, 2, 3}, l.clients, "a client that did nothing still has its row")
 	assert.Equal(t, msd(705), l.end)
 	assert.ElementsMatch(t, []span{{start: msd(1), end: msd(100)}, {start: msd(10), end: msd(20)}}, l.byClient[0].leases)
 	assert.Equal(t, []span{{start: msd(201), end: msd(350)}}, l.byClient[1].leases, "the extend's validity, not the release")
 	assert.Equal(t, []span{{start: msd(501), end: msd(705), open: true}}, l.byClient[2].leases)
-	assert.Equal(t, []time.Duration{msd(601)}, l.byClient[2].failed)
-	assert.Equal(t, []time.Duration{msd(705)}, l.byClient[2].unknown)
+	require.Len(t, l.byClient[2].failed, 2)
+	assert.Equal(t, checker.FailedAcquire{Client: 2, Key: "lock", Start: msd(600), End: msd(601), Outcome: history.Fail, Reason: "refused"}, l.byClient[2].failed[0])
+	assert.Equal(t, history.Unknown, l.byClient[2].failed[1].Outcome)
+	assert.Equal(t, map[string]int{"refused": 1, "error, outcome unknown": 1}, l.failed)
 	assert.Empty(t, l.byClient[3].leases)
 }
 
@@ -50,7 +52,7 @@ func TestLanesEnterExit(t *testing.T) {
 	b.ops = append(b.ops, history.Op{Kind: history.KindEnter, Client: 2, Key: "lock", Mode: "read", Call: msd(60), Return: msd(61), Outcome: history.OK, At: msd(60), Seq: 99})
 	b.ops = append(b.ops, history.Op{Kind: history.KindExit, Client: 2, Key: "lock", Mode: "read", Call: msd(70), Return: msd(71), Outcome: history.OK, At: msd(70), Seq: 100})
 	b.probe(80, 90, history.OK)
-	l := readLanes(history.History{Ops: b.ops}, 2)
+	l := readLanes(history.History{Ops: b.ops}, 2, 1)
 
 	assert.False(t, l.fenced)
 	assert.Equal(t, []span{{start: msd(10), end: msd(30)}}, l.byClient[0].sections)
@@ -60,7 +62,7 @@ func TestLanesEnterExit(t *testing.T) {
 }
 
 func TestLanesFencedWrites(t *testing.T) {
-	l := readLanes(fencedPause(), 2)
+	l := readLanes(fencedPause(), 2, 1)
 	require.True(t, l.fenced)
 	assert.Equal(t, []span{{start: msd(3), end: msd(3)}}, l.byClient[0].sections, "one accepted write")
 	assert.Equal(t, []time.Duration{msd(902)}, l.byClient[0].rejected)
@@ -81,6 +83,6 @@ func TestOverlapsOncePerWindow(t *testing.T) {
 	}}
 	got := overlaps(r)
 	require.Len(t, got, 2)
-	assert.Equal(t, overlap{check: "exclusion", a: 1, b: 0, start: msd(20), end: msd(50)}, got[0])
-	assert.Equal(t, overlap{check: "fencing", a: 2, b: 3, start: msd(80), end: msd(100), disjoint: true}, got[1])
+	assert.Equal(t, overlap{check: "exclusion", a: 1, b: 0, from: msd(10), start: msd(20), end: msd(50)}, got[0])
+	assert.Equal(t, overlap{check: "fencing", a: 2, b: 3, from: msd(80), start: msd(80), end: msd(100), disjoint: true}, got[1])
 }

@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -251,11 +252,10 @@ func TestTimelinePNG(t *testing.T) {
 			defer f.Close()
 			img, err := png.Decode(f)
 			require.NoError(t, err)
-			labelLines := 1 // the fault
-			if tc.framed {
-				labelLines++ // the witness
-			}
-			assert.Equal(t, image.Pt(1400, timelineHeightPx(tc.clients+1, labelLines)), img.Bounds().Size())
+			tl, err := newTimeline(in)
+			require.NoError(t, err)
+			assert.Equal(t, image.Pt(1400, int(math.Round(float64(tl.h)*dpi/72))), img.Bounds().Size())
+			assert.Equal(t, tc.framed, len(tl.panels) == 2, "a witness gets a zoomed panel")
 			frame := countColor(img, red, 0)
 			if tc.framed {
 				assert.Greater(t, frame, 200, "the witness is framed in red")

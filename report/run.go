@@ -158,7 +158,10 @@ func writeVerdict(w io.Writer, in Run) error {
 // checked without Verbose) and fails the report.
 func writeCheckHTML(w io.Writer, in Run) error {
 	var buf bytes.Buffer
-	err := checker.Visualize(&buf, in.Sim.History, in.Check)
+	err := checker.VisualizePage(&buf, in.Sim.History, in.Check, checker.Page{
+		Scenario: in.Scenario, Design: in.Algorithm,
+		Links: [][2]string{{"summary.md", FileSummary}, {"timeline.png", FilePNG}, {"timeline.svg", FileSVG}, {"verdict.json", FileVerdict}},
+	})
 	if err == nil {
 		_, err = w.Write(buf.Bytes())
 		return err

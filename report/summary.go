@@ -23,7 +23,7 @@ const maxSummaryWitnesses = 3
 // without opening anything else, linking to what backs it.
 func writeSummary(w io.Writer, in Run) error {
 	res, r := in.Sim, in.Check
-	l := readLanes(res.History, res.Config.Clients)
+	l := readLanes(res.History, res.Config.Clients, res.Config.Cluster.Nodes)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s — %s\n\n", in.Scenario, in.Algorithm)
 	if res.Incomplete {
@@ -97,6 +97,13 @@ func writeSummary(w io.Writer, in Run) error {
 
 	b.WriteString("\n## Run\n\n")
 	fmt.Fprintf(&b, "- %s\n", counts(res.History, l))
+	if len(l.failed) > 0 {
+		var parts []string
+		for _, why := range slices.Sorted(maps.Keys(l.failed)) {
+			parts = append(parts, fmt.Sprintf("%s × %d", why, l.failed[why]))
+		}
+		fmt.Fprintf(&b, "- failed acquires by reason: %s\n", strings.Join(parts, ", "))
+	}
 	run := fmt.Sprintf("started %s, wall %s, checked in %s", res.Started.UTC().Format(time.RFC3339), fmtMS(res.Wall), fmtMS(r.Elapsed))
 	if in.Machine != "" {
 		run += ", on " + in.Machine

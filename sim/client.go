@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -96,6 +98,7 @@ func (c *Client) hook(ctx context.Context, ev lock.Event) error {
 			op.Outcome = Fail
 		} else {
 			op.Deadline = c.deadline(ev.Lease)
+			op.TTL = c.ttl(ev.Lease)
 		}
 		c.w.rec.Add(op)
 	}
@@ -247,18 +250,62 @@ func (c *Client) recordedAcquire(read bool) lock.Acquirer {
 		switch {
 		case err == nil:
 			op.Outcome, op.Token, op.Fence = OK, l.Token, l.Fence
-			op.Deadline = c.deadline(l)
+			op.Deadline, op.TTL = c.deadline(l), c.ttl(l)
+			op.Granted, op.Asked = c.granted(l)
 			c.mu.Lock()
 			c.held[l] = true
 			c.mu.Unlock()
 		case errors.Is(err, lock.ErrNotAcquired):
-			op.Outcome = Fail
+			op.Outcome, op.Err, op.Reason = Fail, err.Error(), history.ReasonRefused
+			if round, ok := errors.AsType[*lock.RoundError](err); ok {
+				op.Granted, op.Asked = round.Granted, round.Asked
+				switch {
+				case round.Refused == round.Asked:
+					// every node had the key: held, a plain refusal
+				case len(round.Granted) < round.Need:
+					op.Reason = history.ReasonNoMajority
+				default:
+					op.Reason = history.ReasonValiditySpent
+				}
+			}
 		default:
-			op.Outcome, op.Err = Unknown, err.Error()
+			op.Outcome, op.Err, op.Reason = Unknown, err.Error(), failureReason(err)
 		}
 		c.w.rec.Add(op)
 		return l, err
 	}
+}
+
+// failureReason classifies an acquire of unknown outcome.
+func failureReason(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return history.ReasonTimeout
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return history.ReasonTimeout
+	}
+	return history.ReasonError
+}
+
+// granted is where an ok acquire set the key: what a multi-node design
+// reported, or node 0 for a single-node design (its only node).
+func (c *Client) granted(l *lock.Lease) ([]int, int) {
+	if l.Asked > 0 {
+		return l.Granted, l.Asked
+	}
+	if info, err := lock.Lookup(c.w.cfg.Algorithm); err == nil && !info.MultiNode {
+		return []int{0}, 1
+	}
+	return nil, 0
+}
+
+// ttl is the expiry the nodes set for l; 0 when the lock does not expire.
+func (c *Client) ttl(l *lock.Lease) time.Duration {
+	if !l.Expires() {
+		return 0
+	}
+	return c.w.cfg.Options.TTL
 }
 
 // deadline is the end of l's validity as a reading of the client's clock;

@@ -16,6 +16,22 @@ type Fault interface {
 	Stop(w *World) error
 }
 
+// Targeter is implemented by faults that say whom they hit; the history
+// keeps it on the fault's record (Op.Target), so that a chart can draw the
+// fault on the rows it hit.
+type Targeter interface {
+	Target() history.Target
+}
+
+// targetOf is f's target, or nil when it does not say.
+func targetOf(f Fault) *history.Target {
+	if t, ok := f.(Targeter); ok {
+		tg := t.Target()
+		return &tg
+	}
+	return nil
+}
+
 // Validator is implemented by faults that can reject a configuration before
 // the run starts (an index out of range, a backend that lacks a capability).
 type Validator interface {

@@ -103,7 +103,7 @@ func (s *schedule) start(f *scheduled) {
 		f.stopped, f.failed = true, true
 		s.fail(fmt.Errorf("fault %d %s: start: %w", f.id, f.plan.Fault, err))
 		s.w.rec.Add(Op{Kind: KindFault, Client: NoClient, Call: f.at, Return: f.at, Outcome: Fail,
-			Fault: f.plan.String(), FaultID: f.id, Err: err.Error()})
+			Fault: f.plan.String(), FaultID: f.id, Target: targetOf(f.plan.Fault), Err: err.Error()})
 		return
 	}
 	if f.plan.For > 0 {
@@ -134,7 +134,7 @@ func (s *schedule) stop(f *scheduled) {
 	f.stopped = true
 	err := f.plan.Fault.Stop(s.w)
 	op := Op{Kind: KindFault, Client: NoClient, Call: f.at, Return: s.w.rec.Now(), Outcome: OK,
-		Fault: f.plan.String(), FaultID: f.id}
+		Fault: f.plan.String(), FaultID: f.id, Target: targetOf(f.plan.Fault)}
 	if err != nil {
 		op.Outcome, op.Err = Unknown, err.Error()
 		s.fail(fmt.Errorf("fault %d %s: heal: %w", f.id, f.plan.Fault, err))

@@ -1,0 +1,73 @@
+package faults
+
+import (
+	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/sim"
+)
+
+// Each fault says whom it hit (sim.Targeter), so that the timeline draws it
+// on the rows it hit rather than across the chart.
+var (
+	_ sim.Targeter = PauseClient{}
+	_ sim.Targeter = CrashClient{}
+	_ sim.Targeter = ClockSkewClient{}
+	_ sim.Targeter = ClockJumpClient{}
+	_ sim.Targeter = ClockJumpNode{}
+	_ sim.Targeter = ClockRateNode{}
+	_ sim.Targeter = PauseNode{}
+	_ sim.Targeter = KillNode{}
+	_ sim.Targeter = Failover{}
+	_ sim.Targeter = Delay{}
+	_ sim.Targeter = Partition{}
+	_ sim.Targeter = Drop{}
+)
+
+func (f PauseClient) Target() history.Target {
+	return history.Target{Kind: "pause-client", Clients: []int{f.Client}}
+}
+
+func (f CrashClient) Target() history.Target {
+	return history.Target{Kind: "crash-client", Clients: []int{f.Client}}
+}
+
+func (f ClockSkewClient) Target() history.Target {
+	return history.Target{Kind: "clock-skew-client", Clients: []int{f.Client}, ClockJump: f.Offset, ClockRate: f.Rate}
+}
+
+func (f ClockJumpClient) Target() history.Target {
+	return history.Target{Kind: "clock-jump-client", Clients: []int{f.Client}, ClockJump: f.By}
+}
+
+func (f ClockJumpNode) Target() history.Target {
+	return history.Target{Kind: "clock-jump-node", Nodes: []int{f.Node}, ClockJump: f.By}
+}
+
+func (f ClockRateNode) Target() history.Target {
+	return history.Target{Kind: "clock-rate-node", Nodes: []int{f.Node}, ClockRate: f.Rate}
+}
+
+func (f PauseNode) Target() history.Target {
+	return history.Target{Kind: "pause-node", Nodes: []int{f.Node}}
+}
+
+func (f KillNode) Target() history.Target {
+	return history.Target{Kind: "kill-node", Nodes: []int{f.Node}, Down: f.RestartAfter, KeepData: f.KeepData}
+}
+
+func (f Failover) Target() history.Target {
+	return history.Target{Kind: "failover", Nodes: []int{f.Node}}
+}
+
+func (f Delay) Target() history.Target { return f.Links.target("delay") }
+
+func (f Partition) Target() history.Target { return f.Links.target("partition") }
+
+func (f Drop) Target() history.Target { return f.Links.target("drop") }
+
+func (l Links) target(kind string) history.Target {
+	t := history.Target{Kind: kind, Link: true, Clients: l.Clients, Nodes: l.Nodes}
+	for _, g := range l.Groups {
+		t.Groups = append(t.Groups, append([]string(nil), g...))
+	}
+	return t
+}

@@ -1,0 +1,42 @@
+package history_test
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/history"
+)
+
+// The failed acquires' reasons, their per-node replies and the faults'
+// targets survive history.jsonl.
+func TestReasonsAndTargetsRoundTrip(t *testing.T) {
+	ms := time.Millisecond
+	in := history.History{Ops: []history.Op{
+		{Kind: history.KindAcquire, Client: 1, Key: "k", Call: 0, Return: 1000 * ms, Outcome: history.Fail,
+			Reason: history.ReasonNoMajority, Granted: []int{2}, Asked: 5, Err: "set on 1 of 5"},
+		{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 0, Return: 100 * ms, Outcome: history.Unknown, Reason: history.ReasonTimeout},
+		{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 0, Return: 3 * ms, Outcome: history.Fail, Reason: history.ReasonRefused},
+		{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 0, Return: 3 * ms, Outcome: history.OK, Token: "c0-1",
+			Granted: []int{0, 1, 2}, Asked: 5, TTL: time.Second, Deadline: 900 * ms},
+		{Kind: history.KindFault, Client: history.NoClient, Call: 0, Return: 2 * time.Second, Outcome: history.OK, Fault: "partition", FaultID: 1,
+			Target: &history.Target{Kind: "partition", Link: true, Groups: [][]string{{"c0", "n0"}, {"c1", "n1"}}}},
+		{Kind: history.KindFault, Client: history.NoClient, Call: 0, Return: 2 * time.Second, Outcome: history.OK, Fault: "clock-jump-node", FaultID: 2,
+			Target: &history.Target{Kind: "clock-jump-node", Nodes: []int{2}, ClockJump: 2 * time.Second}},
+	}}
+	var buf bytes.Buffer
+	if err := in.WriteJSONL(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out, err := history.ReadJSONL(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("round trip changed the history:\n%+v\n%+v", in.Ops, out.Ops)
+	}
+	if _, err := history.ReadJSONL(bytes.NewReader([]byte(`{"kind":"acquire","client":0,"call":0,"return":1,"outcome":"fail","reason":"bad luck"}`))); err == nil {
+		t.Fatal("an unknown reason was accepted")
+	}
+}

@@ -1,0 +1,543 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"slices"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// rowBands shades every other row and rules the rows off, so that a bar
+// reads as belonging to its row's label; a heavier rule parts the clients
+// from the nodes.
+type rowBands struct{ p *panel }
+
+func (b rowBands) Plot(c draw.Canvas, pl *plot.Plot) {
+	t := b.p.t
+	_, ty := pl.Transforms(&c)
+	for r := range t.rows {
+		y0, y1 := ty(t.rowY(r)-rowHalf), ty(t.rowY(r)+rowHalf)
+		if r%2 == 1 {
+			c.SetColor(lightGrey)
+			c.Fill(rect(c.Min.X, y0, c.Max.X, y1))
+		}
+		line := draw.LineStyle{Color: rowLine, Width: px(1)}
+		if r > 0 && t.rows[r-1].kind != t.rows[r].kind {
+			line = draw.LineStyle{Color: grey, Width: px(1.5)}
+		}
+		c.StrokeLine2(line, c.Min.X, y1, c.Max.X, y1)
+	}
+	top := ty(t.rowY(0) + rowHalf)
+	c.StrokeLine2(draw.LineStyle{Color: rowLine, Width: px(1)}, c.Min.X, top, c.Max.X, top)
+}
+
+// clientBars draws each client's leases (thin, light), failed acquire
+// attempts (grey, with their reason) and sections (thick).
+type clientBars struct{ p *panel }
+
+func (b clientBars) Plot(c draw.Canvas, pl *plot.Plot) {
+	t := b.p.t
+	tx, ty := pl.Transforms(&c)
+	for r, rw := range t.rows {
+		if rw.kind != rowClient {
+			continue
+		}
+		lane := t.lanes.byClient[rw.id]
+		hue := clientHue(rw.id)
+		y := t.rowY(r)
+		// Reasons go beside their bars only while the row is not crowded
+		// with attempts; summary.md counts them all.
+		shown := 0
+		for _, f := range lane.failed {
+			if f.End >= b.p.lo && f.Start <= b.p.hi {
+				shown++
+			}
+		}
+		for _, f := range lane.failed {
+			fill, edge := tint(grey, 0.55), grey
+			if f.Outcome != "fail" {
+				fill, edge = tint(unknownHue, 0.5), unknownHue
+			}
+			x0, x1, ok := xSpan(c, tx, f.Start, f.End, px(3))
+			if !ok {
+				continue
+			}
+			drawBar(c, x0, x1, ty(y+leaseY-leaseH/2), ty(y+leaseY+leaseH/2), fill, edge)
+			sty := textStyle(10, false, shade(edge, 0.3))
+			sty.YAlign = draw.YCenter
+			words := f.Words()
+			at := []vg.Point{{X: x0 + px(3), Y: ty(y + leaseY)}}
+			if w := sty.Width(words); x1-x0 < w+px(6) {
+				if shown > maxBesideReasons {
+					continue
+				}
+				at = []vg.Point{{X: x1 + px(3), Y: ty(y + leaseY)}, {X: x0 - w - px(3), Y: ty(y + leaseY)}}
+			}
+			b.p.labels.put(c, sty, words, at...)
+		}
+		for _, a := range lane.acquires {
+			drawAttempt(c, tx, ty, a, y+leaseY, hue)
+		}
+		for _, s := range lane.leases {
+			drawSpan(c, tx, ty, s, y+leaseY, leaseH, tint(hue, 0.55), tint(hue, 0.2))
+		}
+		for _, s := range lane.sections {
+			fill := hue
+			if s.read {
+				fill = tint(hue, 0.8) // shared: outlined rather than solid
+			}
+			drawSpan(c, tx, ty, s, y+sectionY, sectionH, fill, hue)
+		}
+	}
+}
+
+// maxBesideReasons is how many failed attempts a row may have in a panel
+// for their reasons to be written beside their bars.
+const maxBesideReasons = 8
+
+// nodeBars draws each node: whose token the key held there (in that
+// client's hue, faded for an attempt that failed), and when the node was
+// down or paused. Its clock offset is a fault mark (faultDraw).
+type nodeBars struct{ p *panel }
+
+func (b nodeBars) Plot(c draw.Canvas, pl *plot.Plot) {
+	t := b.p.t
+	tx, ty := pl.Transforms(&c)
+	for _, n := range t.lanes.nodes {
+		r := t.rowOf(rowNode, n.Node)
+		if r < 0 {
+			continue
+		}
+		y := t.rowY(r)
+		for _, s := range n.States {
+			x0, x1, ok := xSpan(c, tx, s.Start, s.End, px(3))
+			if !ok {
+				continue
+			}
+			c.SetColor(alpha(downHue, 0.3))
+			c.Fill(rect(x0, ty(y-rowHalf), x1, ty(y+rowHalf)))
+			sty := textStyle(10.5, true, downHue)
+			sty.YAlign = draw.YCenter
+			b.p.labels.put(c, sty, s.State, vg.Point{X: x0 + px(3), Y: ty(y + holdY)}, vg.Point{X: x1 + px(3), Y: ty(y + holdY)})
+		}
+		for _, h := range n.Holds {
+			x0, x1, ok := xSpan(c, tx, h.Start, h.End, px(3))
+			if !ok {
+				continue
+			}
+			hue := clientHue(h.Client)
+			fill := tint(hue, 0.35)
+			if h.Failed {
+				fill = tint(hue, 0.8)
+			}
+			y0, y1 := ty(y+holdY-holdH/2), ty(y+holdY+holdH/2)
+			drawBar(c, x0, x1, y0, y1, fill, hue)
+			if h.Ended == "open" && tx(ms(h.End)) <= c.Max.X {
+				drawArrow(c, x1, y0, y1, hue)
+			}
+			label := h.Token
+			if !strings.HasPrefix(label, fmt.Sprintf("c%d-", h.Client)) {
+				label = fmt.Sprintf("client %d", h.Client) // a design whose value is not the token (a stamp)
+			}
+			if h.Failed {
+				label += " (failed attempt)"
+			}
+			sty := textStyle(10.5, true, shade(hue, 0.5))
+			sty.YAlign = draw.YCenter
+			if w := sty.Width(label); x1-x0 >= w+px(6) {
+				// inside its bar: not subject to the labeler
+				c.FillText(sty, vg.Point{X: x0 + px(3), Y: ty(y + holdY)}, label)
+			}
+		}
+	}
+}
+
+// drawAttempt draws an acquire that succeeded, from its call to its
+// return: a line with a tick at each end, on the lease bar's level.
+func drawAttempt(c draw.Canvas, tx, ty func(float64) vg.Length, a span, y float64, hue color.Color) {
+	x0, x1, ok := xSpan(c, tx, a.start, a.end, px(1))
+	if !ok {
+		return
+	}
+	line := draw.LineStyle{Color: hue, Width: px(1.5)}
+	ym, h := ty(y), px(5)
+	c.StrokeLine2(line, x0, ym, x1, ym)
+	c.StrokeLine2(line, x0, ym-h, x0, ym+h)
+	c.StrokeLine2(line, x1, ym-h, x1, ym+h)
+}
+
+// drawBar fills and outlines one bar.
+func drawBar(c draw.Canvas, x0, x1, y0, y1 vg.Length, fill, edge color.Color) {
+	c.SetColor(fill)
+	c.Fill(rect(x0, y0, x1, y1))
+	c.SetLineStyle(draw.LineStyle{Color: edge, Width: px(1)})
+	c.Stroke(rect(x0, y0, x1, y1))
+}
+
+func drawArrow(c draw.Canvas, x1, y0, y1 vg.Length, hue color.Color) {
+	var a vg.Path
+	a.Move(vg.Point{X: x1, Y: y0 - px(3)})
+	a.Line(vg.Point{X: x1 + px(7), Y: (y0 + y1) / 2})
+	a.Line(vg.Point{X: x1, Y: y1 + px(3)})
+	a.Close()
+	c.SetColor(hue)
+	c.Fill(a)
+}
+
+// drawSpan draws one bar at least 3 px wide (a fenced section of one write
+// has no length) and, when it never ended, an arrow head at its right end.
+// It is clipped to the panel.
+func drawSpan(c draw.Canvas, tx, ty func(float64) vg.Length, s span, y, h float64, fill, edge color.Color) {
+	x0, x1, ok := xSpan(c, tx, s.start, s.end, px(3))
+	if !ok {
+		return
+	}
+	y0, y1 := ty(y-h/2), ty(y+h/2)
+	drawBar(c, x0, x1, y0, y1, fill, edge)
+	if s.open && tx(ms(s.end)) <= c.Max.X {
+		drawArrow(c, x1, y0, y1, edge)
+	}
+}
+
+// probeBars draws the liveness probe: green when it acquired, red when it
+// could not (a deadlock), with its outcome written beside it.
+type probeBars struct{ p *panel }
+
+func (b probeBars) Plot(c draw.Canvas, pl *plot.Plot) {
+	t := b.p.t
+	tx, ty := pl.Transforms(&c)
+	y := t.rowY(len(t.rows) - 1)
+	sty := textStyle(11, false, color.Black)
+	sty.YAlign = draw.YCenter
+	if len(t.lanes.probes) == 0 {
+		c.FillText(sty, vg.Point{X: c.Min.X + px(6), Y: ty(y)}, "no liveness probe in this run")
+		return
+	}
+	for i, op := range t.lanes.probes {
+		hue := probeOK
+		what := fmt.Sprintf("acquired %s in %s", op.Key, fmtMS(op.Return-op.Call))
+		if op.Outcome != "ok" {
+			hue = probeBad
+			what = fmt.Sprintf("%s: %s not acquired (%s)", op.Outcome, op.Key, fmtMS(op.Return-op.Call))
+		}
+		drawSpan(c, tx, ty, span{start: op.Call, end: op.Return}, y, sectionH, tint(hue, 0.3), hue)
+		if i < 3 {
+			x := tx(ms(op.Return)) + px(5)
+			if w := sty.Width(what); x+w > c.Max.X {
+				x = tx(ms(op.Call)) - w - px(5)
+			}
+			b.p.labels.put(c, sty, what, vg.Point{X: x, Y: ty(y)})
+		}
+	}
+}
+
+// rejectedMarks are the writes the resource refused (a red cross).
+type rejectedMarks struct{ p *panel }
+
+func (m rejectedMarks) Plot(c draw.Canvas, pl *plot.Plot) {
+	t := m.p.t
+	tx, ty := pl.Transforms(&c)
+	for r, rw := range t.rows {
+		if rw.kind != rowClient {
+			continue
+		}
+		for _, at := range t.lanes.byClient[rw.id].rejected {
+			x := tx(ms(at))
+			if x < c.Min.X || x > c.Max.X {
+				continue
+			}
+			c.DrawGlyphNoClip(rejectedGlyph, vg.Point{X: x, Y: ty(t.rowY(r) + sectionY)})
+		}
+	}
+}
+
+var rejectedGlyph = draw.GlyphStyle{Color: red, Radius: px(6), Shape: thickCross{}}
+
+// thickCross is draw.CrossGlyph with a line heavy enough to read as a mark
+// on top of a coloured bar.
+type thickCross struct{}
+
+func (thickCross) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: px(2.5)})
+	r := sty.Radius * 0.8
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X - r, Y: pt.Y - r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y + r})
+	p.Move(vg.Point{X: pt.X - r, Y: pt.Y + r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y - r})
+	c.Stroke(p)
+}
+
+// overlapMarks frames each witness of an unsafe check: a red box over the
+// two clients' rows during the overlap, labelled with who overlapped whom.
+// A witness whose intervals do not overlap (a fencing token that went
+// backwards) is a dashed box from the one's start to the other's.
+type overlapMarks struct{ p *panel }
+
+const maxFramed = 20 // witnesses per run are capped by the checker anyway
+
+func (m overlapMarks) Plot(c draw.Canvas, pl *plot.Plot) {
+	t := m.p.t
+	tx, ty := pl.Transforms(&c)
+	labelled := map[[2]int]bool{}
+	for i, o := range t.overlaps {
+		if i == maxFramed {
+			break
+		}
+		ra, rb := t.clientRow(o.a), t.clientRow(o.b)
+		if ra < 0 || rb < 0 {
+			continue
+		}
+		upper, lower := min(ra, rb), max(ra, rb)
+		yTop, yBot := ty(t.rowY(upper)+overlapPad), ty(t.rowY(lower)-overlapPad)
+		x0, x1, ok := xSpan(c, tx, o.start, o.end, px(4))
+		if !ok {
+			continue
+		}
+		box := rect(x0, yBot, x1, yTop)
+		hue := red
+		if o.covered {
+			hue = coveredHue
+		}
+		line := draw.LineStyle{Color: hue, Width: px(2.5)}
+		if o.disjoint {
+			line.Dashes = []vg.Length{px(6), px(3)}
+		} else {
+			c.SetColor(alpha(hue, 0.12))
+			c.Fill(box)
+		}
+		c.SetLineStyle(line)
+		c.Stroke(box)
+
+		pair := [2]int{min(o.a, o.b), max(o.a, o.b)}
+		if labelled[pair] {
+			continue
+		}
+		label := fmt.Sprintf("overlap: client %d / client %d (%s)", o.a, o.b, o.check)
+		switch {
+		case o.covered:
+			label = fmt.Sprintf("leases overlapped, covered by fencing: client %d / client %d", o.a, o.b)
+		case o.disjoint:
+			label = fmt.Sprintf("%s: client %d / client %d", o.check, o.a, o.b)
+		}
+		// The label tops the chart, where no bar can be hidden under it,
+		// and a line ties it to its frame. One that would overprint an
+		// earlier label is left out: the frame remains, and summary.md
+		// lists every witness.
+		sty := textStyle(12.5, true, hue)
+		sty.YAlign = draw.YTop
+		w := sty.Width(label)
+		x := min(max((x0+x1)/2-w/2, c.Min.X+px(2)), c.Max.X-w-px(2))
+		y := c.Max.Y - px(3)
+		if _, ok := m.p.labels.put(c, sty, label, vg.Point{X: x, Y: y}); !ok {
+			continue
+		}
+		labelled[pair] = true
+		h := sty.Height(label)
+		c.StrokeLine2(draw.LineStyle{Color: hue, Width: px(1.5), Dashes: []vg.Length{px(4), px(2)}}, (x0+x1)/2, y-h, (x0+x1)/2, yTop)
+	}
+}
+
+// legendItem is one entry of the legend strip under the chart.
+type legendItem struct {
+	label string
+	thumb func(c draw.Canvas, box vg.Rectangle)
+}
+
+// legendItems explains only the marks this chart uses, each with the
+// drawing the chart uses.
+func (t *timeline) legendItems() []legendItem {
+	hue := clientHue(0)
+	bar := func(h float64, fill, edge color.Color) func(draw.Canvas, vg.Rectangle) {
+		return func(c draw.Canvas, b vg.Rectangle) {
+			mid := (b.Min.Y + b.Max.Y) / 2
+			hh := px(h / 2)
+			drawBar(c, b.Min.X, b.Max.X, mid-hh, mid+hh, fill, edge)
+		}
+	}
+	section := "critical section at the resource (enter → exit)"
+	if t.lanes.fenced {
+		section = "critical section at the resource (first → last accepted write)"
+	}
+	items := []legendItem{
+		{"acquire sent → granted", func(c draw.Canvas, b vg.Rectangle) {
+			drawAttempt(c, func(v float64) vg.Length { return b.Min.X + vg.Length(v)*(b.Max.X-b.Min.X) },
+				func(float64) vg.Length { return (b.Min.Y + b.Max.Y) / 2 }, span{start: 0, end: time.Millisecond}, 0, hue)
+		}},
+		{"lease claimed (granted → release or expiry)", bar(7, tint(hue, 0.55), tint(hue, 0.2))},
+		{section, bar(16, hue, hue)},
+	}
+	var rejected, refused, unknown, read, open bool
+	for _, l := range t.lanes.byClient {
+		rejected = rejected || len(l.rejected) > 0
+		for _, f := range l.failed {
+			refused = refused || f.Outcome == "fail"
+			unknown = unknown || f.Outcome != "fail"
+		}
+		for _, s := range l.sections {
+			read = read || s.read
+			open = open || s.open
+		}
+		for _, s := range l.leases {
+			open = open || s.open
+		}
+	}
+	if read {
+		items = append(items, legendItem{"read section (shared)", bar(16, tint(hue, 0.8), hue)})
+	}
+	if refused {
+		items = append(items, legendItem{"failed acquire attempt, with its reason", bar(7, tint(grey, 0.55), grey)})
+	}
+	if unknown {
+		items = append(items, legendItem{"acquire of unknown outcome (timeout, error)", bar(7, tint(unknownHue, 0.5), unknownHue)})
+	}
+	if rejected {
+		items = append(items, legendItem{"write rejected by the resource", func(c draw.Canvas, b vg.Rectangle) {
+			c.DrawGlyphNoClip(rejectedGlyph, vg.Point{X: (b.Min.X + b.Max.X) / 2, Y: (b.Min.Y + b.Max.Y) / 2})
+		}})
+	}
+	var holds, failedHolds, states bool
+	for _, n := range t.lanes.nodes {
+		states = states || len(n.States) > 0
+		for _, h := range n.Holds {
+			holds = holds || !h.Failed
+			failedHolds = failedHolds || h.Failed
+		}
+	}
+	if holds {
+		items = append(items, legendItem{"node: key held with that client's token (client's colour)", bar(14, tint(hue, 0.35), hue)})
+	}
+	if failedHolds {
+		items = append(items, legendItem{"node: key set by an attempt that failed", bar(14, tint(hue, 0.8), hue)})
+	}
+	if states {
+		items = append(items, legendItem{"node down or paused", func(c draw.Canvas, b vg.Rectangle) {
+			c.SetColor(alpha(downHue, 0.3))
+			c.Fill(b.Path())
+		}})
+	}
+	if open {
+		items = append(items, legendItem{"never ended (drawn to the end)", func(c draw.Canvas, b vg.Rectangle) {
+			mid := (b.Min.Y + b.Max.Y) / 2
+			drawArrow(c, b.Min.X+px(6), mid-px(4), mid+px(4), hue)
+		}})
+	}
+	var rowFault, linkFault, clockFault, runLong bool
+	for _, m := range t.faults {
+		switch {
+		case m.link:
+			linkFault = true
+		case m.clock:
+			clockFault = true
+		default:
+			rowFault = rowFault || !m.runLong
+			runLong = runLong || m.runLong
+		}
+	}
+	if rowFault {
+		items = append(items, legendItem{"fault on that row (F<id>, see summary.md)", func(c draw.Canvas, b vg.Rectangle) { drawRowBand(c, b) }})
+	}
+	if runLong {
+		items = append(items, legendItem{"fault lasting the run: starts at the tick", func(c draw.Canvas, b vg.Rectangle) {
+			drawRunLong(c, shade(faultHue, 0.1), b.Min.X+px(3), b.Max.X, b.Min.Y, b.Max.Y)
+		}})
+	}
+	if clockFault {
+		items = append(items, legendItem{"clock fault: offset of that clock", func(c draw.Canvas, b vg.Rectangle) {
+			drawClockStripe(c, vg.Rectangle{Min: vg.Point{X: b.Min.X, Y: b.Max.Y - px(8)}, Max: b.Max})
+		}})
+	}
+	if linkFault {
+		items = append(items, legendItem{"network fault on this endpoint's links (side A | B)", func(c draw.Canvas, b vg.Rectangle) {
+			drawLinkStrip(c, vg.Rectangle{Min: b.Min, Max: vg.Point{X: b.Max.X, Y: b.Min.Y + px(6)}})
+		}})
+	}
+	for _, kind := range []struct {
+		covered bool
+		label   string
+		hue     color.RGBA
+	}{{false, "witness of an unsafe check", red}, {true, "leases overlapped; covered by fencing", coveredHue}} {
+		if !slices.ContainsFunc(t.overlaps, func(o overlap) bool { return o.covered == kind.covered }) {
+			continue
+		}
+		items = append(items, legendItem{kind.label, func(c draw.Canvas, b vg.Rectangle) {
+			c.SetColor(alpha(kind.hue, 0.12))
+			c.Fill(b.Path())
+			c.SetLineStyle(draw.LineStyle{Color: kind.hue, Width: px(2.5)})
+			c.Stroke(b.Path())
+		}})
+	}
+	return items
+}
+
+const legendThumbW, legendThumbH, legendGap = 30, 16, 22
+
+// legendLayout places the items left to right, wrapping: each item's x
+// (from the left edge) and line.
+func (t *timeline) legendLayout(width vg.Length) (xs []vg.Length, lines []int) {
+	sty := textStyle(11.5, false, color.Black)
+	x, line := vg.Length(0), 0
+	for _, it := range t.legend {
+		w := px(legendThumbW+6) + sty.Width(it.label)*1.08 // slack for a wider fallback font in the SVG
+		if x > 0 && x+w > width {
+			x, line = 0, line+1
+		}
+		xs, lines = append(xs, x), append(lines, line)
+		x += w + px(legendGap)
+	}
+	return xs, lines
+}
+
+func (t *timeline) legendLines() int {
+	_, lines := t.legendLayout(px(figWidthPx - 20))
+	if len(lines) == 0 {
+		return 1
+	}
+	return lines[len(lines)-1] + 1
+}
+
+// drawLegend draws the items as legendLayout placed them.
+func (t *timeline) drawLegend(c draw.Canvas) {
+	sty := textStyle(11.5, false, color.Black)
+	sty.YAlign = draw.YCenter
+	xs, lines := t.legendLayout(c.Max.X - c.Min.X)
+	for i, it := range t.legend {
+		x := c.Min.X + xs[i]
+		y := c.Max.Y - px(legendThumbH/2+3) - px(legendLinePx*float64(lines[i]))
+		it.thumb(c, vg.Rectangle{Min: vg.Point{X: x, Y: y - px(legendThumbH/2)}, Max: vg.Point{X: x + px(legendThumbW), Y: y + px(legendThumbH/2)}})
+		c.FillText(sty, vg.Point{X: x + px(legendThumbW+6), Y: y}, it.label)
+	}
+}
+
+// timelineSubtitle says what the reader should find in the picture: the
+// expectation, each check's verdict, the set-up, and the first witness in
+// words.
+func timelineSubtitle(in Run, ovs []overlap) []string {
+	var checks []string
+	for _, c := range in.Check.Checks {
+		checks = append(checks, fmt.Sprintf("%s %s", c.Name, c.Verdict))
+	}
+	first := fmt.Sprintf("%s · %s · %s", expectationPhrase(in), strings.Join(checks, ", "), setup(in.Sim.Config))
+	lines := []string{first}
+	if len(ovs) > 0 {
+		o := ovs[0]
+		s := fmt.Sprintf("first witness (%s): client %d and client %d, %s", o.check, o.a, o.b, fmtRange(o.start, o.end))
+		if o.covered {
+			s = fmt.Sprintf("leases overlapped; covered by fencing: client %d and client %d, %s", o.a, o.b, fmtRange(o.start, o.end))
+		}
+		var fs []string
+		for _, f := range o.faults {
+			fs = append(fs, fmt.Sprintf("F%d", f.ID))
+		}
+		if len(fs) > 0 {
+			s += ", around " + strings.Join(fs, ", ")
+		}
+		lines = append(lines, s)
+	}
+	return lines
+}
