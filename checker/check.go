@@ -32,14 +32,15 @@ func Check(h history.History, cfg Config) Result {
 	coverByFencing(checks, cfg)
 	verdict, reason := overall(checks, v)
 	return Result{
-		Verdict:     verdict,
-		Reason:      reason,
-		Checks:      checks,
-		SweepAgrees: ex.agrees && claimAgrees,
-		Ops:         len(h.Ops),
-		Elapsed:     time.Since(began),
-		info:        ex.info,
-		fenced:      ex.fenced,
+		Verdict:       verdict,
+		Reason:        reason,
+		TestedNothing: verdict == Unknown && nothingTested(checks, v),
+		Checks:        checks,
+		SweepAgrees:   ex.agrees && claimAgrees,
+		Ops:           len(h.Ops),
+		Elapsed:       time.Since(began),
+		info:          ex.info,
+		fenced:        ex.fenced,
 	}
 }
 
@@ -94,4 +95,17 @@ func overall(checks []CheckResult, v View) (Verdict, string) {
 		return Unknown, "could not decide: " + strings.Join(unknown, ", ")
 	}
 	return Safe, ""
+}
+
+// nothingTested reports whether a run had nothing to judge: no lease was
+// ever granted, or every check was skipped. Such a run is unknown, never
+// safe, and it is no finding about the lock either.
+func nothingTested(checks []CheckResult, v View) bool {
+	skipped := 0
+	for _, c := range checks {
+		if c.Verdict == Skipped {
+			skipped++
+		}
+	}
+	return len(v.Leases) == 0 || skipped == len(checks)
 }

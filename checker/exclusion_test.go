@@ -101,22 +101,27 @@ func TestOverall(t *testing.T) {
 	}
 	leased := View{Leases: []LeaseWindow{{Client: 0, Key: "k", Start: ms, End: 2 * ms}}}
 	for _, tc := range []struct {
-		checks []CheckResult
-		view   View
-		want   Verdict
+		checks  []CheckResult
+		view    View
+		want    Verdict
+		nothing bool // the run tested nothing
 	}{
-		{v(Safe, Safe, Skipped, Skipped), leased, Safe},
-		{v(Safe, Unsafe, Safe, Deadlock), leased, Unsafe},
-		{v(Unknown, Safe, Unsafe, Safe), leased, Unsafe},
-		{v(Unknown, Safe, Skipped, Deadlock), leased, Deadlock},
-		{v(Safe, Unknown, Skipped, Safe), leased, Unknown},
-		{v(Safe, Covered, Safe, Safe), leased, Safe},
+		{v(Safe, Safe, Skipped, Skipped), leased, Safe, false},
+		{v(Safe, Unsafe, Safe, Deadlock), leased, Unsafe, false},
+		{v(Unknown, Safe, Unsafe, Safe), leased, Unsafe, false},
+		{v(Unknown, Safe, Skipped, Deadlock), leased, Deadlock, false},
+		{v(Safe, Unknown, Skipped, Safe), leased, Unknown, false},
+		{v(Safe, Covered, Safe, Safe), leased, Safe, false},
 		// runs that tested nothing are never safe
-		{v(Skipped, Skipped, Skipped, Skipped), leased, Unknown},
-		{v(Skipped, Skipped, Skipped, Safe), View{}, Unknown},
+		{v(Skipped, Skipped, Skipped, Skipped), leased, Unknown, true},
+		{v(Skipped, Skipped, Skipped, Safe), View{}, Unknown, true},
 	} {
-		if got, reason := overall(tc.checks, tc.view); got != tc.want || (got == Unknown) != (reason != "") {
+		got, reason := overall(tc.checks, tc.view)
+		if got != tc.want || (got == Unknown) != (reason != "") {
 			t.Errorf("%v: got %s (%q), want %s", tc.checks, got, reason, tc.want)
+		}
+		if nothing := got == Unknown && nothingTested(tc.checks, tc.view); nothing != tc.nothing {
+			t.Errorf("%v: tested nothing %v, want %v", tc.checks, nothing, tc.nothing)
 		}
 	}
 }

@@ -76,6 +76,10 @@ type Result struct {
 	Verdict Verdict `json:"verdict"`
 	// Reason says why the verdict is unknown.
 	Reason string `json:"reason,omitempty"`
+	// TestedNothing: the verdict is unknown because the run had nothing to
+	// judge (no lease granted, every check skipped), not because a check
+	// could not decide.
+	TestedNothing bool `json:"tested_nothing,omitempty"`
 	// Checks holds exclusion, claim, fencing and liveness, in that order.
 	Checks []CheckResult `json:"checks"`
 	// SweepAgrees is false only when porcupine and its cross-check (the

@@ -28,3 +28,18 @@ func TestCoveredByAnEarlierShrunkCause(t *testing.T) {
 		}
 	}
 }
+
+// A run that tested nothing (no lease granted) is no violation: it is
+// counted as not played; an unknown verdict of a check that could not
+// decide is one.
+func TestTestedNothingIsNotPlayedNotAViolation(t *testing.T) {
+	nothing := classify(checker.Result{Verdict: checker.Unknown, TestedNothing: true, Reason: "no lease was granted"}, nil)
+	if nothing.Violation() || !nothing.NotPlayed {
+		t.Errorf("tested nothing: violation %v, not played %v; want a not-played run", nothing.Violation(), nothing.NotPlayed)
+	}
+	undecided := classify(checker.Result{Verdict: checker.Unknown, Reason: "could not decide: exclusion",
+		Checks: []checker.CheckResult{{Name: checker.NameExclusion, Verdict: checker.Unknown}}}, nil)
+	if !undecided.Violation() || undecided.Check != checker.NameExclusion {
+		t.Errorf("undecided exclusion: %+v, want an unknown exclusion violation", undecided)
+	}
+}

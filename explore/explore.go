@@ -61,8 +61,8 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 		Algorithm: cfg.Algorithm, Seed: cfg.Seed, Shard: fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards),
 		Kinds: cfg.Kinds, Points: points, World: worldOf(cfg), Violations: []Violation{},
 	}
-	table, runs, runErr := sweep(ctx, cfg, points, began)
-	rep.Runs = runs
+	table, runs, notPlayed, runErr := sweep(ctx, cfg, points, began)
+	rep.Runs, rep.NotPlayed = runs, notPlayed
 	rep.Elapsed = time.Since(began).Seconds()
 	if rep.Elapsed > 0 {
 		rep.RunsPerMin = float64(runs) / rep.Elapsed * 60
@@ -129,17 +129,19 @@ func countHits(list []*found) int {
 
 // sweep runs the shard's schedules on cfg.Workers goroutines until Runs
 // are done, For has passed or ctx ends, and returns the violations by
-// signature and the number of runs finished.
-func sweep(ctx context.Context, cfg Config, points []string, began time.Time) (map[string]*found, int, error) {
+// signature, the number of runs finished and how many of them tested
+// nothing.
+func sweep(ctx context.Context, cfg Config, points []string, began time.Time) (map[string]*found, int, int, error) {
 	var (
-		mu      sync.Mutex
-		table   = map[string]*found{}
-		runs    int
-		hits    int
-		errs    []error
-		next    = cfg.Shard
-		seq     int
-		stopped bool
+		mu        sync.Mutex
+		table     = map[string]*found{}
+		runs      int
+		notPlayed int
+		hits      int
+		errs      []error
+		next      = cfg.Shard
+		seq       int
+		stopped   bool
 	)
 	deadline := time.Time{}
 	if cfg.For > 0 {
@@ -187,6 +189,9 @@ func sweep(ctx context.Context, cfg Config, points []string, began time.Time) (m
 					errs = append(errs, fmt.Errorf("schedule %d: %w", j, err))
 				default:
 					runs++
+					if o.NotPlayed {
+						notPlayed++
+					}
 					line := ""
 					if o.Violation() {
 						hits++
@@ -214,9 +219,9 @@ func sweep(ctx context.Context, cfg Config, points []string, began time.Time) (m
 	}
 	wg.Wait()
 	if len(errs) > 0 && (stopped || len(errs) > maxRunErrors) {
-		return table, runs, errors.Join(errs...)
+		return table, runs, notPlayed, errors.Join(errs...)
 	}
-	return table, runs, nil
+	return table, runs, notPlayed, nil
 }
 
 // worldOf describes the schedules' world for the report.

@@ -17,9 +17,12 @@ import (
 // Report is one exploration (or the merge of several shards), as
 // explore.json and `locksim explore --json` give it.
 type Report struct {
-	Algorithm  string      `json:"algorithm"`
-	Runs       int         `json:"runs"`
-	RunsPerMin float64     `json:"runs_per_min"`
+	Algorithm  string  `json:"algorithm"`
+	Runs       int     `json:"runs"`
+	RunsPerMin float64 `json:"runs_per_min"`
+	// NotPlayed counts the runs that tested nothing (no lease granted):
+	// neither safe nor violations.
+	NotPlayed  int         `json:"not_played"`
 	Violations []Violation `json:"violations"`
 
 	Seed  uint64 `json:"seed"`
@@ -141,6 +144,7 @@ func Merge(reports []*Report) []*Report {
 			order = append(order, r.Algorithm)
 		}
 		m.Runs += r.Runs
+		m.NotPlayed += r.NotPlayed
 		m.Elapsed += r.Elapsed
 		m.Interrupted = m.Interrupted || r.Interrupted
 		if m.Shard == "" {
@@ -253,8 +257,11 @@ func (r *Report) Markdown() string {
 	fmt.Fprintf(&b, "World: %d clients, %d nodes (one for single-master designs), ttl %s, %s simulated per run, hold %s, up to %d faults per schedule.\n\n",
 		r.World.Clients, r.World.Nodes, r.World.TTL, r.World.Duration, r.World.Hold, r.World.MaxFaults)
 	fmt.Fprintf(&b, "Fault kinds: %s.\n\nPoints: %s.\n\n", strings.Join(r.Kinds, ", "), strings.Join(r.Points, ", "))
+	if r.NotPlayed > 0 {
+		fmt.Fprintf(&b, "%d of the %d runs tested nothing (their faults kept every client from a lease): not played, neither safe nor a violation.\n\n", r.NotPlayed, r.Runs)
+	}
 	if len(r.Violations) == 0 {
-		b.WriteString("**No violation found.** Every run was safe (or covered by fencing).\n")
+		b.WriteString("**No violation found.** Every other run was safe (or covered by fencing).\n")
 		return b.String()
 	}
 	fmt.Fprintf(&b, "**%d distinct violations.** Reproduced: how often the shrunk scenario failed the same check in 10 reruns (seeds seed..seed+9), in virtual time and on redis-server in real time.\n\n", len(r.Violations))

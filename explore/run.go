@@ -32,6 +32,9 @@ type Finding struct {
 	Kinds []string
 	// Reason is the checker's reason for an unknown verdict.
 	Reason string
+	// NotPlayed: the run tested nothing (no lease granted, every check
+	// skipped); it is counted, neither safe nor a violation.
+	NotPlayed bool `json:"-"`
 }
 
 // Violation reports whether the run was not safe.
@@ -98,6 +101,12 @@ func classify(cr checker.Result, s *scenarios.Scenario) Finding {
 	case checker.Deadlock:
 		f.Check, f.Verdict = checker.NameLiveness, checker.Deadlock
 	case checker.Unknown:
+		if cr.TestedNothing {
+			// No lease granted, nothing judged: the schedule did not
+			// play (its faults kept every client out). Not played is
+			// never safe, and it is no finding about the lock either.
+			return Finding{NotPlayed: true}
+		}
 		f.Verdict, f.Reason = checker.Unknown, cr.Reason
 		for _, name := range precedence {
 			if cr.Check(name).Verdict == checker.Unknown {

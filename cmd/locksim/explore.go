@@ -227,7 +227,7 @@ func budget(cfg explore.Config) string {
 }
 
 func printReport(w io.Writer, r *explore.Report, dir string) {
-	fmt.Fprintf(w, "%s: %d runs, %.0f runs/min, %d distinct violations", r.Algorithm, r.Runs, r.RunsPerMin, len(r.Violations))
+	fmt.Fprintf(w, "%s: %d runs (%d not played), %.0f runs/min, %d distinct violations", r.Algorithm, r.Runs, r.NotPlayed, r.RunsPerMin, len(r.Violations))
 	if dir != "" {
 		fmt.Fprintf(w, "; summary %s", filepath.Join(dir, explore.FileSummary))
 	}
