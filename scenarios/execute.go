@@ -17,7 +17,8 @@ import (
 // RunOptions are how a scenario run is carried out, not what it tests.
 type RunOptions struct {
 	// Out is the results root; a run lands in
-	// Out/locksim/<scenario>/<stamp>-s<seed>/ ["results"].
+	// Out/locksim/<scenario>/<stamp>-<design>-s<seed>/ ["results"], and
+	// the scenario's links latest-<design> and latest point at it.
 	Out string
 	// CheckTimeout bounds porcupine [10s]; running out gives verdict unknown.
 	CheckTimeout time.Duration
@@ -158,8 +159,12 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	}
 	out.Dir = dir
 	if !res.Incomplete {
-		if err := report.UpdateLatest(filepath.Dir(dir), filepath.Base(dir)); err != nil {
-			return out, fmt.Errorf("%w: %w", sim.ErrHarness, err)
+		// latest-<design> is the design's newest run, latest the newest
+		// of any design (the last one written).
+		for _, link := range []string{report.LatestFor(algo), report.LatestLink} {
+			if err := report.UpdateLink(filepath.Dir(dir), link, filepath.Base(dir)); err != nil {
+				return out, fmt.Errorf("%w: %w", sim.ErrHarness, err)
+			}
 		}
 	}
 	if runErr != nil {

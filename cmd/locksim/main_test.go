@@ -42,6 +42,13 @@ func execute(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), exitCodeOf(err)
 }
 
+// runDirs lists the run directories of scenario's design under the
+// results root out: <stamp>-<design>-s<seed>, not the latest links.
+func runDirs(out, scenario, design string) []string {
+	runs, _ := filepath.Glob(filepath.Join(out, "locksim", scenario, "*-"+design+"-s*"))
+	return runs
+}
+
 func TestExitCodesForBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
@@ -89,9 +96,12 @@ func TestRunJSONAndRecheck(t *testing.T) {
 	for _, f := range []string{"scenario.yaml", "history.jsonl", "verdict.json", "check.html", "timeline.svg", "timeline.png", "summary.md"} {
 		assert.FileExists(t, filepath.Join(r.Dir, f))
 	}
-	latest, err := os.Readlink(filepath.Join(filepath.Dir(r.Dir), "latest"))
-	require.NoError(t, err)
-	assert.Equal(t, filepath.Base(r.Dir), latest)
+	assert.Regexp(t, `^\d{8}T\d{6}Z-setpx-s\d+$`, filepath.Base(r.Dir), "<stamp>-<design>-s<seed>")
+	for _, link := range []string{"latest", "latest-setpx"} {
+		latest, err := os.Readlink(filepath.Join(filepath.Dir(r.Dir), link))
+		require.NoError(t, err, link)
+		assert.Equal(t, filepath.Base(r.Dir), latest, link)
+	}
 
 	stdout, stderr, code = execute(t, "check", r.Dir)
 	assert.Equal(t, exitOK, code, stderr)
