@@ -59,6 +59,12 @@ func (in Run) Met() bool {
 	return !in.Sim.Incomplete && len(in.Unplayed) == 0 && len(in.Misses) == 0
 }
 
+// warnings say whether the run tested little (checker.Warnings over its
+// history): summary.md and verdict.json both print them.
+func (in Run) warnings() []string {
+	return checker.Warnings(in.Sim.History, in.Sim.Config.Clients)
+}
+
 // missed reports whether Misses names name.
 func (in Run) missed(name string) bool { return slices.Contains(in.Misses, name) }
 

@@ -81,6 +81,10 @@ type Outcome struct {
 	// its requirements that did not happen; such a run did not play the
 	// scenario and is not as expected.
 	Unplayed []string `json:"unplayed,omitempty"`
+	// Warnings say the run tested little (checker.Warnings): no acquire
+	// succeeded, or a client never acquired the lock. They do not change
+	// the verdict or AsExpected.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Execute runs scenario s for one algorithm, checks the history and writes
@@ -136,6 +140,7 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	res.Notes = append(notes, res.Notes...)
 	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: o.CheckTimeout, Verbose: true})
 	out.Verdict, out.Checks, out.Notes, out.Incomplete = cr.Verdict, CheckVerdicts(cr), res.Notes, res.Incomplete
+	out.Warnings = checker.Warnings(res.History, res.Config.Clients)
 	in := report.Run{
 		Scenario: s.Name, Algorithm: algo, ScenarioYAML: resolved,
 		Sim: res, Check: cr, Machine: Machine(),

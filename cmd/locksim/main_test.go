@@ -164,3 +164,26 @@ faults:
 expect:
   "*": safe
 `
+
+// TestOneLineResultWarnsWhenARunTestedLittle: a delay longer than
+// node_timeout makes every acquire fail; the one-line result says the run
+// tested little next to its verdict, which the warning leaves alone.
+func TestOneLineResultWarnsWhenARunTestedLittle(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "slow.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: slow-links
+algorithm: setpx
+options: {node_timeout: 20ms}
+clients: 1
+duration: 300ms
+faults:
+  - kind: delay # in force before the first acquire is sent
+    latency: 50ms
+    when: {client: 0, point: before-acquire}
+expect:
+  setpx: unknown
+`), 0o644))
+	stdout, stderr, code := executeGuarded(t, virtual(t), "run", file, "--out", filepath.Join(dir, "out"))
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Regexp(t, `^setpx +UNKNOWN +as expected +\[[^]]*\]  ⚠ tested little: no acquire succeeded  \S+-setpx-s0\n$`, stdout)
+}

@@ -1,0 +1,167 @@
+package checker
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/locksim/locksim/history"
+)
+
+// Warnings says when a run tested little, in sentences, without touching
+// its verdict: no acquire of any client succeeded (a fault that made every
+// acquire fail, such as a delay longer than node_timeout), or some client
+// never acquired the lock (or never tried) while others did. Each names the
+// attempts and their outcomes, the most frequent error, and the faults that
+// were on during every one of the failed attempts. clients is the run's
+// client count (0: the clients the history names), so that a client that
+// never reached its first acquire is counted too. Nil when every client
+// acquired at least once.
+//
+// It reads h through the shared View (its fault windows), as the checks
+// and the timeline do; summary.md, verdict.json and the command line all
+// print what it returns.
+func Warnings(h history.History, clients int) []string {
+	type tally struct {
+		attempts, ok, refused, unknown int
+		errs                           map[string]int
+		failed                         []*history.Op
+	}
+	byClient := map[int]*tally{}
+	get := func(c int) *tally {
+		if byClient[c] == nil {
+			byClient[c] = &tally{errs: map[string]int{}}
+		}
+		return byClient[c]
+	}
+	var all tally
+	all.errs = map[string]int{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Client == history.NoClient || op.Client < 0 {
+			continue
+		}
+		t := get(op.Client)
+		if op.Kind != history.KindAcquire {
+			continue
+		}
+		for _, x := range []*tally{t, &all} {
+			x.attempts++
+			switch op.Outcome {
+			case history.OK:
+				x.ok++
+				continue
+			case history.Fail:
+				x.refused++
+			default:
+				x.unknown++
+			}
+			if op.Err != "" {
+				x.errs[errTail(op.Err)]++
+			}
+			x.failed = append(x.failed, op)
+		}
+	}
+	for c := range clients {
+		get(c)
+	}
+	if len(byClient) == 0 {
+		return nil
+	}
+	faults := Read(h).Faults
+	// what says how the attempts in t went and which faults covered them.
+	what := func(t *tally) string {
+		s := fmt.Sprintf("%s: %s", plural(t.attempts, "attempt"), outcomes(t.refused, t.unknown))
+		if e := commonest(t.errs); e != "" {
+			s += fmt.Sprintf("; most often %q", e)
+		}
+		if on := coveringFaults(faults, t.failed); len(on) > 0 {
+			s += "; " + on + " during every one of them"
+		}
+		return s
+	}
+	if all.ok == 0 {
+		if all.attempts == 0 {
+			return []string{"no client made an acquire attempt: the run tested nothing"}
+		}
+		return []string{fmt.Sprintf("no acquire succeeded (%s): no client ever held the lock, so the run tested only failures to get it (is a fault making every acquire fail, e.g. a delay longer than node_timeout?)", what(&all))}
+	}
+	var out []string
+	for _, c := range slices.Sorted(maps.Keys(byClient)) {
+		t := byClient[c]
+		switch {
+		case t.ok > 0:
+		case t.attempts == 0:
+			out = append(out, fmt.Sprintf("client %d never tried to acquire the lock: the run tested %s", c, others(len(byClient)-1)))
+		default:
+			out = append(out, fmt.Sprintf("client %d never acquired the lock (%s): the run tested %s", c, what(t), others(len(byClient)-1)))
+		}
+	}
+	return out
+}
+
+// errTail is the reason at the end of an error chain ("setpx: acquire
+// \"k\": outcome unknown: i/o timeout" -> "i/o timeout").
+func errTail(s string) string {
+	if i := strings.LastIndex(s, ": "); i >= 0 && i+2 < len(s) {
+		return s[i+2:]
+	}
+	return s
+}
+
+// commonest is the most frequent error (the first by name on a tie).
+func commonest(errs map[string]int) string {
+	best, n := "", 0
+	for _, e := range slices.Sorted(maps.Keys(errs)) {
+		if errs[e] > n {
+			best, n = e, errs[e]
+		}
+	}
+	return best
+}
+
+// coveringFaults names the faults that were on at the call of every op in
+// ops ("" when none was, or ops is empty).
+func coveringFaults(faults []FaultWindow, ops []*history.Op) string {
+	if len(ops) == 0 {
+		return ""
+	}
+	var on []string
+	for _, f := range faults {
+		if !slices.ContainsFunc(ops, func(op *history.Op) bool { return op.Call < f.Start || op.Call > f.End }) {
+			on = append(on, fmt.Sprintf("fault %d %s", f.ID, f.Desc))
+		}
+	}
+	switch len(on) {
+	case 0:
+		return ""
+	case 1:
+		return on[0] + " was on"
+	}
+	return strings.Join(on, ", ") + " were on"
+}
+
+func outcomes(refused, unknown int) string {
+	switch {
+	case refused == 0:
+		return fmt.Sprintf("all %d with unknown outcome", unknown)
+	case unknown == 0:
+		return fmt.Sprintf("all %d failed", refused)
+	}
+	return fmt.Sprintf("%d failed, %d with unknown outcome", refused, unknown)
+}
+
+func others(n int) string {
+	if n == 1 {
+		return "only the other client's cycles"
+	}
+	return "only the other clients' cycles"
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
