@@ -187,3 +187,14 @@ expect:
 	assert.Equal(t, exitOK, code, stderr)
 	assert.Regexp(t, `^setpx +UNKNOWN +as expected +\[[^]]*\]  ⚠ tested little: no acquire succeeded  \S+-setpx-s0\n$`, stdout)
 }
+
+// TestListKinds: list --kinds prints every fault kind with its fields and
+// whether external servers run it.
+func TestListKinds(t *testing.T) {
+	stdout, stderr, code := execute(t, "list", "--kinds")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Regexp(t, `(?m)^kill-node +node +restart_after,keep_data,for,until +no \(needs process control\)$`, stdout)
+	assert.Regexp(t, `(?m)^delay +latency +client,node,groups,jitter,for,until +yes$`, stdout)
+	_, _, code = execute(t, "list", "--kinds", "--points")
+	assert.Equal(t, exitUsage, code)
+}
