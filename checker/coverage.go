@@ -11,7 +11,8 @@ import (
 
 // Warnings says when a run tested little, in sentences, without touching
 // its verdict: no acquire of any client succeeded (a fault that made every
-// acquire fail, such as a delay longer than node_timeout), or some client
+// acquire fail, such as a delay longer than node_timeout); a fault while
+// which every acquire failed and nobody held the lock; or some client
 // never acquired the lock (or never tried) while others did. Each names the
 // attempts and their outcomes, the most frequent error, and the faults that
 // were on during every one of the failed attempts. clients is the run's
@@ -69,7 +70,8 @@ func Warnings(h history.History, clients int) []string {
 	if len(byClient) == 0 {
 		return nil
 	}
-	faults := Read(h).Faults
+	v := Read(h)
+	faults := v.Faults
 	// what says how the attempts in t went and which faults covered them.
 	what := func(t *tally) string {
 		s := fmt.Sprintf("%s: %s", plural(t.attempts, "attempt"), outcomes(t.refused, t.unknown))
@@ -88,6 +90,47 @@ func Warnings(h history.History, clients int) []string {
 		return []string{fmt.Sprintf("no acquire succeeded (%s): no client ever held the lock, so the run tested only failures to get it (is a fault making every acquire fail, e.g. a delay longer than node_timeout?)", what(&all))}
 	}
 	var out []string
+	// A fault under which nobody got the lock: every attempt made while it
+	// was on failed, and no lease window overlapped it (so the failures
+	// were not a holder's doing).
+	for _, f := range faults {
+		if f.End <= f.Start || slices.ContainsFunc(v.Leases, func(l LeaseWindow) bool { return l.Start < f.End && l.End > f.Start }) {
+			continue
+		}
+		var t tally
+		t.errs = map[string]int{}
+		for i := range h.Ops {
+			op := &h.Ops[i]
+			if op.Kind != history.KindAcquire || op.Client < 0 || op.Call < f.Start || op.Call >= f.End {
+				continue
+			}
+			t.attempts++
+			switch op.Outcome {
+			case history.OK:
+				t.ok++
+			case history.Fail:
+				t.refused++
+			default:
+				t.unknown++
+			}
+			if op.Err != "" {
+				t.errs[errTail(op.Err)]++
+			}
+		}
+		if t.attempts == 0 || t.ok > 0 {
+			continue
+		}
+		s := fmt.Sprintf("no acquire succeeded while fault %d %s was on (%v–%v) and nobody held the lock then (%s: %s",
+			f.ID, f.Desc, f.Start, f.End, plural(t.attempts, "attempt"), outcomes(t.refused, t.unknown))
+		if e := commonest(t.errs); e != "" {
+			s += fmt.Sprintf("; most often %q", e)
+		}
+		s += "): the run did not test the lock under that fault"
+		if strings.HasPrefix(f.Desc, "delay") {
+			s += " (is the delay longer than node_timeout?)"
+		}
+		out = append(out, s)
+	}
 	for _, c := range slices.Sorted(maps.Keys(byClient)) {
 		t := byClient[c]
 		switch {

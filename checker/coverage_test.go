@@ -41,6 +41,19 @@ func TestWarnings(t *testing.T) {
 	assert.Len(t, w, 1)
 	assert.Contains(t, w[0], "no acquire succeeded (2 attempts: all 2 failed)")
 
+	// Every attempt under the fault failed and nobody held the lock then;
+	// after it, the lock was taken: the fault is named.
+	h = history.History{Ops: []history.Op{fault,
+		acq(0, 10*ms, history.Unknown, "x: i/o timeout"), acq(1, 50*ms, history.Fail, ""),
+		acq(0, 120*ms, history.OK, ""), acq(1, 150*ms, history.OK, ""), probe,
+	}}
+	assert.Equal(t, []string{
+		`no acquire succeeded while fault 1 partition c1<->n0 was on (0s–100ms) and nobody held the lock then (2 attempts: 1 failed, 1 with unknown outcome; most often "i/o timeout"): the run did not test the lock under that fault`,
+	}, Warnings(h, 2))
+	// A holder's lease during the fault explains the refusals: no warning.
+	h.Ops[2] = acq(1, 50*ms, history.OK, "")
+	assert.Empty(t, Warnings(h, 2))
+
 	// Nobody even tried.
 	assert.Equal(t, []string{"no client made an acquire attempt: the run tested nothing"}, Warnings(history.History{Ops: []history.Op{probe}}, 2))
 	assert.Empty(t, Warnings(history.History{}, 0), "no clients, nothing to say")
