@@ -38,6 +38,10 @@ func Warnings(h history.History, clients int) []string {
 	}
 	var all tally
 	all.errs = map[string]int{}
+	// An attempt its client's crash cut short is the scenario's doing,
+	// not the lock failing: it is not counted, and a client whose only
+	// attempts ended so is not said to have never acquired.
+	crashed := map[int]bool{}
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if op.Client == history.NoClient || op.Client < 0 {
@@ -45,6 +49,10 @@ func Warnings(h history.History, clients int) []string {
 		}
 		t := get(op.Client)
 		if op.Kind != history.KindAcquire {
+			continue
+		}
+		if crashEnded(op) {
+			crashed[op.Client] = true
 			continue
 		}
 		for _, x := range []*tally{t, &all} {
@@ -84,10 +92,17 @@ func Warnings(h history.History, clients int) []string {
 		return s
 	}
 	if all.ok == 0 {
-		if all.attempts == 0 {
+		switch {
+		case all.attempts == 0 && len(crashed) > 0:
+			return nil // every attempt ended in its client's crash
+		case all.attempts == 0:
 			return []string{"no client made an acquire attempt: the run tested nothing"}
 		}
-		return []string{fmt.Sprintf("no acquire succeeded (%s): no client ever held the lock, so the run tested only failures to get it (is a fault making every acquire fail, e.g. a delay longer than node_timeout?)", what(&all))}
+		s := fmt.Sprintf("no acquire succeeded (%s): no client ever held the lock, so the run tested only failures to get it", what(&all))
+		if all.unknown > 0 {
+			s += " (is a fault making every acquire fail, e.g. a delay longer than node_timeout?)"
+		}
+		return []string{s}
 	}
 	var out []string
 	// A fault under which nobody got the lock: every attempt made while it
@@ -101,7 +116,7 @@ func Warnings(h history.History, clients int) []string {
 		t.errs = map[string]int{}
 		for i := range h.Ops {
 			op := &h.Ops[i]
-			if op.Kind != history.KindAcquire || op.Client < 0 || op.Call < f.Start || op.Call >= f.End {
+			if op.Kind != history.KindAcquire || op.Client < 0 || op.Call < f.Start || op.Call >= f.End || crashEnded(op) {
 				continue
 			}
 			t.attempts++
@@ -134,7 +149,7 @@ func Warnings(h history.History, clients int) []string {
 	for _, c := range slices.Sorted(maps.Keys(byClient)) {
 		t := byClient[c]
 		switch {
-		case t.ok > 0:
+		case t.ok > 0, t.attempts == 0 && crashed[c]:
 		case t.attempts == 0:
 			out = append(out, fmt.Sprintf("client %d never tried to acquire the lock: the run tested %s", c, others(len(byClient)-1)))
 		default:
@@ -207,4 +222,10 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// crashEnded: the attempt ended because its client crashed (sim's
+// ErrCrashed, "client crashed").
+func crashEnded(op *history.Op) bool {
+	return op.Outcome == history.Unknown && errTail(op.Err) == "client crashed"
 }

@@ -54,6 +54,13 @@ func TestWarnings(t *testing.T) {
 	h.Ops[2] = acq(1, 50*ms, history.OK, "")
 	assert.Empty(t, Warnings(h, 2))
 
+	// A client whose acquire its crash cut short: the crash is the
+	// scenario's, not the lock failing.
+	h = history.History{Ops: []history.Op{
+		acq(0, 0, history.Unknown, "setnx-expire: acquire \"k\": client crashed"), acq(1, 10*ms, history.OK, ""), probe,
+	}}
+	assert.Empty(t, Warnings(h, 2))
+
 	// Nobody even tried.
 	assert.Equal(t, []string{"no client made an acquire attempt: the run tested nothing"}, Warnings(history.History{Ops: []history.Op{probe}}, 2))
 	assert.Empty(t, Warnings(history.History{}, 0), "no clients, nothing to say")
