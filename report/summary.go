@@ -33,8 +33,8 @@ func writeSummary(w io.Writer, in Run) error {
 	if r.Reason != "" {
 		fmt.Fprintf(&b, "Why %s: %s.\n\n", r.Verdict, r.Reason)
 	}
-	for _, w := range in.warnings() {
-		fmt.Fprintf(&b, "⚠ **Tested little:** %s.\n\n", w)
+	for _, warn := range in.warnings() {
+		fmt.Fprintf(&b, "⚠ **Tested little:** %s.\n\n", warn)
 	}
 	fmt.Fprintf(&b, "%s\n\n", setup(res.Config))
 
