@@ -435,22 +435,24 @@ func TestWriteRunRefusesAnExistingDir(t *testing.T) {
 func TestRunDir(t *testing.T) {
 	root := t.TempDir()
 	started := time.Date(2025, 3, 14, 10, 26, 53, 0, time.FixedZone("CET", 3600))
-	first := runDir(t, root, "gc-pause-after-check", started, 6)
-	assert.Equal(t, filepath.Join(root, "locksim", "gc-pause-after-check", "20250314T092653Z-s6"), first, "stamped in UTC")
+	first := runDir(t, root, "gc-pause-after-check", "setpx", started, 6)
+	assert.Equal(t, filepath.Join(root, "locksim", "gc-pause-after-check", "20250314T092653Z-setpx-s6"), first, "stamped in UTC, named by the design")
 	require.NoError(t, WriteRun(first, gcPauseRun(t)))
-	second := runDir(t, root, "gc-pause-after-check", started, 6)
+	second := runDir(t, root, "gc-pause-after-check", "setpx", started, 6)
 	assert.Equal(t, first+"-2", second)
 	require.NoError(t, os.MkdirAll(second, 0o755))
-	assert.Equal(t, first+"-3", runDir(t, root, "gc-pause-after-check", started, 6))
-	assert.Equal(t, filepath.Join(root, "locksim", "gc-pause-after-check", "20250314T092654Z-s6"),
-		runDir(t, root, "gc-pause-after-check", started.Add(time.Second), 6))
-	assert.Equal(t, filepath.Join(root, "locksim", "a_b", "20250314T092653Z-s7"), runDir(t, root, "a/b", started, 7), "a name stays one path element")
-	assert.Equal(t, filepath.Join(root, "locksim", "unnamed", "20250314T092653Z-s7"), runDir(t, root, "..", started, 7))
+	assert.Equal(t, first+"-3", runDir(t, root, "gc-pause-after-check", "setpx", started, 6))
+	assert.Equal(t, filepath.Join(root, "locksim", "gc-pause-after-check", "20250314T092653Z-redlock-s6"),
+		runDir(t, root, "gc-pause-after-check", "redlock", started, 6), "another design, another name")
+	assert.Equal(t, filepath.Join(root, "locksim", "gc-pause-after-check", "20250314T092654Z-setpx-s6"),
+		runDir(t, root, "gc-pause-after-check", "setpx", started.Add(time.Second), 6))
+	assert.Equal(t, filepath.Join(root, "locksim", "a_b", "20250314T092653Z-x_y-s7"), runDir(t, root, "a/b", "x/y", started, 7), "a name stays one path element")
+	assert.Equal(t, filepath.Join(root, "locksim", "unnamed", "20250314T092653Z-s7"), runDir(t, root, "..", "", started, 7), "no design, no design in the name")
 }
 
-func runDir(t *testing.T, root, scenario string, started time.Time, seed uint64) string {
+func runDir(t *testing.T, root, scenario, design string, started time.Time, seed uint64) string {
 	t.Helper()
-	dir, err := RunDir(root, scenario, started, seed)
+	dir, err := RunDir(root, scenario, design, started, seed)
 	require.NoError(t, err)
 	return dir
 }
@@ -462,7 +464,7 @@ func TestRunDirFailsOnAPermanentError(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
 	done := make(chan error, 1)
 	go func() {
-		_, err := RunDir(filepath.Join(file, "x"), "s", time.Now(), 1)
+		_, err := RunDir(filepath.Join(file, "x"), "s", "setpx", time.Now(), 1)
 		done <- err
 	}()
 	select {
@@ -569,6 +571,13 @@ func TestUpdateLatest(t *testing.T) {
 	require.NoError(t, os.Remove(link))
 	require.NoError(t, os.Mkdir(link, 0o755))
 	assert.Error(t, UpdateLatest(scen, "a"), "a real directory named latest is not replaced")
+
+	assert.Equal(t, "latest-setpx", LatestFor("setpx"))
+	assert.Equal(t, "latest-a_b", LatestFor("a/b"), "one path element")
+	require.NoError(t, UpdateLink(scen, LatestFor("setpx"), "a"))
+	target, err = os.Readlink(filepath.Join(scen, "latest-setpx"))
+	require.NoError(t, err)
+	assert.Equal(t, "a", target)
 }
 
 // TestExample writes run directories for the hand-made histories, to look

@@ -59,6 +59,12 @@ func (in Run) Met() bool {
 	return !in.Sim.Incomplete && len(in.Unplayed) == 0 && len(in.Misses) == 0
 }
 
+// warnings say whether the run tested little (checker.Warnings over its
+// history): summary.md and verdict.json both print them.
+func (in Run) warnings() []string {
+	return checker.Warnings(in.Sim.History, in.Sim.Config.Clients)
+}
+
 // missed reports whether Misses names name.
 func (in Run) missed(name string) bool { return slices.Contains(in.Misses, name) }
 
@@ -180,14 +186,15 @@ func writeCheckHTML(w io.Writer, in Run) error {
 // ErrExists: the run directory WriteRun was given is taken.
 var ErrExists = artifact.ErrExists
 
-// WriteNewRun writes the run under root with RunDir's name and returns the
-// directory. Two runs that pick the same name at once (same scenario,
-// seed and second) do not collide: the loser takes the next free name.
+// WriteNewRun writes the run under root with RunDir's name (for
+// in.Algorithm) and returns the directory. Two runs that pick the same name
+// at once (same scenario, design, seed and second) do not collide: the
+// loser takes the next free name.
 // When the report cannot be written the history is saved on its own and
 // the error names the file, so that no run's evidence is lost.
 func WriteNewRun(root, scenario string, started time.Time, seed uint64, in Run) (string, error) {
 	for range 100 {
-		dir, err := RunDir(root, scenario, started, seed)
+		dir, err := RunDir(root, scenario, in.Algorithm, started, seed)
 		if err != nil {
 			return "", withKeptHistory(err, in)
 		}
@@ -203,10 +210,15 @@ func WriteNewRun(root, scenario string, started time.Time, seed uint64, in Run) 
 }
 
 // RunDir names a new run directory: root/locksim/<scenario>/<UTC
-// stamp>-s<seed>, with -2, -3... appended when that name is taken. The
-// scenario name is made safe as one path element.
-func RunDir(root, scenario string, started time.Time, seed uint64) (string, error) {
-	base := filepath.Join(root, "locksim", pathElem(scenario), artifact.Stamp(started)+"-s"+strconv.FormatUint(seed, 10))
+// stamp>-<design>-s<seed> (<UTC stamp>-s<seed> when design is empty), with
+// -2, -3... appended when that name is taken. The scenario and design
+// names are made safe as path elements.
+func RunDir(root, scenario, design string, started time.Time, seed uint64) (string, error) {
+	name := artifact.Stamp(started)
+	if design != "" {
+		name += "-" + pathElem(design)
+	}
+	base := filepath.Join(root, "locksim", pathElem(scenario), name+"-s"+strconv.FormatUint(seed, 10))
 	name, err := artifact.FreeName(base)
 	if err != nil {
 		return "", fmt.Errorf("report: %w", err)
@@ -228,45 +240,56 @@ func pathElem(name string) string {
 	return name
 }
 
-// LatestLink is the name of the link to a scenario's newest run.
+// LatestLink is the name of the link to a scenario's newest run, of any
+// design; LatestFor names the link to one design's newest run.
 const LatestLink = "latest"
+
+// LatestFor is the name of the link to design's newest run of a scenario:
+// latest-<design>.
+func LatestFor(design string) string { return LatestLink + "-" + pathElem(design) }
 
 // UpdateLatest points scenarioDir/latest at the run directory runDirName
 // (a name inside scenarioDir; the link is relative so that the results
 // tree can be moved). The link is replaced atomically: a reader sees the
 // old target or the new one, never no link.
 func UpdateLatest(scenarioDir, runDirName string) error {
+	return UpdateLink(scenarioDir, LatestLink, runDirName)
+}
+
+// UpdateLink is UpdateLatest for the link called name (LatestLink, or
+// LatestFor a design).
+func UpdateLink(scenarioDir, name, runDirName string) error {
 	target := runDirName
 	if filepath.IsAbs(target) {
 		rel, err := filepath.Rel(scenarioDir, target)
 		if err != nil {
-			return fmt.Errorf("report: latest: %w", err)
+			return fmt.Errorf("report: %s: %w", name, err)
 		}
 		target = rel
 	}
 	if fi, err := os.Stat(filepath.Join(scenarioDir, target)); err != nil {
-		return fmt.Errorf("report: latest: %w", err)
+		return fmt.Errorf("report: %s: %w", name, err)
 	} else if !fi.IsDir() {
-		return fmt.Errorf("report: latest: %s is not a directory", target)
+		return fmt.Errorf("report: %s: %s is not a directory", name, target)
 	}
-	link := filepath.Join(scenarioDir, LatestLink)
+	link := filepath.Join(scenarioDir, name)
 	if fi, err := os.Lstat(link); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
 		return fmt.Errorf("report: %s exists and is not a link; not replacing it", link)
 	}
 	var tmpLink string
 	for tries := 0; tries <= 10; tries++ { // random names collide only by bad luck
-		tmpLink = filepath.Join(scenarioDir, fmt.Sprintf("%s.tmp-%016x", LatestLink, rand.Uint64()))
+		tmpLink = filepath.Join(scenarioDir, fmt.Sprintf("%s.tmp-%016x", name, rand.Uint64()))
 		err := os.Symlink(target, tmpLink)
 		if err == nil {
 			break
 		}
 		if !errors.Is(err, fs.ErrExist) || tries == 10 {
-			return fmt.Errorf("report: latest: %w", err)
+			return fmt.Errorf("report: %s: %w", name, err)
 		}
 	}
 	if err := os.Rename(tmpLink, link); err != nil {
 		_ = os.Remove(tmpLink)
-		return fmt.Errorf("report: latest: %w", err)
+		return fmt.Errorf("report: %s: %w", name, err)
 	}
 	return nil
 }

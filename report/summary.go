@@ -33,6 +33,9 @@ func writeSummary(w io.Writer, in Run) error {
 	if r.Reason != "" {
 		fmt.Fprintf(&b, "Why %s: %s.\n\n", r.Verdict, r.Reason)
 	}
+	for _, warn := range in.warnings() {
+		fmt.Fprintf(&b, "⚠ **Tested little:** %s.\n\n", warn)
+	}
 	fmt.Fprintf(&b, "%s\n\n", setup(res.Config))
 
 	// The expected column appears only when single checks are expected.

@@ -36,6 +36,10 @@ type Verdict struct {
 	CheckElapsedMS float64 `json:"check_elapsed_ms"`
 	// Notes: emulations, triggers that never fired, faults that failed.
 	Notes []string `json:"notes"`
+	// Warnings say the run tested little (checker.Warnings): no acquire
+	// succeeded, or a client never acquired the lock. They do not change
+	// the verdict.
+	Warnings []string `json:"warnings"`
 	// Incomplete: the run was interrupted; the verdict covers a partial
 	// history and is not a verdict on the design.
 	Incomplete bool      `json:"incomplete"`
@@ -120,6 +124,7 @@ func newVerdict(in Run) Verdict {
 		Ops:            r.Ops,
 		CheckElapsedMS: durationMS(r.Elapsed),
 		Notes:          append([]string{}, res.Notes...),
+		Warnings:       append([]string{}, in.warnings()...),
 		Incomplete:     res.Incomplete,
 		Seed:           res.Config.Seed,
 		Started:        res.Started,

@@ -17,7 +17,8 @@ import (
 // RunOptions are how a scenario run is carried out, not what it tests.
 type RunOptions struct {
 	// Out is the results root; a run lands in
-	// Out/locksim/<scenario>/<stamp>-s<seed>/ ["results"].
+	// Out/locksim/<scenario>/<stamp>-<design>-s<seed>/ ["results"], and
+	// the scenario's links latest-<design> and latest point at it.
 	Out string
 	// CheckTimeout bounds porcupine [10s]; running out gives verdict unknown.
 	CheckTimeout time.Duration
@@ -80,6 +81,10 @@ type Outcome struct {
 	// its requirements that did not happen; such a run did not play the
 	// scenario and is not as expected.
 	Unplayed []string `json:"unplayed,omitempty"`
+	// Warnings say the run tested little (checker.Warnings): no acquire
+	// succeeded, or a client never acquired the lock. They do not change
+	// the verdict or AsExpected.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Execute runs scenario s for one algorithm, checks the history and writes
@@ -135,6 +140,7 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	res.Notes = append(notes, res.Notes...)
 	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: o.CheckTimeout, Verbose: true})
 	out.Verdict, out.Checks, out.Notes, out.Incomplete = cr.Verdict, CheckVerdicts(cr), res.Notes, res.Incomplete
+	out.Warnings = checker.Warnings(res.History, res.Config.Clients)
 	in := report.Run{
 		Scenario: s.Name, Algorithm: algo, ScenarioYAML: resolved,
 		Sim: res, Check: cr, Machine: Machine(),
@@ -158,8 +164,12 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	}
 	out.Dir = dir
 	if !res.Incomplete {
-		if err := report.UpdateLatest(filepath.Dir(dir), filepath.Base(dir)); err != nil {
-			return out, fmt.Errorf("%w: %w", sim.ErrHarness, err)
+		// latest-<design> is the design's newest run, latest the newest
+		// of any design (the last one written).
+		for _, link := range []string{report.LatestFor(algo), report.LatestLink} {
+			if err := report.UpdateLink(filepath.Dir(dir), link, filepath.Base(dir)); err != nil {
+				return out, fmt.Errorf("%w: %w", sim.ErrHarness, err)
+			}
 		}
 	}
 	if runErr != nil {

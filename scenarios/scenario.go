@@ -74,9 +74,11 @@ type Options struct {
 	Fencing    *bool     `yaml:"fencing,omitempty"`     // [false; the fenced design always fences]
 	// ValidityCheck makes a client check its lease's remaining validity
 	// before entering [true].
-	ValidityCheck *bool     `yaml:"validity_check,omitempty"`
-	NodeTimeout   *Duration `yaml:"node_timeout,omitempty"` // one command to one node [max(ttl/10, 5ms)]
-	Tolerance     *Duration `yaml:"tolerance,omitempty"`    // setnx-getset's clock allowance [1s]
+	ValidityCheck *bool `yaml:"validity_check,omitempty"`
+	// NodeTimeout bounds one command to one node [max(ttl/2, 50ms);
+	// multi-node designs max(ttl/10, 5ms)].
+	NodeTimeout *Duration `yaml:"node_timeout,omitempty"`
+	Tolerance   *Duration `yaml:"tolerance,omitempty"` // setnx-getset's clock allowance [1s]
 }
 
 // FaultSpec is one entry of faults: as written. Which fields a kind reads is

@@ -61,18 +61,22 @@ directory, 3 when the check exceeded --timeout.`,
 				return harnessErr(fmt.Errorf("check exceeded its timeout of %v (verdict so far: %s)", timeout, r.Verdict))
 			}
 			checks := scenarios.CheckVerdicts(r)
+			warnings := checker.Warnings(h, saved.Config.Clients)
 			ok := scenarios.SavedExpectation(saved).Meets(r.Verdict, checks)
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
 				_ = enc.Encode(map[string]any{"dir": dir, "verdict": r.Verdict, "checks": checks,
-					"saved_verdict": saved.Verdict, "expected": saved.Expected, "as_expected": ok, "sweep_agrees": r.SweepAgrees})
+					"saved_verdict": saved.Verdict, "expected": saved.Expected, "as_expected": ok, "sweep_agrees": r.SweepAgrees, "warnings": warnings})
 			} else {
 				fmt.Fprintf(out, "%s: %s (saved: %s, expected: %q, ops: %d, checked in %v)\n",
 					dir, r.Verdict, saved.Verdict, saved.Expected, r.Ops, r.Elapsed.Round(1e6))
 				for _, c := range r.Checks {
 					fmt.Fprintf(out, "  %-9s %-8s %s\n", c.Name, c.Verdict, c.Detail)
+				}
+				for _, w := range warnings {
+					fmt.Fprintf(out, "  ⚠ tested little: %s\n", w)
 				}
 			}
 			if r.Verdict != saved.Verdict {

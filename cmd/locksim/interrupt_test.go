@@ -110,7 +110,7 @@ func secondInterrupt(t *testing.T, bin string) bool {
 	}
 	// No report: the orderly stop was cut short, and what it had begun
 	// writing does not look like a run directory.
-	runs, _ := filepath.Glob(filepath.Join(out, "locksim", "adhoc", "*-s*"))
+	runs := runDirs(out, "adhoc", "redlock")
 	for _, r := range runs {
 		assert.Contains(t, filepath.Base(r), ".tmp-", "a run directory was written: %s", r)
 	}
@@ -222,7 +222,7 @@ faults:
 
 	// The report is written for the record, but marked incomplete, and the
 	// scenario's latest link never points at it.
-	runs, _ := filepath.Glob(filepath.Join(out, "locksim", "long-run", "*-s*"))
+	runs := runDirs(out, "long-run", "redlock")
 	require.Len(t, runs, 1, "the partial run's report is written")
 	assert.Contains(t, strings.Join(all, "\n"), "partial run kept in "+runs[0])
 	for _, r := range runs {
@@ -235,6 +235,7 @@ faults:
 		assert.Less(t, v.WallMS, float64(v.Config.Duration.D().Milliseconds()), "the run lasted its whole duration: the signal did not stop it")
 	}
 	assert.NoFileExists(t, filepath.Join(out, "locksim", "long-run", report.LatestLink))
+	assert.NoFileExists(t, filepath.Join(out, "locksim", "long-run", report.LatestFor("redlock")))
 }
 
 // waitForServers returns the redis-server children of pid (pid -> port)

@@ -13,14 +13,20 @@ import (
 )
 
 func listCmd() *cobra.Command {
-	var asJSON, points bool
+	var asJSON, points, kinds bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the built-in scenarios with their expected verdicts (--points: the points a trigger may name)",
+		Short: "List the built-in scenarios with their expected verdicts (--points: the points a trigger may name; --kinds: the fault kinds)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if points && kinds {
+				return usageErr(fmt.Errorf("--points and --kinds: give one"))
+			}
 			if points {
 				return listPoints(cmd, asJSON)
+			}
+			if kinds {
+				return listKinds(cmd, asJSON)
 			}
 			type row struct {
 				Name       string            `json:"name"`
@@ -60,7 +66,32 @@ func listCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&points, "points", false, "list the points a fault's when/until may name instead: the client loop's, in cycle order, then the designs' own")
+	cmd.Flags().BoolVar(&kinds, "kinds", false, "list the fault kinds instead: their required and optional fields and whether external servers (--addrs) run them (docs/scenarios.md explains each)")
 	return cmd
+}
+
+func listKinds(cmd *cobra.Command, asJSON bool) error {
+	out := cmd.OutOrStdout()
+	if asJSON {
+		return json.NewEncoder(out).Encode(scenarios.Kinds())
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tREQUIRED\tOPTIONAL\tEXTERNAL")
+	for _, k := range scenarios.Kinds() {
+		ext := "no (needs process control)"
+		if k.External {
+			ext = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.Kind, orDash(k.Required), orDash(k.Optional), ext)
+	}
+	return tw.Flush()
+}
+
+func orDash(fs []string) string {
+	if len(fs) == 0 {
+		return "-"
+	}
+	return strings.Join(fs, ",")
 }
 
 func listPoints(cmd *cobra.Command, asJSON bool) error {

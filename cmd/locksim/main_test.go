@@ -42,6 +42,13 @@ func execute(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), exitCodeOf(err)
 }
 
+// runDirs lists the run directories of scenario's design under the
+// results root out: <stamp>-<design>-s<seed>, not the latest links.
+func runDirs(out, scenario, design string) []string {
+	runs, _ := filepath.Glob(filepath.Join(out, "locksim", scenario, "*-"+design+"-s*"))
+	return runs
+}
+
 func TestExitCodesForBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
@@ -89,9 +96,12 @@ func TestRunJSONAndRecheck(t *testing.T) {
 	for _, f := range []string{"scenario.yaml", "history.jsonl", "verdict.json", "check.html", "timeline.svg", "timeline.png", "summary.md"} {
 		assert.FileExists(t, filepath.Join(r.Dir, f))
 	}
-	latest, err := os.Readlink(filepath.Join(filepath.Dir(r.Dir), "latest"))
-	require.NoError(t, err)
-	assert.Equal(t, filepath.Base(r.Dir), latest)
+	assert.Regexp(t, `^\d{8}T\d{6}Z-setpx-s\d+$`, filepath.Base(r.Dir), "<stamp>-<design>-s<seed>")
+	for _, link := range []string{"latest", "latest-setpx"} {
+		latest, err := os.Readlink(filepath.Join(filepath.Dir(r.Dir), link))
+		require.NoError(t, err, link)
+		assert.Equal(t, filepath.Base(r.Dir), latest, link)
+	}
 
 	stdout, stderr, code = execute(t, "check", r.Dir)
 	assert.Equal(t, exitOK, code, stderr)
@@ -154,3 +164,37 @@ faults:
 expect:
   "*": safe
 `
+
+// TestOneLineResultWarnsWhenARunTestedLittle: a delay longer than
+// node_timeout makes every acquire fail; the one-line result says the run
+// tested little next to its verdict, which the warning leaves alone.
+func TestOneLineResultWarnsWhenARunTestedLittle(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "slow.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: slow-links
+algorithm: setpx
+options: {node_timeout: 20ms}
+clients: 1
+duration: 300ms
+faults:
+  - kind: delay # in force before the first acquire is sent
+    latency: 50ms
+    when: {client: 0, point: before-acquire}
+`), 0o644))
+	// Unknown (exit 1: only safe passes when nothing is expected), or safe
+	// when an attempt begun as the clients stop got the lock after the heal.
+	stdout, stderr, code := executeGuarded(t, virtual(t), "run", file, "--out", filepath.Join(dir, "out"))
+	assert.Contains(t, []int{exitOK, exitMismatch}, code, stderr)
+	assert.Regexp(t, `^setpx +(UNKNOWN +nothing expected, and not safe|SAFE +nothing expected) +\[[^]]*\]  ⚠ tested little: no acquire succeeded[^\n]*  \S+-setpx-s0\n$`, stdout)
+}
+
+// TestListKinds: list --kinds prints every fault kind with its fields and
+// whether external servers run it.
+func TestListKinds(t *testing.T) {
+	stdout, stderr, code := execute(t, "list", "--kinds")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Regexp(t, `(?m)^kill-node +node +restart_after,keep_data,for,until +no \(needs process control\)$`, stdout)
+	assert.Regexp(t, `(?m)^delay +latency +client,node,groups,jitter,for,until +yes$`, stdout)
+	_, _, code = execute(t, "list", "--kinds", "--points")
+	assert.Equal(t, exitUsage, code)
+}

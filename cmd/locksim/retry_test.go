@@ -95,7 +95,7 @@ expect:
 func TestProbeThatNeverGetsTheLockEnds(t *testing.T) {
 	out := t.TempDir()
 	stdout, stderr, code := executeGuarded(t, virtual(t), "run", "crash-between-setnx-expire", "--algo", "setnx-expire", "--duration", "500ms", "--out", out)
-	runs, _ := filepath.Glob(filepath.Join(out, "locksim", "crash-between-setnx-expire", "*-s*", "history.jsonl"))
+	runs, _ := filepath.Glob(filepath.Join(out, "locksim", "crash-between-setnx-expire", "*-setnx-expire-s*", "history.jsonl"))
 	require.Len(t, runs, 1, "one run directory")
 	b, err := os.ReadFile(runs[0])
 	require.NoError(t, err)

@@ -226,7 +226,20 @@ func printOutcome(w io.Writer, o scenarios.Outcome) {
 	case !o.AsExpected:
 		mark = "EXPECTED " + o.Expected
 	}
-	fmt.Fprintf(w, "%-14s %-8s %s  [%s]  %s\n", o.Algorithm, strings.ToUpper(string(o.Verdict)), mark, strings.Join(checks, ", "), o.Dir)
+	warn := ""
+	for _, x := range o.Warnings {
+		warn += "  ⚠ " + shortWarning(x)
+	}
+	fmt.Fprintf(w, "%-14s %-8s %s  [%s]%s  %s\n", o.Algorithm, strings.ToUpper(string(o.Verdict)), mark, strings.Join(checks, ", "), warn, o.Dir)
+}
+
+// shortWarning is a warning's first clause, for the one-line result
+// (summary.md and verdict.json have it whole).
+func shortWarning(s string) string {
+	if i := strings.IndexAny(s, "(:"); i > 0 {
+		s = s[:i]
+	}
+	return "tested little: " + strings.TrimSpace(s)
 }
 
 // exitCodeOf is for tests: the exit code main would use for err.

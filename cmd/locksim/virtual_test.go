@@ -39,7 +39,7 @@ func TestBinaryRunsInVirtualTimeByDefault(t *testing.T) {
 			require.NoError(t, err, "exit 0: every verdict as expected")
 			assert.True(t, strings.HasPrefix(strings.TrimSpace(string(stdout)), "{") || strings.HasPrefix(strings.TrimSpace(string(stdout)), "["),
 				"stdout is the JSON alone (testing.Main prints nothing of its own): %q", stdout)
-			runs, _ := filepath.Glob(filepath.Join(out, "locksim", "gc-pause-after-check", "*-s*"))
+			runs := append(runDirs(out, "gc-pause-after-check", "setpx"), runDirs(out, "gc-pause-after-check", "fenced")...)
 			require.Len(t, runs, 2)
 			for _, r := range runs {
 				summary, err := os.ReadFile(filepath.Join(r, report.FileSummary))
@@ -80,7 +80,7 @@ func TestInterruptStopsAVirtualTimeRun(t *testing.T) {
 		all = append(all, l)
 	}
 	assert.Contains(t, strings.Join(all, "\n"), "interrupted")
-	runs, _ := filepath.Glob(filepath.Join(out, "locksim", "adhoc", "*-s*"))
+	runs := runDirs(out, "adhoc", "setpx")
 	require.Len(t, runs, 1, "the partial run is kept")
 	v, err := report.ReadVerdict(filepath.Join(runs[0], report.FileVerdict))
 	require.NoError(t, err)
