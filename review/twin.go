@@ -58,7 +58,7 @@ func (r *Review) WriteMarkdown(w io.Writer, mdDir string) error {
 				continue
 			}
 			label := c.Label()
-			if c.Status == matrix.CellRan {
+			if c.NotSafe() {
 				label = "**" + label + "**"
 			}
 			if anchors[CellAnchor(*c)] {
