@@ -34,8 +34,10 @@ func (r *Report) Partial() []string {
 		if missing := without(DefaultNodes, s.Nodes); len(missing) > 0 {
 			out = append(out, fmt.Sprintf("nodes %s, not %s", ints(s.Nodes), ints(DefaultNodes)))
 		}
-		if missing := without(Contentions(), s.Contention); len(missing) > 0 {
-			out = append(out, fmt.Sprintf("contention %s only", orUnknown(strings.Join(strs(s.Contention), ","))))
+		if missing := without(Contentions(), s.Contention); len(missing) > 0 && len(s.Contention) > 0 {
+			out = append(out, fmt.Sprintf("contention %s only", strings.Join(strs(s.Contention), ",")))
+		} else if len(missing) > 0 {
+			out = append(out, "no contention mode recorded")
 		}
 		if d := time.Duration(s.DurationS * float64(time.Second)); d < DefaultDuration || s.Rounds < DefaultRounds {
 			out = append(out, fmt.Sprintf("%v per configuration in %d round(s), not %v in %d", d, s.Rounds, DefaultDuration, DefaultRounds))

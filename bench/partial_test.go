@@ -27,6 +27,10 @@ func TestPartial(t *testing.T) {
 	assert.Contains(t, got, "nodes 1,5, not 1,3,5")
 	assert.Contains(t, got, "600ms per configuration in 4 round(s), not 3s in 6")
 
+	hot := full()
+	hot.Settings.Contention = []Contention{HotKey}
+	assert.Equal(t, []string{"contention hot only"}, hot.Partial())
+
 	mini := full()
 	mini.Backend = "miniredis"
 	assert.Equal(t, []string{"backend miniredis, not redis-server"}, mini.Partial())
