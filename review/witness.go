@@ -34,8 +34,8 @@ type WitnessFault struct {
 	// Name is the fault without its trigger ("pause-client 1"); Desc the
 	// whole description, trigger included.
 	Name, Desc string
-	// When says how it stands to the overlap: "throughout", "overlapping"
-	// or "ended 12 ms before".
+	// When says how it stands to the overlap: "throughout", "overlapping",
+	// "ended as the overlap began" or "ended 12 ms before".
 	When string
 	// Span is the fault's window, "100–200 ms" or "at 100 ms".
 	Span string
@@ -93,6 +93,8 @@ func witnessLine(check string, w checker.Witness, fenced bool) WitnessLine {
 		switch {
 		case f.Start <= from && f.End >= to:
 			wf.When = "throughout"
+		case f.End < from && msNumber(from-f.End) == "0":
+			wf.When = "ended as the overlap began" // within 0.05 ms
 		case f.End < from:
 			wf.When = "ended " + ms(from-f.End) + " before"
 		default:

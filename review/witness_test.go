@@ -23,6 +23,9 @@ func TestWitnessLinesFromVerdict(t *testing.T) {
 			{ID: 2, Desc: "pause-client 0 (client 0 at after-check #1, for 1s)", Start: 1 * time.Millisecond, End: 15 * time.Millisecond},
 			{ID: 1, Desc: "partition [c0] | [c1]", Start: 0, End: 100 * time.Millisecond},
 		}}
+	just := w
+	just.Faults = []checker.FaultWindow{{ID: 2, Desc: "pause-client 0", Start: 0, End: 20*time.Millisecond - 20*time.Microsecond}}
+	assert.Equal(t, "faults: F2 pause-client 0 (ended as the overlap began)", witnessLine("exclusion", just, false).FaultsLine())
 	v := report.Verdict{Checks: map[string]report.Check{
 		checker.NameExclusion: {Verdict: checker.Unsafe, Witnesses: []checker.Witness{w, w, w, w, w}},
 		checker.NameClaim:     {Verdict: checker.Unsafe, Witnesses: []checker.Witness{w, w}},

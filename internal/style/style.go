@@ -5,10 +5,9 @@
 package style
 
 // Base is the page-wide look both pages start from: the font and the text
-// colour. Each page adds its own layout after it. The CJK families after
-// the Latin ones set the Chinese titles of the sources the scenarios cite.
+// colour. Each page adds its own layout after it.
 const Base = `
-body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, "PingFang SC", "Microsoft YaHei", "Noto Sans CJK SC", "WenQuanYi Micro Hei", sans-serif; color: #222; }
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #222; }
 `
 
 // Matrix styles the verdict matrix that matrix.Matrix.HTMLTable renders,
