@@ -34,6 +34,14 @@ func (c Cell) Label() string {
 	return string(c.Status)
 }
 
+// NotSafe reports whether the cell shows something other than safe: a
+// verdict of its runs other than safe (unsafe, deadlock, unknown, mixed)
+// or an error. The tables set exactly these in bold, so bold marks what a
+// reader must look at; skip and – are not verdicts and stay plain.
+func (c Cell) NotSafe() bool {
+	return c.Status == CellError || c.Status == CellRan && c.Label() != string(checker.Safe)
+}
+
 // Class is the cell's colour class in HTML (see internal/style.Matrix).
 func (c Cell) Class() string {
 	cls := "v-" + c.Label()
@@ -314,7 +322,10 @@ func mdCell(c Cell, notes *footnotes) string {
 	if c.Status != CellRan {
 		return c.Label()
 	}
-	label := "**" + c.Label() + "**"
+	label := c.Label()
+	if c.NotSafe() {
+		label = "**" + label + "**"
+	}
 	if i := c.ShownRun(); i >= 0 && c.Runs[i].Dir != "" {
 		label = fmt.Sprintf("[%s](%s/)", label, c.Runs[i].Dir)
 	}
@@ -393,6 +404,10 @@ func (m Matrix) HTMLTable(cellHref func(Cell) string, runLinks bool) template.HT
 		for _, c := range row {
 			fmt.Fprintf(&b, `<td class="%s" title="%s">`, c.Class(), esc(c.Title()))
 			label := esc(c.Label())
+			verdict := "verdict"
+			if c.NotSafe() {
+				verdict += " notsafe"
+			}
 			if n := notes.of(c); n > 0 {
 				label += fmt.Sprintf("<sup>%d</sup>", n)
 			}
@@ -401,9 +416,9 @@ func (m Matrix) HTMLTable(cellHref func(Cell) string, runLinks bool) template.HT
 				href = cellHref(c)
 			}
 			if href != "" {
-				fmt.Fprintf(&b, `<a class="cell" href="%s"><div class="verdict">%s</div></a>`, esc(href), label)
+				fmt.Fprintf(&b, `<a class="cell" href="%s"><div class="%s">%s</div></a>`, esc(href), verdict, label)
 			} else {
-				fmt.Fprintf(&b, `<div class="verdict">%s</div>`, label)
+				fmt.Fprintf(&b, `<div class="%s">%s</div>`, verdict, label)
 			}
 			if a := c.Agreement(); a != "" {
 				fmt.Fprintf(&b, `<div class="agree">%s</div>`, esc(a))

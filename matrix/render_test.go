@@ -94,3 +94,27 @@ func TestCellNoteNamesTheCheck(t *testing.T) {
 	c.AsExpected, c.Expected, c.ExpectedVerdict = true, "any", scenarios.Any
 	assert.Equal(t, "not asserted", c.Note())
 }
+
+// Bold marks what is not safe, in both tables: a safe cell is plain, an
+// unsafe, mixed or error cell bold; skip and – are no verdicts.
+func TestBoldMarksNotSafe(t *testing.T) {
+	m := Matrix{Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Runs: 1,
+		Algorithms: []string{"setpx", "fenced"}, Scenarios: []Row{{Name: "a"}},
+		Cells: []Cell{
+			{Scenario: "a", Algorithm: "setpx", Status: CellRan, Expected: "unsafe", ExpectedVerdict: "unsafe", Runs: []CellRun{{Seed: 1, Verdict: "unsafe", AsExpected: true, Dir: "runs/setpx/x1"}}},
+			{Scenario: "a", Algorithm: "fenced", Status: CellRan, Expected: "safe", ExpectedVerdict: "safe", Runs: []CellRun{{Seed: 1, Verdict: "safe", AsExpected: true, Dir: "runs/fenced/y1"}}},
+		}}
+	m.summarize()
+	var b bytes.Buffer
+	require.NoError(t, m.WriteMarkdown(&b))
+	assert.Contains(t, b.String(), "| a | [**unsafe**](runs/setpx/x1/) 1/1 ✓ | [safe](runs/fenced/y1/) 1/1 ✓ |")
+	table := string(m.HTMLTable(nil, false))
+	assert.Contains(t, table, `<div class="verdict notsafe">unsafe</div>`)
+	assert.Contains(t, table, `<div class="verdict">safe</div>`)
+
+	// sampleMatrix: unsafe, mixed, skip; deadlock, error, –.
+	want := []bool{true, true, false, true, true, false}
+	for i, c := range sampleMatrix().Cells {
+		assert.Equal(t, want[i], c.NotSafe(), "%s × %s (%s)", c.Scenario, c.Algorithm, c.Label())
+	}
+}

@@ -18,6 +18,12 @@ import (
 // told in the words summary.md uses, bench.Report.Doc) and its charts.
 type Bench struct {
 	Dir string
+	// Why says how the run was chosen (BenchChoice.Why).
+	Why string
+	// Partial says how the run falls short of a full sweep
+	// (bench.Report.Partial); the page says it next to the run. When
+	// bench.json cannot be read, it says that nothing shows the run full.
+	Partial []string
 	// Report is bench.json; nil when the run has none or it cannot be
 	// read, and then Note says why and the page shows the charts alone.
 	Report *bench.Report
@@ -38,6 +44,7 @@ func LoadBench(dir string) (*Bench, error) {
 	switch {
 	case err == nil:
 		b.Report = rep
+		b.Partial = rep.Partial()
 		if rep.Format > bench.FormatVersion {
 			b.Note = fmt.Sprintf("%s was written by a newer lockbench (format %d; this locksim reads %d): what it adds is not shown.",
 				bench.FileJSON, rep.Format, bench.FormatVersion)
@@ -51,6 +58,9 @@ func LoadBench(dir string) (*Bench, error) {
 	default:
 		b.Note = fmt.Sprintf("%s could not be read (%s), so the run's tables are not shown here: see %s.",
 			bench.FileJSON, oneLine(err.Error()), filepath.Join(dir, bench.FileSummary))
+	}
+	if b.Report == nil {
+		b.Partial = []string{"without a readable " + bench.FileJSON + " nothing shows what it measured"}
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -107,11 +117,6 @@ func (b *Bench) Unreferenced() []string {
 	return out
 }
 
-// noBench is the bench section's one line when the page has no lockbench
-// run.
-const noBench = "No lockbench run: none was found beside the matrix (under lockbench/ in its results root) or given with --bench. " +
-	"Run lockbench (e.g. go run ./cmd/lockbench --quick) and write this page again to see what each design costs."
-
 // benchHTML draws the bench section: the run's summary (bench.Report.Doc,
 // the words and tables of its summary.md) with headings under the page's
 // h2, its charts inlined.
@@ -149,21 +154,44 @@ func (b *Bench) benchHTML() string {
 				}
 				p("</ul>\n")
 			}
+			if len(s.Charts) > 0 {
+				p("<ul class=\"charts\">")
+				for _, c := range s.Charts {
+					p("<li><a href=\"#%s\">%s</a>: %s</li>", chartAnchor(c.PNG()), esc(c.Name), esc(c.Caption))
+				}
+				p("</ul>\n")
+			}
 			for _, c := range s.Charts {
 				if png := b.Charts[c.PNG()]; png != nil {
-					p("<figure><img src=\"%s\" alt=\"%s\"/><figcaption>%s: %s</figcaption></figure>\n",
-						dataURI(png), esc(c.Name), esc(c.Name), esc(c.Caption))
+					id := chartAnchor(c.PNG())
+					p("<figure id=\"%s\"><img src=\"%s\" alt=\"%s\"/><figcaption><a href=\"#%s\">%s</a>: %s</figcaption></figure>\n",
+						id, dataURI(png), esc(c.Name), id, esc(c.Name), esc(c.Caption))
 				} else {
-					p("<p class=\"missing\">chart %s (%s) missing: %s is not in the run's directory</p>\n",
-						esc(c.Name), esc(c.Caption), esc(c.PNG()))
+					p("<p class=\"missing\" id=\"%s\">chart %s (%s) missing: %s is not in the run's directory</p>\n",
+						chartAnchor(c.PNG()), esc(c.Name), esc(c.Caption), esc(c.PNG()))
 				}
 			}
 		}
 	}
-	for _, n := range b.Unreferenced() {
-		p("<figure><img src=\"%s\" alt=\"%s\"/><figcaption>%s</figcaption></figure>\n", dataURI(b.Charts[n]), esc(n), esc(n))
+	if more := b.Unreferenced(); len(more) > 0 {
+		p("<ul class=\"charts\">")
+		for _, n := range more {
+			p("<li><a href=\"#%s\">%s</a></li>", chartAnchor(n), esc(n))
+		}
+		p("</ul>\n")
+		for _, n := range more {
+			id := chartAnchor(n)
+			p("<figure id=\"%s\"><img src=\"%s\" alt=\"%s\"/><figcaption><a href=\"#%s\">%s</a></figcaption></figure>\n",
+				id, dataURI(b.Charts[n]), esc(n), id, esc(n))
+		}
 	}
 	return w.String()
+}
+
+// chartAnchor is the page id of a chart's figure: the chart names in the
+// bench section link to it.
+func chartAnchor(png string) string {
+	return "chart-" + anchorSafe(strings.TrimSuffix(png, ".png"))
 }
 
 func tableHTML(t *bench.Table) string {
@@ -207,38 +235,71 @@ func textHTML(t bench.Text) string {
 	return w.String()
 }
 
-// LatestBench finds the newest lockbench run under root (results/lockbench):
-// root/latest when it is a run, else the last directory by its UTC stamp
-// name that holds summary.md and bench.json. It returns "" when there is
-// none.
-func LatestBench(root string) (string, error) {
-	if isBenchRun(filepath.Join(root, "latest")) {
-		return filepath.Join(root, "latest"), nil
+// BenchChoice is the lockbench run a page shows, and why that one.
+type BenchChoice struct {
+	// Dir is the run; "" for none.
+	Dir string
+	// Why is said on the page: how the run was chosen, or, without Dir,
+	// why there is none.
+	Why string
+}
+
+// GivenBench is the run named on the command line (--bench DIR); "" leaves
+// the bench out.
+func GivenBench(dir string) BenchChoice {
+	if dir == "" {
+		return BenchChoice{Why: `No lockbench run: left out with --bench "".`}
 	}
+	return BenchChoice{Dir: dir, Why: "given with --bench"}
+}
+
+// NewestFullBench chooses the run a page shows by default from root
+// (results/lockbench): the newest full run by its UTC stamp name
+// (bench.Report.Partial), passing over newer partial ones (a --quick run,
+// a narrowed sweep, a run under a scenario) and saying so; when there is
+// no full run, the newest partial one, saying that it is partial. A
+// directory is a run when it holds summary.md and bench.json; a hidden
+// name is a run still being written.
+func NewestFullBench(root string) (BenchChoice, error) {
 	entries, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
+		return BenchChoice{Why: fmt.Sprintf("No lockbench run: there is none under %s. %s", root, runBench)}, nil
 	}
 	if err != nil {
-		return "", err
+		return BenchChoice{}, err
 	}
-	var best string
+	var runs []string
 	for _, e := range entries {
-		// Stamps start with the year; a hidden name is a run still being
-		// written.
 		name := e.Name()
-		if name[0] < '0' || name[0] > '9' || !isBenchRun(filepath.Join(root, name)) {
+		if name[0] >= '0' && name[0] <= '9' && isBenchRun(filepath.Join(root, name)) {
+			runs = append(runs, name)
+		}
+	}
+	if len(runs) == 0 {
+		return BenchChoice{Why: fmt.Sprintf("No lockbench run: there is none under %s. %s", root, runBench)}, nil
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(runs)))
+	var passed []string
+	for _, name := range runs {
+		rep, err := bench.ReadReport(filepath.Join(root, name, bench.FileJSON))
+		if err != nil || len(rep.Partial()) > 0 {
+			passed = append(passed, name)
 			continue
 		}
-		if name > best {
-			best = name
+		why := "the newest full run under " + root
+		if len(passed) > 0 {
+			why += fmt.Sprintf("; %d newer run(s) that are partial or unreadable left out (%s): give --bench DIR to show one",
+				len(passed), strings.Join(passed, ", "))
 		}
+		return BenchChoice{Dir: filepath.Join(root, name), Why: why}, nil
 	}
-	if best == "" {
-		return "", nil
-	}
-	return filepath.Join(root, best), nil
+	return BenchChoice{Dir: filepath.Join(root, runs[0]),
+		Why: "no full run under " + root + ", so the newest run there, which is partial"}, nil
 }
+
+// runBench says how to get a bench run.
+const runBench = "Run lockbench (go run ./cmd/lockbench for the full sweep; --quick gives a partial one in about a minute) " +
+	"and write this page again to see what each design costs."
 
 func isBenchRun(dir string) bool {
 	for _, f := range []string{bench.FileSummary, bench.FileJSON} {

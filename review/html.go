@@ -36,7 +36,6 @@ func (r *Review) WriteHTML(w io.Writer) error {
 		"Unsafe":    countVerdict(r.Findings, "unsafe"),
 		"Deadlock":  countVerdict(r.Findings, "deadlock"),
 		"BenchHTML": template.HTML(""),
-		"NoBench":   noBench,
 		"Wall":      wall(r.Matrix),
 	}
 	if b := r.Bench; b != nil {
@@ -99,10 +98,28 @@ div.finding.unsafe { border-color: #d9534f; }
 div.finding.deadlock { border-color: #f0a030; }
 div.finding .exp { font-size: 12px; color: #444; }
 div.finding .exp.differ { color: #c00; font-weight: 700; }
-div.finding ul.witness { font-size: 13px; margin: 4px 0 8px 0; }
+div.witnesses { margin: 6px 0 4px 0; }
+div.witness { font-size: 13px; margin: 0 0 6px 0; padding: 2px 0 2px 8px; border-left: 2px solid #e0a0a0; max-width: 1100px; }
+div.witness .w1 { font-weight: 600; }
+div.witness .w2, div.witness .w3 { color: #333; }
+div.witness .w3 { font-size: 12px; }
+div.witness span.check { display: inline-block; min-width: 70px; color: #a00; }
+div.checkline { font-size: 12px; color: #444; margin: 4px 0; }
+div.checkline b.bad { color: #a00; }
+details { font-size: 12px; margin: 4px 0; }
+details summary { cursor: pointer; color: #245; }
+details.more { font-size: 13px; }
+details.more > div.witness:first-of-type { margin-top: 6px; }
+details ul { margin: 4px 0; }
 div.finding img, figure img, .bench img { max-width: 100%; border: 1px solid #ddd; }
 .missing { color: #a00; font-size: 12px; }
 .bench { font-size: 13px; }
+.bench ul.charts { font-size: 13px; }
+.bench figure { margin: 10px 0 18px 0; }
+.bench figcaption { font-size: 12px; color: #444; }
+div.warn, div.nobench { font-size: 14px; padding: 8px 12px; margin: 8px 0 12px 0; max-width: 1100px; }
+div.warn { background: #fff3cd; border: 1px solid #e0b040; }
+div.nobench { background: #eef3f8; border: 1px solid #9ab; }
 dl.scenarios dt { font-weight: 600; margin-top: 8px; } dl.scenarios dd { margin-left: 16px; font-size: 13px; }
 dl.verdicts dt { font-weight: 600; float: left; width: 90px; clear: left; } dl.verdicts dd { margin-left: 100px; font-size: 13px; }
 code { background: #f4f4f4; padding: 0 3px; }
@@ -138,15 +155,21 @@ const pageTemplate = `<!DOCTYPE html>
 {{range .Findings}}{{$run := index .Cell.Runs .Run}}<div class="finding {{$run.Verdict}}" id="{{.Anchor}}">
 <h4>{{.Cell.Algorithm}}: {{$run.Verdict}}</h4>
 <div class="exp{{if not .Cell.AsExpected}} differ{{end}}">{{.Expectation}} · {{.RunsLine}}</div>
-{{with .Witnesses}}<ul class="witness">{{range .}}<li><b>{{.Check}}</b>{{if .Key}} (key <code>{{.Key}}</code>){{end}}: {{.Words}}</li>{{end}}</ul>{{end}}
-{{with .Checks}}<table class="checks">{{range .}}<tr{{if .Failed}} class="failed"{{end}}><td class="name">{{.Name}}</td><td class="v">{{.Verdict}}</td><td>{{.Detail}}</td></tr>{{end}}</table>{{end}}
+{{with .Shown}}<div class="witnesses">{{range .}}{{template "witness" .}}{{end}}</div>{{end}}
+{{with .Folded}}<details class="more"><summary>… {{len .}} more witness{{if gt (len .) 1}}es{{end}}</summary>{{range .}}{{template "witness" .}}{{end}}</details>{{end}}
+{{if not .Witnesses}}{{range .Checks}}{{if .Failed}}<div class="witnesses"><div class="witness"><div class="w1"><span class="check">{{.Name}}</span> {{.Verdict}}</div><div class="w2">{{.Detail}}</div></div></div>{{end}}{{end}}{{end}}
+<div class="checkline">checks: {{range $i, $c := .Checks}}{{if $i}} · {{end}}{{if $c.Failed}}<b class="bad">{{$c.Name}} {{$c.Verdict}}</b>{{else}}{{$c.Name}} {{$c.Verdict}}{{end}}{{end}}</div>
+{{with .FaultsInFull}}<details class="faults"><summary>the faults in full</summary><ul>{{range .}}<li><b>{{.Label}}</b> {{.Desc}}, {{.Span}}</li>{{end}}</ul></details>{{end}}
+{{with .Checks}}<details class="checks"><summary>each check's detail</summary><table class="checks">{{range .}}<tr{{if .Failed}} class="failed"{{end}}><td class="name">{{.Name}}</td><td class="v">{{.Verdict}}</td><td>{{.Detail}}</td></tr>{{end}}</table></details>{{end}}
 {{range .OwnNotes}}<div class="meta">note: {{.}}</div>{{end}}
 {{with .Missing}}<div class="missing">missing: {{join . "; "}}</div>{{end}}
 {{with .Timeline}}{{img . "timeline of the run: critical sections per client, faults shaded, the witness framed"}}{{end}}
 </div>
 {{end}}{{end}}
-<h2>Benchmark</h2>
-{{if .R.Bench}}<div class="bench">{{.BenchHTML}}</div>{{else}}<p class="meta">{{.NoBench}}</p>{{end}}
+<h2 id="bench">Benchmark</h2>
+{{with .R.Bench}}<p class="meta">Run shown: <code>{{.Dir}}</code>{{with .Why}} ({{.}}){{end}}.</p>
+{{with .Partial}}<div class="warn"><b>⚠ A partial lockbench run:</b> {{join . "; "}}. Its figures cover only what it measured; the full sweep is lockbench without flags.</div>{{end}}
+<div class="bench">{{$.BenchHTML}}</div>{{else}}<div class="nobench">{{.R.NoBench}}</div>{{end}}
 
 <h2>Scenarios</h2>
 <dl class="scenarios">{{range .R.Matrix.Scenarios}}<dt>{{.Name}}</dt><dd>{{oneLine .Doc}}{{if .Source}} <span class="source">Source: {{.Source}}.</span>{{end}}</dd>{{end}}</dl>
@@ -160,4 +183,7 @@ const pageTemplate = `<!DOCTYPE html>
 <dt>mixed</dt><dd>the pair's runs (different seeds) disagreed.</dd>
 </dl>
 </body></html>
+{{define "witness"}}<div class="witness"><div class="w1"><span class="check">{{.Check}}</span>{{if .Key}} <code>{{.Key}}</code>{{end}} {{.What}}</div>
+{{with .Overlap}}<div class="w2">{{.}}</div>{{end}}
+<div class="w3">{{if .Faults}}faults: {{range $i, $f := .Faults}}{{if $i}} · {{end}}<b>{{$f.Label}}</b> {{$f.Name}} <i>({{$f.When}})</i>{{end}}{{else}}no fault was active{{end}}</div></div>{{end}}
 `

@@ -28,6 +28,8 @@ type Review struct {
 	// Findings are the unsafe and deadlocked pairs, in matrix order.
 	Findings []Finding
 	Bench    *Bench // nil without a bench run
+	// NoBench says why there is no bench run (BenchChoice.Why).
+	NoBench string
 	// CommonNotes are the notes every finding's run has (an emulation,
 	// the Lua interpreter), said once rather than under each finding.
 	CommonNotes []string
@@ -43,7 +45,9 @@ type Finding struct {
 	// does not name one).
 	Dir     string
 	Verdict report.Verdict
-	// Witnesses are verdict.json's witnesses, told in summary.md's words.
+	// Witnesses are verdict.json's witnesses of the failed (or covered)
+	// checks, in check order, each in a few short lines; the page shows
+	// Shown() and folds the rest.
 	Witnesses []WitnessLine
 	// Timeline is timeline.png; nil when missing.
 	Timeline []byte
@@ -71,8 +75,8 @@ func anchorSafe(s string) string {
 }
 
 // Load reads the matrix in matrixDir (a matrix directory or a link to one)
-// and, when benchDir is not "", the lockbench run there.
-func Load(matrixDir, benchDir string) (*Review, error) {
+// and the lockbench run b chose, if any.
+func Load(matrixDir string, b BenchChoice) (*Review, error) {
 	m, err := matrix.Read(matrixDir)
 	if err != nil {
 		return nil, fmt.Errorf("matrix: %w", err)
@@ -84,11 +88,17 @@ func Load(matrixDir, benchDir string) (*Review, error) {
 		}
 	}
 	r.splitNotes()
-	if benchDir != "" {
-		if r.Bench, err = LoadBench(benchDir); err != nil {
-			return nil, fmt.Errorf("bench: %w", err)
+	if b.Dir == "" {
+		r.NoBench = b.Why
+		if r.NoBench == "" {
+			r.NoBench = "No lockbench run was given. " + runBench
 		}
+		return r, nil
 	}
+	if r.Bench, err = LoadBench(b.Dir); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	r.Bench.Why = b.Why
 	return r, nil
 }
 
@@ -149,35 +159,6 @@ func loadFinding(matrixDir string, c matrix.Cell, i int) Finding {
 	return f
 }
 
-// WitnessLine is one witness of an unsafe (or fencing-covered) check.
-// Key is empty for a line that only says how many more there are.
-type WitnessLine struct {
-	Check, Key, Words string
-}
-
-// pageWitnesses caps the witnesses the page tells per check; verdict.json
-// and summary.md have the rest.
-const pageWitnesses = 3
-
-// witnessLines tells the witnesses of v's failed checks, in check order.
-func witnessLines(v report.Verdict) []WitnessLine {
-	var out []WitnessLine
-	for _, name := range checker.CheckNames {
-		c, ok := v.Checks[name]
-		if !ok || (c.Verdict != checker.Unsafe && c.Verdict != checker.Covered) {
-			continue
-		}
-		for i, w := range c.Witnesses {
-			if i == pageWitnesses {
-				out = append(out, WitnessLine{Check: name, Words: fmt.Sprintf("… %d more in verdict.json", len(c.Witnesses)-i)})
-				break
-			}
-			out = append(out, WitnessLine{Check: name, Key: w.Key, Words: report.WitnessWords(w, v.Config.Fencing)})
-		}
-	}
-	return out
-}
-
 // Checks are the run's checks in the checker's order.
 func (f Finding) Checks() []NamedCheck {
 	var out []NamedCheck
@@ -201,16 +182,25 @@ func (c NamedCheck) Failed() bool {
 	return c.Verdict == checker.Unsafe || c.Verdict == checker.Deadlock
 }
 
-// Summary says in words what the finding's run showed: the witnesses for
-// an unsafe run, the liveness detail for a deadlock.
+// Summary says in words what the finding's run showed, for a reader of
+// the Markdown twin: the witnesses the page shows (each with its overlap
+// and faults, on one line) and how many more there are, or, for a
+// deadlock, the liveness detail.
 func (f Finding) Summary() []string {
 	var out []string
-	for _, w := range f.Witnesses {
-		if w.Key == "" {
-			out = append(out, fmt.Sprintf("**%s**: %s", w.Check, w.Words))
-			continue
+	for _, w := range f.Shown() {
+		s := fmt.Sprintf("**%s**", w.Check)
+		if w.Key != "" {
+			s += fmt.Sprintf(" (key `%s`)", w.Key)
 		}
-		out = append(out, fmt.Sprintf("**%s** (key `%s`): %s", w.Check, w.Key, w.Words))
+		s += ": " + w.What
+		if w.Overlap != "" {
+			s += "; " + w.Overlap
+		}
+		out = append(out, s+"; "+w.FaultsLine())
+	}
+	if n := len(f.Folded()); n > 0 {
+		out = append(out, fmt.Sprintf("… %d more witness(es) in the run's %s", n, report.FileVerdict))
 	}
 	if len(out) > 0 {
 		return out

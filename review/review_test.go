@@ -29,6 +29,7 @@ import (
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/review"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vtime"
 )
 
 // testOut holds the package's shared matrix; TestMain removes it.
@@ -52,31 +53,40 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// tinyMatrix runs one small real matrix for every test of the package: an
-// unsafe pair (Kleppmann's pause on setpx), a safe one, and naive's
-// deadlocks.
-var tinyMatrix = sync.OnceValues(func() (string, error) {
-	out := testOut
-	var list []*scenarios.Scenario
-	for _, n := range []string{"crash-holder", "gc-pause-after-check"} {
-		s, err := scenarios.Lookup(n)
-		if err != nil {
-			return "", err
+// tinyMatrix runs one small real matrix for every test of the package, in
+// virtual time (a loaded machine cannot change its verdicts): an unsafe
+// pair (Kleppmann's pause on setpx), safe ones, naive's deadlocks, and
+// naive's race under contention, whose witnesses are more than the page
+// shows. The first test that asks hosts its runs' bubbles.
+var (
+	tinyOnce sync.Once
+	tinyDir  string
+	tinyErr  error
+)
+
+func tinyMatrix(t *testing.T) (string, error) {
+	tinyOnce.Do(func() {
+		var list []*scenarios.Scenario
+		for _, n := range []string{"crash-holder", "gc-pause-after-check", "control-contention"} {
+			s, err := scenarios.Lookup(n)
+			if err != nil {
+				tinyErr = err
+				return
+			}
+			list = append(list, s)
 		}
-		list = append(list, s)
-	}
-	m, err := matrix.Run(context.Background(), matrix.Config{
-		Scenarios: list, Algorithms: []string{"setpx", "naive"}, Runs: 1, Out: out,
+		ctx := vtime.NewContext(context.Background(), vtime.ForTest(t))
+		m, err := matrix.Run(ctx, matrix.Config{
+			Scenarios: list, Algorithms: []string{"setpx", "naive"}, Runs: 1, Out: testOut,
+		})
+		tinyDir, tinyErr = m.Dir, err
 	})
-	if err != nil {
-		return "", err
-	}
-	return m.Dir, nil
-})
+	return tinyDir, tinyErr
+}
 
 func matrixDir(t *testing.T) string {
 	t.Helper()
-	dir, err := tinyMatrix()
+	dir, err := tinyMatrix(t)
 	require.NoError(t, err)
 	return dir
 }
@@ -86,7 +96,7 @@ func matrixDir(t *testing.T) string {
 // lists the same pairs.
 func TestReportFromRealMatrix(t *testing.T) {
 	mdir := matrixDir(t)
-	r, err := review.Load(mdir, "")
+	r, err := review.Load(mdir, review.BenchChoice{})
 	require.NoError(t, err)
 	m := r.Matrix
 
@@ -123,6 +133,7 @@ func TestReportFromRealMatrix(t *testing.T) {
 	}
 	unsafe := findingOf(t, r, "gc-pause-after-check", "setpx")
 	assert.Contains(t, page, "Kleppmann", "the scenario's doc")
+	assert.Contains(t, page, "ran in virtual time", "the package's matrix runs in virtual time")
 	assert.Contains(t, page, "client 0 entered at", "the witness in words")
 	assert.Contains(t, page, unsafe.Verdict.Machine)
 	assert.Contains(t, page, m.Started.UTC().Format("2006-01-02 15:04"))
@@ -151,7 +162,17 @@ func findingOf(t *testing.T, r *review.Review, scenario, algo string) review.Fin
 			return f
 		}
 	}
-	t.Fatalf("no finding for %s × %s", scenario, algo)
+	var cells []string
+	for _, c := range r.Matrix.Cells {
+		s := c.Scenario + " × " + c.Algorithm + ": " + c.Tally()
+		for _, run := range c.Runs {
+			if run.Error != "" {
+				s += " (" + run.Error + ")"
+			}
+		}
+		cells = append(cells, s)
+	}
+	t.Fatalf("no finding for %s × %s; the matrix: %s", scenario, algo, strings.Join(cells, "; "))
 	return review.Finding{}
 }
 
@@ -193,7 +214,7 @@ func TestReportWithBench(t *testing.T) {
 	mdir := matrixDir(t)
 	dir, rep := benchRun(t)
 
-	r, err := review.Load(mdir, dir)
+	r, err := review.Load(mdir, review.GivenBench(dir))
 	require.NoError(t, err)
 	require.NotNil(t, r.Bench.Report)
 	assert.Empty(t, r.Bench.Note)
@@ -211,7 +232,7 @@ func TestReportWithBench(t *testing.T) {
 	assert.Contains(t, page, "test box &lt;cpu&gt;")
 	assert.Contains(t, page, "first: i/o timeout | &lt;oops&gt;")
 	assert.Contains(t, page, "a note &amp; more")
-	assert.Contains(t, page, "throughput: lock cycles per second against clients")
+	assert.Contains(t, page, `<a href="#chart-throughput">throughput</a>: lock cycles per second against clients`)
 	for _, name := range []string{"throughput.png", "latency.png", "cdf.png", "extra.png"} {
 		assert.Contains(t, page, base64.StdEncoding.EncodeToString([]byte(read(t, filepath.Join(dir, name)))), name)
 	}
@@ -241,6 +262,11 @@ func TestReportWithBench(t *testing.T) {
 		assert.FileExists(t, filepath.Join(filepath.Dir(out), filepath.FromSlash(img[1])))
 	}
 	assert.Contains(t, md, "extra.png", "a chart the summary does not show is added")
+	// Chart names link to their figures.
+	for _, name := range []string{"throughput", "latency", "cdf", "extra"} {
+		assert.Contains(t, page, `<a href="#chart-`+name+`">`+name)
+		assert.Contains(t, page, `<figure id="chart-`+name+`">`)
+	}
 }
 
 // TestReportWithOldBench: a run without bench.json (an older lockbench)
@@ -263,7 +289,7 @@ func TestReportWithOldBench(t *testing.T) {
 			if tc.json != "" {
 				write(t, filepath.Join(dir, "bench.json"), tc.json)
 			}
-			r, err := review.Load(mdir, dir)
+			r, err := review.Load(mdir, review.GivenBench(dir))
 			require.NoError(t, err)
 			out := filepath.Join(t.TempDir(), "page.html")
 			require.NoError(t, r.Write(out))
@@ -280,35 +306,111 @@ func TestReportWithOldBench(t *testing.T) {
 // TestReportWithoutBench: the bench section says in one line that there
 // is no run, on the page and in the twin.
 func TestReportWithoutBench(t *testing.T) {
-	r, err := review.Load(matrixDir(t), "")
+	r, err := review.Load(matrixDir(t), review.GivenBench(""))
 	require.NoError(t, err)
 	out := filepath.Join(t.TempDir(), "page.html")
 	require.NoError(t, r.Write(out))
 	page, md := read(t, out), read(t, review.MarkdownPath(out))
-	assert.Regexp(t, `<h2>Benchmark</h2>\n<p class="meta">No lockbench run: [^<\n]+</p>`, page)
+	assert.Contains(t, page, `<h2 id="bench">Benchmark</h2>`+"\n"+`<div class="nobench">No lockbench run: left out with --bench &#34;&#34;.</div>`)
 	assert.Regexp(t, "## Benchmark\n\nNo lockbench run: [^\n]+\n\n## Scenarios", md)
 }
 
-func TestLatestBench(t *testing.T) {
+// The page shows the newest full lockbench run by default, says which
+// newer partial runs it passed over, and falls back to the newest partial
+// run only when there is no full one, saying so.
+func TestNewestFullBench(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "lockbench")
-	dir, err := review.LatestBench(root)
+	c, err := review.NewestFullBench(root)
 	require.NoError(t, err)
-	assert.Empty(t, dir, "no lockbench directory: no bench")
-	for _, name := range []string{"20260101T000000Z", "20260301T000000Z", ".20260401T000000Z.partial-1", "notes"} {
+	assert.Empty(t, c.Dir, "no lockbench directory: no bench")
+	assert.Contains(t, c.Why, "No lockbench run: there is none under "+root)
+
+	full := `{"backend": "redis-server 7.0.15", "settings": ` + fullSettings(t) + `}`
+	quick := `{"backend": "redis-server 7.0.15", "settings": {"algorithms": ["setpx"], "clients": [1], "nodes": [1], "duration_s": 0.6, "rounds": 4}}`
+	for name, data := range map[string]string{
+		"20260101T000000Z": quick, "20260201T000000Z": quick,
+		".20260401T000000Z.partial-1": full, // still being written
+		"notes":                       full,
+	} {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, name), 0o755))
 		write(t, filepath.Join(root, name, "summary.md"), "# x\n")
-		write(t, filepath.Join(root, name, "bench.json"), "{}")
+		write(t, filepath.Join(root, name, "bench.json"), data)
 	}
-	require.NoError(t, os.MkdirAll(filepath.Join(root, "20260501T000000Z"), 0o755)) // empty: a failed run
-	dir, err = review.LatestBench(root)
+	c, err = review.NewestFullBench(root)
 	require.NoError(t, err)
-	assert.Equal(t, filepath.Join(root, "20260301T000000Z"), dir)
+	assert.Equal(t, filepath.Join(root, "20260201T000000Z"), c.Dir, "only partial runs: the newest of them")
+	assert.Contains(t, c.Why, "no full run under "+root+", so the newest run there, which is partial")
+
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "20260301T000000Z"), 0o755))
+	write(t, filepath.Join(root, "20260301T000000Z", "summary.md"), "# x\n")
+	write(t, filepath.Join(root, "20260301T000000Z", "bench.json"), full)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "20260501T000000Z"), 0o755)) // empty: a failed run
+	for _, name := range []string{"20260601T000000Z", "20260701T000000Z"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, name), 0o755))
+		write(t, filepath.Join(root, name, "summary.md"), "# x\n")
+		write(t, filepath.Join(root, name, "bench.json"), quick)
+	}
+	c, err = review.NewestFullBench(root)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(root, "20260301T000000Z"), c.Dir)
+	assert.Contains(t, c.Why, "the newest full run under "+root)
+	assert.Contains(t, c.Why, "2 newer run(s) that are partial or unreadable left out (20260701T000000Z, 20260601T000000Z)")
+}
+
+// fullSettings are the settings of lockbench without flags, as bench.json
+// records them.
+func fullSettings(t *testing.T) string {
+	t.Helper()
+	cfg := bench.Config{}.WithDefaults()
+	var contention []string
+	for _, c := range cfg.Contention {
+		contention = append(contention, string(c))
+	}
+	data, err := json.Marshal(map[string]any{
+		"algorithms": cfg.Algorithms, "clients": cfg.Clients, "nodes": cfg.Nodes, "contention": contention,
+		"duration_s": cfg.Duration.Seconds(), "rounds": cfg.Rounds,
+	})
+	require.NoError(t, err)
+	return string(data)
+}
+
+// A partial run is said to be partial on the page and in the twin, with
+// how it falls short; a full one is not.
+func TestPartialBenchSaid(t *testing.T) {
+	mdir := matrixDir(t)
+	dir, rep := benchRun(t)
+	require.NotEmpty(t, rep.Partial())
+	r, err := review.Load(mdir, review.BenchChoice{Dir: dir, Why: "the newest run"})
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "page.html")
+	require.NoError(t, r.Write(out))
+	page, md := read(t, out), read(t, review.MarkdownPath(out))
+	assert.Contains(t, page, "<b>⚠ A partial lockbench run:</b> "+html.EscapeString(strings.Join(rep.Partial(), "; ")))
+	assert.Contains(t, md, "> **⚠ A partial lockbench run:** "+strings.Join(rep.Partial(), "; "))
+	assert.Contains(t, page, "Run shown: <code>"+dir+"</code> (the newest run).")
+
+	var full map[string]any
+	data, err := os.ReadFile(filepath.Join(dir, "bench.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &full))
+	require.NoError(t, json.Unmarshal([]byte(fullSettings(t)), new(map[string]any)))
+	var settings map[string]any
+	require.NoError(t, json.Unmarshal([]byte(fullSettings(t)), &settings))
+	full["settings"], full["backend"] = settings, "redis-server 7.2.4"
+	data, err = json.Marshal(full)
+	require.NoError(t, err)
+	write(t, filepath.Join(dir, "bench.json"), string(data))
+	r, err = review.Load(mdir, review.GivenBench(dir))
+	require.NoError(t, err)
+	require.NoError(t, r.Write(out))
+	assert.NotContains(t, read(t, out), "partial lockbench run")
+	assert.Contains(t, read(t, out), "(given with --bench)")
 }
 
 func TestLoadErrors(t *testing.T) {
-	_, err := review.Load(filepath.Join(t.TempDir(), "nope"), "")
+	_, err := review.Load(filepath.Join(t.TempDir(), "nope"), review.BenchChoice{})
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	_, err = review.Load(matrixDir(t), t.TempDir())
+	_, err = review.Load(matrixDir(t), review.GivenBench(t.TempDir()))
 	assert.ErrorContains(t, err, "does not look like a lockbench run")
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/locksim/locksim/bench"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
 )
@@ -58,7 +59,7 @@ func (r *Review) WriteMarkdown(w io.Writer, mdDir string) error {
 				continue
 			}
 			label := c.Label()
-			if c.Status == matrix.CellRan {
+			if c.NotSafe() {
 				label = "**" + label + "**"
 			}
 			if anchors[CellAnchor(*c)] {
@@ -128,6 +129,15 @@ func (r *Review) WriteMarkdown(w io.Writer, mdDir string) error {
 
 	p("\n## Benchmark\n\n")
 	if bn := r.Bench; bn != nil {
+		p("Run shown: [%s](%s)", bn.Dir, rel(filepath.Join(bn.Dir, bench.FileSummary)))
+		if bn.Why != "" {
+			p(" (%s)", bn.Why)
+		}
+		p(".\n\n")
+		if len(bn.Partial) > 0 {
+			p("> **⚠ A partial lockbench run:** %s. Its figures cover only what it measured; the full sweep is lockbench without flags.\n\n",
+				strings.Join(bn.Partial, "; "))
+		}
 		if bn.Note != "" {
 			p("*%s*\n\n", bn.Note)
 		}
@@ -138,7 +148,7 @@ func (r *Review) WriteMarkdown(w io.Writer, mdDir string) error {
 			p("![%s](%s)\n\n", n, rel(filepath.Join(bn.Dir, n)))
 		}
 	} else {
-		p("%s\n", noBench)
+		p("%s\n", r.NoBench)
 	}
 	p("\n## Scenarios\n\n")
 	for _, s := range m.Scenarios {

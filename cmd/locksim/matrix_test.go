@@ -80,6 +80,14 @@ func TestMatrixMismatchThenReport(t *testing.T) {
 	assert.Contains(t, string(html), "NOT AS EXPECTED")
 	assert.Equal(t, 1, strings.Count(string(html), `src="data:image/png;base64,`))
 	assert.FileExists(t, filepath.Join(out, "review", res.Stamp()+".md"))
+
+	// --out naming a directory takes it as the results root, as on matrix.
+	require.NoError(t, os.Remove(page))
+	stdout, stderr, code = execute(t, "report", "--out", out)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, page)
+	assert.Contains(t, stdout, "No lockbench run: there is none under "+filepath.Join(out, "lockbench"))
+	assert.FileExists(t, page)
 }
 
 // TestTimeoutAndSeedMeanTheSame: on every command that runs or checks,

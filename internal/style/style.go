@@ -14,14 +14,16 @@ body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; col
 // its legend (matrix.Legend) and the list of pairs not run under it:
 // green safe, red unsafe, orange deadlock, violet unknown, yellow mixed,
 // grey skip; a cell that did not meet its expectation has a thick red
-// frame and ✗.
+// frame and ✗. Only a verdict that is not safe is bold (class notsafe,
+// matrix.Cell.NotSafe), as in the Markdown tables.
 const Matrix = `
 table.matrix { border-collapse: collapse; font-size: 12px; }
 table.matrix th, table.matrix td { border: 1px solid #bbb; padding: 3px 5px; text-align: center; vertical-align: middle; }
 table.matrix td { min-width: 58px; }
 table.matrix thead th { background: #f0f0f0; font-weight: 600; }
 table.matrix th.scenario { text-align: left; font-weight: 600; white-space: nowrap; background: #f8f8f8; }
-table.matrix td .verdict { font-weight: 700; }
+table.matrix td .verdict { font-weight: 400; }
+table.matrix td .verdict.notsafe { font-weight: 700; }
 table.matrix td .agree, table.matrix td .note, table.matrix td .runs { font-size: 10px; color: #333; }
 table.matrix td .runs a { color: #333; margin: 0 2px; }
 table.matrix td a.cell { color: inherit; text-decoration: none; }

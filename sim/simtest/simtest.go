@@ -3,7 +3,10 @@ package simtest
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -12,8 +15,9 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// RequireEnv names the variable that turns a missing redis-server from a
-// skip into a failure; CI sets it so that a skip there cannot hide anything.
+// RequireEnv names the variable that turns a missing redis-server (or
+// another tool a test needs, RequireTool) from a skip into a failure; CI
+// sets it so that a skip there cannot hide anything.
 const RequireEnv = "LOCKSIM_REQUIRE_REDIS"
 
 // HangGuard bounds a test's wait for something that must happen (a reply, a
@@ -36,6 +40,26 @@ func RequireRedisServer(t testing.TB) {
 		}
 		t.Skipf("skipping: %v (set %s=1 to fail instead)", err, RequireEnv)
 	}
+}
+
+// RequireTool returns the path of the first of names found in PATH. When
+// none is, it skips the test with a message naming install (how to get
+// the tool, e.g. "apt-get install chromium"), or fails it when
+// LOCKSIM_REQUIRE_REDIS=1: CI installs every tool a test needs, so a skip
+// there would hide a test that never ran.
+func RequireTool(t testing.TB, install string, names ...string) string {
+	t.Helper()
+	for _, n := range names {
+		if path, err := exec.LookPath(n); err == nil {
+			return path
+		}
+	}
+	msg := fmt.Sprintf("none of %s is in PATH (%s)", strings.Join(names, ", "), install)
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf("%s (%s=1 makes this a failure)", msg, RequireEnv)
+	}
+	t.Skipf("skipping: %s (set %s=1 to fail instead)", msg, RequireEnv)
+	return ""
 }
 
 // Backends lists the backends a test runs on, in order. Tests use
