@@ -92,7 +92,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 		if n := shrinker.coveredBy(f.finding); n > 0 {
 			// Its failure is one already shrunk: say so instead of
 			// spending ten reruns a step on it again.
-			v.CoveredBy = n
+			v.CoveredBy, v.FaultsAfter = n, v.FaultsBefore // not shrunk
 			v.Note = fmt.Sprintf("covered by violation %d: its shrunk cause (%s) was at work here too", n, rep.Violations[n-1].ShrunkSignature)
 			rep.Violations = append(rep.Violations, v)
 			continue
