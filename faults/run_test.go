@@ -2,7 +2,6 @@ package faults_test
 
 import (
 	"bufio"
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,55 +19,22 @@ import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
-	"github.com/locksim/locksim/vtime"
 )
 
-// run plays cfg and checks it. On miniredis it plays in virtual time (see
-// docs/design.md): the nodes and the proxies in memory, every wait costing
-// no real time, so that a loaded machine cannot stretch the run's timing.
-// Tests whose point is the real proxies, servers and timers use
-// runRealTime; redis-server always runs in real time.
+// run plays cfg and checks it; on miniredis in virtual time
+// (simtest.Virtual). runRealTime keeps the wall clock, and with it the real
+// proxies: at least one test of each fault family keeps that path covered.
 func run(t *testing.T, cfg sim.Config) (*sim.Result, checker.Result) {
 	t.Helper()
-	if cfg.Cluster.Backend == "" || cfg.Cluster.Backend == sim.BackendMiniredis {
-		cfg.VirtualTime = true
-	}
-	return play(t, cfg)
+	return checked(simtest.Run(t, cfg, simtest.Virtual))
 }
 
-// runRealTime plays cfg on the wall clock: on miniredis through toxiproxy's
-// real proxies and sockets. At least one test of each fault family keeps
-// that path covered.
 func runRealTime(t *testing.T, cfg sim.Config) (*sim.Result, checker.Result) {
 	t.Helper()
-	cfg.VirtualTime = false
-	return play(t, cfg)
+	return checked(simtest.Run(t, cfg, simtest.WallClock))
 }
 
-func play(t *testing.T, cfg sim.Config) (*sim.Result, checker.Result) {
-	t.Helper()
-	if cfg.Cluster.Backend == sim.BackendRedis {
-		simtest.RequireRedisServer(t)
-	}
-	if cfg.Cluster.Dir == "" {
-		cfg.Cluster.Dir = t.TempDir()
-	}
-	ctx := context.Background()
-	if cfg.VirtualTime {
-		ctx = vtime.NewContext(ctx, vtime.ForTest(t))
-	}
-	res, err := sim.Run(ctx, cfg)
-	require.NoError(t, err)
-	for _, n := range res.Notes {
-		t.Log("note:", n)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			var b strings.Builder
-			_ = res.History.WriteJSONL(&b)
-			t.Logf("history of the failed run:\n%s", b.String())
-		}
-	})
+func checked(res *sim.Result) (*sim.Result, checker.Result) {
 	return res, checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing()})
 }
 

@@ -135,11 +135,15 @@ const HangGuard = 2 * time.Minute
 // fails the test as hung after HangGuard.
 func (c *ManualClock) WaitSleeping(t testing.TB, n int) {
 	t.Helper()
-	deadline := time.Now().Add(HangGuard)
+	guard := time.NewTimer(HangGuard)
+	defer guard.Stop()
+	poll := time.NewTicker(time.Millisecond)
+	defer poll.Stop()
 	for c.Sleeping() != n {
-		if time.Now().After(deadline) {
+		select {
+		case <-guard.C:
 			t.Fatalf("hung: %d goroutines sleep on the manual clock after %v, want %d", c.Sleeping(), HangGuard, n)
+		case <-poll.C:
 		}
-		time.Sleep(time.Millisecond)
 	}
 }
