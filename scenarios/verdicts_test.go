@@ -68,7 +68,11 @@ func runVerdictFiles(t *testing.T, backend sim.Backend, mode timeMode) {
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				t.Run(s.Name+"/"+algo, func(t *testing.T) {
-					o, err := execute(t, s, algo, mode)
+					run := executePlayed
+					if unplayed {
+						run = execute // not playing is the claim
+					}
+					o, err := run(t, s, algo, mode)
 					if err != nil {
 						t.Fatalf("%v", err)
 					}
