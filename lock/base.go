@@ -16,10 +16,12 @@ type base struct {
 	opts  Options
 	rnd   *rand.Rand
 	nodes []redis.UniversalClient
+	// notify is the notified waiter's subscriber (Options.Wait notify).
+	notify *notifier
 }
 
 func newBase(name string, nodes []redis.UniversalClient, o Options) base {
-	return base{name: name, opts: o, rnd: newRand(o.Seed), nodes: nodes}
+	return base{name: name, opts: o, rnd: newRand(o.Seed), nodes: nodes, notify: &notifier{}}
 }
 
 func (b *base) Name() string { return b.name }

@@ -17,7 +17,7 @@ func init() {
 			inner.Watchdog = false // started here, once the lease has its fence
 			return &fenced{setPX: setPX{base: newBase("fenced", n, inner)}, watchdog: o.Watchdog}, nil
 		},
-		Expires: true, Fencing: true, Watchdog: true, Extendable: true,
+		Expires: true, Fencing: true, Watchdog: true, Extendable: true, Notify: true,
 	})
 }
 

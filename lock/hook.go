@@ -38,6 +38,7 @@ var Points = []Point{
 	PointBetweenGetsetExpire,
 	PointBetweenSetAndIncr,
 	PointBeforeRelease,
+	PointWaitForUnlock,
 	PointWatchdogRenew,
 	PointWatchdogRenewed,
 	PointWatchdogLost,

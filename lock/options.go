@@ -36,8 +36,11 @@ type Options struct {
 	// Tolerance is the setnx-getset design's allowance for client clock
 	// differences (the article's 1 s) [1s].
 	Tolerance time.Duration
-	Clock     Clock
-	Hook      Hook
+	// Wait is how a blocking acquire (WaitFor) waits between attempts
+	// [WaitPoll]; WaitNotify only for designs whose Info says Notify.
+	Wait  Wait
+	Clock Clock
+	Hook  Hook
 	// Seed seeds the design's own random choices (retry jitter); 0 keeps a
 	// fixed default so runs stay reproducible.
 	Seed uint64
@@ -95,6 +98,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("retry jitter %v: must not be negative", o.Retry.Jitter)
 	case o.Retry.MaxTries < 0:
 		return fmt.Errorf("retries %d: must not be negative", o.Retry.MaxTries)
+	case o.Wait != WaitPoll && o.Wait != WaitNotify:
+		return fmt.Errorf("wait %v: must be poll or notify", o.Wait)
 	case o.NodeTimeout < 0:
 		return fmt.Errorf("node_timeout %v: must not be negative", o.NodeTimeout)
 	}

@@ -22,7 +22,7 @@ func init() {
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &reentrant{base: newBase("reentrant", n, o)}, nil
 		},
-		Expires: true, Reentrant: true, Watchdog: true, Extendable: true,
+		Expires: true, Reentrant: true, Watchdog: true, Extendable: true, Notify: true,
 	})
 }
 
@@ -65,6 +65,9 @@ if redis.call("HINCRBY", KEYS[1], ARGV[1], -1) > 0 then
   return 0
 end
 redis.call("DEL", KEYS[1])
+if KEYS[2] then
+  redis.call("PUBLISH", KEYS[2], "unlocked")
+end
 return 1`)
 
 	// reentrantExtend is the article's renewal script: reset the TTL only
@@ -91,7 +94,7 @@ func (r *reentrant) Acquire(ctx context.Context, key string) (*Lease, error) {
 	case err != nil:
 		return nil, r.unknown("acquire", key, err)
 	default:
-		return nil, fmt.Errorf("%w: %q held by another owner for %dms more", ErrNotAcquired, key, pttl)
+		return nil, refusedFor(pttl, "%q held by another owner for %dms more", key, pttl)
 	}
 	l := r.lease(key, owner, Exclusive, start)
 	if r.opts.Watchdog {
@@ -110,7 +113,7 @@ func (r *reentrant) Release(ctx context.Context, l *Lease) error {
 	}
 	cctx, cancel := r.cmdCtx(ctx)
 	defer cancel()
-	n, err := reentrantRelease.run(cctx, r.node(), []string{l.Key}, r.opts.Owner, r.opts.TTL.Milliseconds()).Int64()
+	n, err := reentrantRelease.run(cctx, r.node(), r.releaseKeys(l.Key), r.opts.Owner, r.opts.TTL.Milliseconds()).Int64()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return fmt.Errorf("%s: release %q: %w", r.name, l.Key, ErrNotOwner)

@@ -33,6 +33,9 @@ type Info struct {
 	Extendable  bool // implements Extender
 	Peer        bool // someone else's library behind an adapter
 	ClientClock bool // compares client timestamps stored in Redis
+	// Notify: release is a script that publishes on the lock's channel
+	// when Options.Wait is WaitNotify, and the design waits for it.
+	Notify bool
 }
 
 // order is the canonical catalogue order; designs register themselves.
@@ -117,6 +120,9 @@ func New(name string, nodes []redis.UniversalClient, o Options) (Locker, error) 
 	}
 	if o.Watchdog && !i.Watchdog {
 		return nil, fmt.Errorf("%s: watchdog: this design has no watchdog", name)
+	}
+	if o.Wait == WaitNotify && !i.Notify {
+		return nil, fmt.Errorf("%s: wait notify: only designs whose release is a script can publish the unlock (setpx, reentrant, fenced, rwlock-counted)", name)
 	}
 	return i.New(nodes, o)
 }

@@ -20,7 +20,7 @@ func init() {
 			}
 			return &rwCounted{base: newBase("rwlock-counted", n, o)}, nil
 		},
-		Expires: true, ReadWrite: true, Reentrant: true, Watchdog: true, Extendable: true,
+		Expires: true, ReadWrite: true, Reentrant: true, Watchdog: true, Extendable: true, Notify: true,
 	})
 }
 
@@ -114,6 +114,9 @@ if redis.call("HLEN", KEYS[1]) > 1 then
   return 2
 end
 redis.call("DEL", KEYS[1])
+if KEYS[2] then
+  redis.call("PUBLISH", KEYS[2], "unlocked")
+end
 return 3`)
 
 	// rwCountedExtend: KEYS[1] lock; ARGV[1] owner, ARGV[2] mode, ARGV[3] ttl ms.
@@ -151,7 +154,7 @@ func (r *rwCounted) acquire(ctx context.Context, key string, mode Mode) (*Lease,
 	case err != nil:
 		return nil, r.unknown("acquire "+mode.String(), key, err)
 	default:
-		return nil, fmt.Errorf("%w: %s lock on %q blocked for %dms more", ErrNotAcquired, mode, key, pttl)
+		return nil, refusedFor(pttl, "%s lock on %q blocked for %dms more", mode, key, pttl)
 	}
 	l := r.lease(key, owner, mode, start)
 	if r.opts.Watchdog {
@@ -168,7 +171,7 @@ func (r *rwCounted) Release(ctx context.Context, l *Lease) error {
 	}
 	cctx, cancel := r.cmdCtx(ctx)
 	defer cancel()
-	n, err := rwCountedRelease.run(cctx, r.node(), []string{l.Key}, r.opts.Owner, l.Mode.String()).Int64()
+	n, err := rwCountedRelease.run(cctx, r.node(), r.releaseKeys(l.Key), r.opts.Owner, l.Mode.String()).Int64()
 	if err != nil {
 		return r.unknown("release "+l.Mode.String(), l.Key, err)
 	}

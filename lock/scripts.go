@@ -5,10 +5,16 @@ package lock
 var (
 	// compareAndDelete deletes KEYS[1] only if it still holds the caller's
 	// token: the unlock of the Redis docs, of 《Redis 实现分布式锁》 and of the
-	// final version of 《使用Redis实现分布式锁及其优化》.
+	// final version of 《使用Redis实现分布式锁及其优化》. With a KEYS[2] (a
+	// notified design's unlock channel, as Redisson passes it) it also
+	// publishes the unlock there, in the same script.
 	compareAndDelete = newScript(`
 if redis.call("GET", KEYS[1]) == ARGV[1] then
-  return redis.call("DEL", KEYS[1])
+  local n = redis.call("DEL", KEYS[1])
+  if KEYS[2] then
+    redis.call("PUBLISH", KEYS[2], "unlocked")
+  end
+  return n
 end
 return 0`)
 

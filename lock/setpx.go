@@ -17,7 +17,7 @@ func init() {
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &setPX{base: newBase("setpx", n, o)}, nil
 		},
-		Expires: true, Watchdog: true, Extendable: true,
+		Expires: true, Watchdog: true, Extendable: true, Notify: true,
 	})
 	register(Info{
 		Name:     "setpx-del",
@@ -81,7 +81,7 @@ func releaseKey(ctx context.Context, b *base, l *Lease, del bool) error {
 	if del {
 		n, err = b.node().Del(cctx, l.Key).Result()
 	} else {
-		n, err = compareAndDelete.run(cctx, b.node(), []string{l.Key}, l.Token).Int64()
+		n, err = compareAndDelete.run(cctx, b.node(), b.releaseKeys(l.Key), l.Token).Int64()
 	}
 	if err != nil {
 		return b.unknown("release", l.Key, err)
