@@ -112,7 +112,7 @@ func TestResolvedRoundTrip(t *testing.T) {
 	out := roundTrip(t, min, "redlock")
 	for _, want := range []string{
 		"algorithm: redlock\n", "ttl: 500ms\n", "drift: 0.01\n", "retry_delay: 50ms\n", "validity_check: true\n",
-		"watchdog: false\n", "node_timeout: 50ms\n", "tolerance: 1s\n", "backend: miniredis\n", "nodes: 1\n",
+		"watchdog: false\n", "node_timeout: 50ms\n", "tolerance: 1s\n", "wait: poll\n", "backend: miniredis\n", "nodes: 1\n",
 		"replicas: 0\n", "persistence: none\n", "clients: 2\n", "keys: 1\n", "duration: 3s\n", "hold: 20ms\n",
 		"think: 5ms\n", "seed: 0\n", "when: {client: 1, point: after-enter, nth: 1}\n",
 	} {

@@ -147,6 +147,11 @@ func (s *Scenario) checkOptions() error {
 			}
 		}
 	}
+	if o.Wait != nil {
+		if _, err := lock.ParseWait(*o.Wait); err != nil {
+			return s.errf("options.wait", "must be poll or notify (%s)", shown(*o.Wait))
+		}
+	}
 	return nil
 }
 
@@ -356,6 +361,8 @@ func (s *Scenario) checkDesign(algo string) error {
 		return s.errf("read_ratio", "%s has no read lock%s (%v)", algo, hint, *s.ReadRatio)
 	case slices.Contains(s.Roles, string(sim.AccessRead)) && !info.ReadWrite:
 		return s.errf("roles", "%s has no read lock%s (%s)", algo, hint, strings.Join(s.Roles, ", "))
+	case s.Options.waitsNotified() && !info.Notify:
+		return s.errf("options.wait", "%s cannot notify: its release is not a script that publishes the unlock (setpx, reentrant, fenced and rwlock-counted can)%s (notify)", algo, hint)
 	case s.Nest != nil && *s.Nest > 1 && !info.Reentrant:
 		return s.errf("nest", "%s is not reentrant: a nested acquire would wait for its own hold%s (%d)", algo, hint, *s.Nest)
 	}

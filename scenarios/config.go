@@ -86,6 +86,12 @@ func (s *Scenario) validate(algo string, cfg sim.Config) error {
 	return nil
 }
 
+// waitsNotified says whether the file asks for wait: notify (checkOptions
+// has refused any spelling but poll and notify).
+func (o Options) waitsNotified() bool {
+	return o.Wait != nil && *o.Wait == lock.WaitNotify.String()
+}
+
 // lock turns the options into lock.Options, leaving out what the simulator
 // sets per client (clock, hook, owner, tokens, seed).
 func (o Options) lock() lock.Options {
@@ -98,6 +104,9 @@ func (o Options) lock() lock.Options {
 		Fencing:       deref(o.Fencing),
 		Tolerance:     deref(o.Tolerance).D(),
 		Retry:         lock.RetryPolicy{Interval: deref(o.RetryDelay).D()},
+	}
+	if o.waitsNotified() {
+		out.Wait = lock.WaitNotify
 	}
 	if o.Retries != nil {
 		out.Retry.MaxTries = *o.Retries + 1
@@ -184,6 +193,7 @@ func (s *Scenario) Resolved(algo string) ([]byte, error) {
 			ValidityCheck: ptr(d.Options.ValidityCheck),
 			NodeTimeout:   ptr(Duration(d.Options.NodeTimeout)),
 			Tolerance:     ptr(Duration(d.Options.Tolerance)),
+			Wait:          ptr(d.Options.Wait.String()),
 		},
 	}
 	if r.Persistence == "" {

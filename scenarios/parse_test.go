@@ -199,6 +199,8 @@ func TestParseBad(t *testing.T) {
 		{"nest zero", "name: x\nalgorithm: reentrant\nnest: 0\n", 3, "nest", []string{"at least 1", "(0)"}},
 		{"nest without reentrancy", "name: x\nalgorithm: setpx\nnest: 3\n", 3, "nest", []string{"setpx is not reentrant", "(3)"}},
 		{"watchdog without one", "name: x\nalgorithm: setnx-expire\noptions:\n  watchdog: true\n", 4, "options.watchdog", []string{"setnx-expire has no watchdog", "(true)"}},
+		{"bad wait", "name: x\nalgorithm: setpx\noptions: {wait: pol}\n", 3, "options.wait", []string{"must be poll or notify", "(pol)"}},
+		{"notify without a publishing release", "name: x\nalgorithm: setpx-del\noptions:\n  wait: notify\n", 4, "options.wait", []string{"setpx-del cannot notify", "(notify)"}},
 		{"fencing without tokens", "name: x\nalgorithm: setpx\noptions: {fencing: true}\n", 3, "options.fencing", []string{"setpx has no fencing", "(true)"}},
 		{"alias", "name: x\nhold: &h 10ms\nthink: *h\n", 3, "", []string{"aliases are not supported", "(*h)"}},
 		{"merge key", "name: x\noptions: &o {ttl: 1s}\nfaults:\n  - <<: *o\n", 4, "", []string{"aliases"}},

@@ -49,7 +49,7 @@ func TestScenarioReference(t *testing.T) {
 	for _, k := range scenarios.Kinds() {
 		assert.Contains(t, page, "\n### `"+k.Kind+"`\n", "%s explains the fault kind %s", referencePage, k.Kind)
 	}
-	for _, f := range []string{"ttl", "drift", "retries", "retry_delay", "watchdog", "fencing", "validity_check", "node_timeout", "tolerance",
+	for _, f := range []string{"ttl", "drift", "retries", "retry_delay", "watchdog", "fencing", "validity_check", "node_timeout", "tolerance", "wait",
 		"nodes", "replicas", "persistence", "clients", "keys", "read_ratio", "roles", "nest", "duration", "hold", "think", "seed"} {
 		assert.Contains(t, page, "| `"+f+"` |", "%s explains %s", referencePage, f)
 	}

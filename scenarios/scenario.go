@@ -79,6 +79,9 @@ type Options struct {
 	// multi-node designs max(ttl/10, 5ms)].
 	NodeTimeout *Duration `yaml:"node_timeout,omitempty"`
 	Tolerance   *Duration `yaml:"tolerance,omitempty"` // setnx-getset's clock allowance [1s]
+	// Wait is how a blocked acquire waits: poll (retry_delay plus jitter)
+	// or notify (Redisson's unlock message, else the holder's PTTL) [poll].
+	Wait *string `yaml:"wait,omitempty"`
 }
 
 // FaultSpec is one entry of faults: as written. Which fields a kind reads is

@@ -68,6 +68,9 @@ func newClient(id int, w *World, sched *schedule) (*Client, error) {
 }
 
 func (c *Client) close() {
+	if c.locker != nil {
+		_ = lock.Close(c.locker) // the notified waiter's subscriber connection
+	}
 	for _, r := range c.conns {
 		_ = r.Close()
 	}
@@ -154,7 +157,7 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 		}
 		return attempt(ctx, key)
 	}
-	l, err := lock.Blocking(actx, inFull, key, cfg.Options.Retry, c.Clock, c.rnd)
+	l, err := lock.WaitFor(actx, c.locker, inFull, key, cfg.Options.Retry, c.Clock, c.rnd)
 	cancel()
 	if err != nil {
 		return c.stopErr(ctx)
