@@ -19,10 +19,10 @@ import (
 // after it was first refused. In virtual time, where the schedule does not
 // depend on the machine.
 func TestNotifyLostMessageCostsAtMostTheTTL(t *testing.T) {
-	const ttl = 500 * time.Millisecond
 	for _, name := range []string{"notify-message-lost", "notify-node-restart"} {
 		s, err := scenarios.Lookup(name)
 		require.NoError(t, err)
+		ttl := s.Options.TTL.D()
 		for _, algo := range s.Algorithms() {
 			t.Run(name+"/"+algo, func(t *testing.T) {
 				o, err := execute(t, s, algo, virtualTime)

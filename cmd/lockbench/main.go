@@ -51,6 +51,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f flags
 	var cfg bench.Config
 	var out string
+	var w waitFlags
+	var wcfg bench.WaitConfig
 	ran := false
 	cmd := &cobra.Command{
 		Use:   "lockbench",
@@ -63,6 +65,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
+			if w.given() {
+				wcfg, out, err = w.config(&f, time.Now())
+				ran = err == nil
+				return err
+			}
 			cfg, out, err = f.config(time.Now())
 			if err != nil {
 				return err
@@ -72,6 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		},
 	}
 	f.register(cmd.Flags())
+	w.register(cmd.Flags())
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	cmd.SetArgs(args)
 	cmd.SetOut(stdout)
@@ -82,6 +90,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if !ran { // --help
 		return exitOK
+	}
+	if w.given() {
+		return measureWait(ctx, wcfg, out, f.timeout, "lockbench "+strings.Join(args, " "), stdout, stderr)
 	}
 	return measure(ctx, cfg, out, f.timeout, "lockbench "+strings.Join(args, " "), stdout, stderr)
 }
