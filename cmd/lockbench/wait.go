@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -96,6 +97,9 @@ func (w *waitFlags) config(f *flags, now time.Time) (bench.WaitConfig, string, e
 	out := f.out
 	if out == "" {
 		out = bench.DefaultOut(now)
+	}
+	if err := report.CheckOutDir(out); err != nil {
+		return cfg, "", fmt.Errorf("--out %q: %w", out, err)
 	}
 	return cfg, out, nil
 }
