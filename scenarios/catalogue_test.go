@@ -71,7 +71,7 @@ func TestBuiltinsParse(t *testing.T) {
 		"redlock-node-clock-jump", "redlock-node-clock-fast", "redlock-node-clock-within-drift",
 		"holder-partitioned", "watchdog-long-hold", "watchdog-gc-pause", "watchdog-renewal-cut",
 		"reentrant-nesting", "rw-reader-deletes-reader", "rw-reader-pause", "fenced-counter-failover",
-		"redlock-lost-replies",
+		"redlock-lost-replies", "notify-contention", "notify-message-lost", "notify-node-restart",
 	}
 	last := -1
 	for _, want := range canonical {
