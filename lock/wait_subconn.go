@@ -93,17 +93,22 @@ func (s *subConn) send(ctx context.Context, args ...string) error {
 	for _, a := range args {
 		buf = append(buf, "$"+strconv.Itoa(len(a))+"\r\n"+a+"\r\n"...)
 	}
-	if dl, ok := ctx.Deadline(); ok {
-		_ = s.conn.SetWriteDeadline(dl)
-	}
+	// Every write sets its own deadline (none without one in ctx): a
+	// deadline left from an earlier write must not fail this one.
+	dl, _ := ctx.Deadline()
+	_ = s.conn.SetWriteDeadline(dl)
 	_, err := s.conn.Write(buf)
 	return err
 }
 
-// Close closes the connection and waits for the reader.
+// Close closes the connection and waits for the reader. A connection
+// that a fault already closed is no error.
 func (s *subConn) Close() error {
 	err := s.conn.Close()
 	<-s.done
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
 	return err
 }
 

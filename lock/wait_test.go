@@ -3,6 +3,8 @@ package lock_test
 import (
 	"context"
 	"errors"
+	"net"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -166,4 +168,48 @@ func TestWaitNotifyGivesUpWithTheContext(t *testing.T) {
 	_, err = lock.WaitFor(t.Context(), w, w.Acquire, "k", lock.RetryPolicy{Interval: time.Hour, MaxTries: 2}, clk, nil)
 	require.ErrorIs(t, err, lock.ErrNotAcquired)
 	require.ErrorContains(t, err, "after 2 tries")
+}
+
+// TestWaitNotifyResetSubscriptionFallsBackToPTTL: the waiter's
+// connections are reset while it waits (as a drop fault or a node restart
+// does); the release that follows cannot reach it, and it gets the lock on
+// its PTTL timer, not before.
+func TestWaitNotifyResetSubscriptionFallsBackToPTTL(t *testing.T) {
+	m, client := newRedisStrings(t)
+	holder := newLockerStrings(t, "setpx", client(), nil, nil)
+	held, err := holder.Acquire(t.Context(), "k")
+	require.NoError(t, err)
+
+	var mu sync.Mutex
+	var conns []net.Conn
+	dialer := &net.Dialer{}
+	waiterConn := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true,
+		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, addr)
+			if err == nil {
+				mu.Lock()
+				conns = append(conns, c)
+				mu.Unlock()
+			}
+			return c, err
+		}})
+	t.Cleanup(func() { _ = waiterConn.Close() })
+
+	clk := newClockStrings(0)
+	_, waiting, done := waiterStrings(t, "setpx", waiterConn, clk)
+	<-waiting
+	clk.WaitSleeping(t, 1)
+	mu.Lock()
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	mu.Unlock()
+	require.NoError(t, holder.Release(t.Context(), held))
+	select {
+	case err := <-done:
+		t.Fatalf("the waiter woke without a message or its PTTL (%v)", err)
+	default:
+	}
+	clk.Advance(ttlStrings)
+	waitDone(t, done)
 }
