@@ -12,6 +12,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -197,6 +198,9 @@ func setup(c sim.Config) string {
 	}
 	if !c.Options.ValidityCheck {
 		on = append(on, "no validity check")
+	}
+	if c.Options.Wait == lock.WaitNotify {
+		on = append(on, "wait notify")
 	}
 	if len(on) > 0 {
 		s += " (" + strings.Join(on, ", ") + ")"
