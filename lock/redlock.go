@@ -55,11 +55,15 @@ func (r *redlock) onAll(ctx context.Context, op func(context.Context, redis.Univ
 	cctx, cancel := r.cmdCtx(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
+	wg.Add(len(r.nodes))
 	for i, node := range r.nodes {
-		wg.Go(func() {
+		// A plain go statement: wg.Go would wrap each closure in a second
+		// one, an allocation per node and round on the hot path.
+		go func() {
+			defer wg.Done()
 			ok, err := op(cctx, node)
 			replies[i] = reply{ok, err}
-		})
+		}()
 	}
 	wg.Wait()
 	var t redlockTally
@@ -98,11 +102,7 @@ func (r *redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 	token := r.opts.Tokens()
 	start := r.now()
 	t := r.onAll(ctx, func(ctx context.Context, c redis.UniversalClient) (bool, error) {
-		err := c.SetArgs(ctx, key, token, redis.SetArgs{Mode: "NX", TTL: r.opts.TTL}).Err()
-		if errors.Is(err, redis.Nil) {
-			return false, nil
-		}
-		return err == nil, err
+		return c.SetNX(ctx, key, token, r.opts.TTL).Result()
 	})
 	elapsed := r.now().Sub(start)
 	validity := RedlockValidity(r.opts.TTL, elapsed, r.opts.Drift)
