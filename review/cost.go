@@ -29,6 +29,11 @@ type Cost struct {
 	// Raw is the raw limit's cycles/s at one node in the same cell (0 when
 	// not measured), the ceiling every single-node design is under.
 	Raw float64
+	// RawFanout is raw's cycles/s at the largest cluster measured
+	// (RawNodes), the ceiling of the multi-node designs; 0 when not
+	// measured.
+	RawFanout float64
+	RawNodes  int
 	// Why says what is missing when Rows is empty or has no throughput.
 	Why string
 }
@@ -123,6 +128,11 @@ func CostOf(m matrix.Matrix, rep *bench.Report) Cost {
 		if raw := cellResult(rep, bench.Raw, c.Clients, c.Contention); raw != nil && raw.Nodes == 1 {
 			c.Raw = raw.Throughput
 		}
+		for _, x := range rep.Results {
+			if x.Algorithm == bench.Raw && x.Clients == c.Clients && x.Contention == c.Contention && x.Nodes > 1 && x.Nodes > c.RawNodes {
+				c.RawFanout, c.RawNodes = x.Throughput, x.Nodes
+			}
+		}
 		if c.Clients == 0 {
 			c.Why = fmt.Sprintf("the bench run has no %s results", c.Contention)
 		}
@@ -183,6 +193,9 @@ func (c Cost) Caption() string {
 	s += ", against how many of the catalogue's fault scenarios it came through safe in every run (of those it ran; controls without faults not counted)."
 	if c.Raw > 0 {
 		s += fmt.Sprintf(" The raw single-node limit in the same cell: %.0f cycles/s.", c.Raw)
+	}
+	if c.RawFanout > 0 {
+		s += fmt.Sprintf(" The raw fan-out to %d nodes: %.0f cycles/s.", c.RawNodes, c.RawFanout)
 	}
 	return s
 }

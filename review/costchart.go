@@ -2,10 +2,12 @@ package review
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -53,21 +55,34 @@ func (c Cost) ChartPNG() ([]byte, error) {
 	if c.Raw > 0 {
 		hi = max(hi, math.Log10(c.Raw))
 	}
+	if c.RawFanout > 0 {
+		lo = min(lo, math.Log10(c.RawFanout))
+	}
 	p.Y.Min, p.Y.Max = math.Floor(lo*5)/5-0.1, math.Ceil(hi*5)/5+0.1
 	p.Y.Tick.Marker = powTicks{}
 	p.X.Tick.Marker = intTicks{}
 	p.Add(plotter.NewGrid())
 
-	if c.Raw > 0 {
-		raw, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: math.Log10(c.Raw)}, {X: p.X.Max, Y: math.Log10(c.Raw)}})
+	for _, ref := range []struct {
+		v      float64
+		label  string
+		dashes []vg.Length
+	}{
+		{c.Raw, "raw limit, 1 node", []vg.Length{vg.Points(4), vg.Points(3)}},
+		{c.RawFanout, fmt.Sprintf("raw fan-out, %d nodes", c.RawNodes), []vg.Length{vg.Points(1), vg.Points(3)}},
+	} {
+		if ref.v <= 0 {
+			continue
+		}
+		line, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: math.Log10(ref.v)}, {X: p.X.Max, Y: math.Log10(ref.v)}})
 		if err != nil {
 			return nil, err
 		}
-		raw.Color, raw.Dashes = color.Gray{Y: 90}, []vg.Length{vg.Points(4), vg.Points(3)}
-		p.Add(raw)
-		p.Legend.Add("raw limit, 1 node", raw)
-		p.Legend.Top = true
+		line.Color, line.Dashes = color.Gray{Y: 70}, ref.dashes
+		p.Add(line)
+		p.Legend.Add(ref.label, line)
 	}
+	p.Legend.Top = true
 	sc, err := plotter.NewScatter(pts)
 	if err != nil {
 		return nil, err
@@ -83,7 +98,19 @@ func (c Cost) ChartPNG() ([]byte, error) {
 		lb.TextStyle[i].XAlign = draw.XLeft
 	}
 	lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-3)}
-	spreadLabels(pts, lb)
+	spreadLabels(pts, lb, (p.X.Max-p.X.Min)*0.085, (p.Y.Max-p.Y.Min)*0.035)
+	// A label moved off its point gets a leader line back to it.
+	for i, q := range pts {
+		if lb.XYs[i].Y == q.Y {
+			continue
+		}
+		lead, err := plotter.NewLine(plotter.XYs{q, {X: q.X + (p.X.Max-p.X.Min)*0.008, Y: lb.XYs[i].Y}})
+		if err != nil {
+			return nil, err
+		}
+		lead.Color, lead.Width = color.Gray{Y: 140}, vg.Points(0.6)
+		p.Add(lead)
+	}
 	p.Add(lb)
 
 	img := vgimg.NewWith(vgimg.UseWH(9*vg.Inch, 5.5*vg.Inch), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
@@ -95,21 +122,31 @@ func (c Cost) ChartPNG() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// spreadLabels nudges the labels of points that sit close together (same
-// survived count, near throughput) apart vertically, so that none is
-// printed over another.
-func spreadLabels(pts plotter.XYs, lb *plotter.Labels) {
-	const near = 0.045 // in log10 units
-	for i := range pts {
-		n := 0
-		for j := range i {
-			if pts[j].X == pts[i].X && math.Abs(pts[j].Y-pts[i].Y) < near*float64(n+1) {
-				n++
+// spreadLabels moves labels down, highest point first, until none is
+// printed over another: two labels clash when their points are less than
+// wide apart on x (a label's width, in x units) and less than near apart
+// on y (a line's height, in log10 units).
+func spreadLabels(pts plotter.XYs, lb *plotter.Labels, wide, near float64) {
+	order := make([]int, len(pts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(pts[b].Y, pts[a].Y) })
+	var placed []int
+	for _, i := range order {
+		for range len(pts) { // bounded: each pass moves below one more label
+			clash := false
+			for _, j := range placed {
+				if math.Abs(pts[j].X-pts[i].X) < wide && math.Abs(lb.XYs[j].Y-lb.XYs[i].Y) < near {
+					clash = true
+					lb.XYs[i].Y = lb.XYs[j].Y - near
+				}
+			}
+			if !clash {
+				break
 			}
 		}
-		if n > 0 {
-			lb.XYs[i].Y -= near * float64(n)
-		}
+		placed = append(placed, i)
 	}
 }
 
@@ -138,7 +175,7 @@ func (intTicks) Ticks(lo, hi float64) []plot.Tick {
 	var out []plot.Tick
 	step := math.Max(1, math.Ceil((hi-lo)/15))
 	for v := math.Ceil(lo); v <= hi; v += step {
-		out = append(out, plot.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})
+		out = append(out, plot.Tick{Value: v, Label: fmt.Sprintf("%.0f", v+0)}) // +0: no "-0"
 	}
 	return out
 }
