@@ -40,7 +40,7 @@ var _ Extender = (*redlock)(nil)
 // or an error: the command may or may not have taken effect there).
 type redlockTally struct {
 	did, refused, failed int
-	errs                 error // the failed nodes' errors, joined
+	errs                 error  // the failed nodes' errors, joined
 	yes                  uint64 // bit i: node i did it (nodes are at most 64)
 }
 

@@ -28,9 +28,9 @@ import (
 const (
 	exitOK          = exitcode.OK
 	exitDiffers     = exitcode.Mismatch // --baseline: a ratio fell by more than its noise band
-	exitUsage       = exitcode.Usage  // bad input or usage
-	exitHarness     = exitcode.Failed // the bench itself failed (nodes did not start, files not written)
-	exitInterrupted = exitcode.Failed // Ctrl-C, SIGTERM or --timeout: nothing written
+	exitUsage       = exitcode.Usage    // bad input or usage
+	exitHarness     = exitcode.Failed   // the bench itself failed (nodes did not start, files not written)
+	exitInterrupted = exitcode.Failed   // Ctrl-C, SIGTERM or --timeout: nothing written
 )
 
 // errTimeout is the cause of a context whose --timeout ran out.
