@@ -123,7 +123,7 @@ func (c Cost) ChartPNG() ([]byte, error) {
 }
 
 // spreadLabels moves labels down, highest point first, until none is
-// printed over another: two labels clash when their points are less than
+// printed over another label or another design's dot: two labels clash when their points are less than
 // wide apart on x (a label's width, in x units) and less than near apart
 // on y (a line's height, in log10 units).
 func spreadLabels(pts plotter.XYs, lb *plotter.Labels, wide, near float64) {
@@ -140,6 +140,13 @@ func spreadLabels(pts plotter.XYs, lb *plotter.Labels, wide, near float64) {
 				if math.Abs(pts[j].X-pts[i].X) < wide && math.Abs(lb.XYs[j].Y-lb.XYs[i].Y) < near {
 					clash = true
 					lb.XYs[i].Y = lb.XYs[j].Y - near
+				}
+			}
+			// nor over another design's dot to its right
+			for j := range pts {
+				if dx := pts[j].X - pts[i].X; j != i && dx > 0 && dx < wide && math.Abs(pts[j].Y-lb.XYs[i].Y) < near {
+					clash = true
+					lb.XYs[i].Y = pts[j].Y - near
 				}
 			}
 			if !clash {
