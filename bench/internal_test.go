@@ -161,6 +161,18 @@ func TestComparisonsPairDesignsWithReferences(t *testing.T) {
 	assert.Equal(t, 3, cs[0].Rounds)
 	assert.Equal(t, "slower in every round", cs[0].Noise)
 	assert.Equal(t, "faster in every round", cs[1].Noise)
+
+	// The summary tells a goal met in every round from one met by the
+	// median alone.
+	cs[1].RoundMin = 0.9
+	head := (&Report{Comparisons: cs}).headlineSection()
+	met := func(i int) string { return head.Table.Rows[i][len(head.Table.Rows[i])-1].String() }
+	assert.Equal(t, "yes, every round", met(0))
+	assert.Equal(t, "median only: inside the noise", met(1))
+	assert.Equal(t, "no", met(2))
+	assert.Equal(t, "–", met(3), "no goal")
+	require.Len(t, head.Items, 1)
+	assert.Contains(t, head.Items[0].String(), "Goals missed: redlock vs raw fan-out, 5 nodes at 4 clients per-client: 0.83")
 }
 
 func TestRoundSpread(t *testing.T) {

@@ -199,8 +199,10 @@ func (r *Report) headlineSection() Section {
 		met := "–"
 		switch {
 		case c.Goal == "":
+		case c.Met && c.Rounds >= MinRepeats && c.RoundMin >= goalValue(c.Goal):
+			met = "yes, every round"
 		case c.Met:
-			met = "yes"
+			met = "median only: inside the noise"
 		default:
 			met = "no"
 		}
