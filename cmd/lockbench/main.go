@@ -69,6 +69,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return err
 			}
+			if ci.baseline != "" && f.under != "" {
+				return fmt.Errorf("--baseline: not with --under (a run under a scenario has no ratios to compare)")
+			}
 			if err := ci.check(); err != nil {
 				return err
 			}

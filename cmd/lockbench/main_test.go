@@ -264,4 +264,10 @@ func TestBaselineExitsOneWhenARatioFell(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr.String(), "--baseline")
 	assert.Contains(t, stderr.String(), "bench.json")
+
+	stderr.Reset()
+	code = run(context.Background(), []string{"--backend", "miniredis", "--under", "gc-pause-after-check", "--baseline", base,
+		"--out", filepath.Join(t.TempDir(), "run")}, &stdout, &stderr)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr.String(), "--baseline: not with --under")
 }
