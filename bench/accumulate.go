@@ -19,14 +19,18 @@ type accumulator struct {
 	refused        int64
 	errs           int64
 	firstErr       error
+	spent          costReading // the process's allocations and CPU over the segments
 }
 
 func newAccumulator() *accumulator {
 	return &accumulator{acquire: newHist(), cycle: newHist()}
 }
 
-// add takes in one segment of length d and resets the meters for the next.
-func (a *accumulator) add(meters []*meter, d time.Duration) {
+// add takes in one segment of length d, in which the process spent spent,
+// and resets the meters for the next.
+func (a *accumulator) add(meters []*meter, d time.Duration, spent costReading) {
+	a.spent.allocs += spent.allocs
+	a.spent.cpu += spent.cpu
 	var cycles int64
 	for _, m := range meters {
 		a.acquire.Merge(m.acquire)
@@ -55,6 +59,10 @@ func (a *accumulator) result(algo string, c cell) Result {
 	}
 	if a.measured > 0 {
 		r.Throughput = float64(a.cycles) / a.measured.Seconds()
+	}
+	if a.cycles > 0 {
+		r.AllocsPerCycle = float64(a.spent.allocs) / float64(a.cycles)
+		r.CPUPerCycleUs = float64(a.spent.cpu) / float64(time.Microsecond) / float64(a.cycles)
 	}
 	if a.firstErr != nil {
 		r.FirstErr = a.firstErr.Error()

@@ -110,22 +110,25 @@ var (
 	DefaultRetry    = time.Millisecond
 )
 
-// QuickAlgorithms is the subset --quick measures: the references, the
-// designs they are compared with, and a few with extra round trips or
-// scripts.
-var QuickAlgorithms = []string{"setpx", Raw, "redislock", "fenced", "lua-setnx", "reentrant", "redlock", "redsync"}
+// QuickAlgorithms is the subset --quick measures: the references and one
+// design of every family the seed articles compare (SETNX+EXPIRE,
+// SETNX/GETSET, a Lua SETNX, SET NX PX, reentrant, read/write, Redlock,
+// fenced).
+var QuickAlgorithms = []string{"setpx", Raw, "redislock", "setnx-expire", "setnx-getset", "lua-setnx",
+	"reentrant", "rwlock", "fenced", "redlock", "redsync"}
 
-// Quick is a sweep that finishes in well under a minute on redis-server:
-// clients 1, 4 and 16, one node for single-node designs and five for
-// multi-node ones, 600 ms per configuration in four rounds.
+// Quick is a sweep that finishes in under a minute on redis-server:
+// clients 1, 4 and 16, one node for single-node designs and raw, five for
+// the multi-node ones and raw, 450 ms per configuration in three rounds
+// (the fewest a median with a spread needs).
 func Quick() Config {
 	return Config{
 		Algorithms: QuickAlgorithms,
 		Clients:    []int{1, 4, 16},
 		Nodes:      []int{1, 5},
-		Duration:   600 * time.Millisecond,
-		Rounds:     4,
-		Warmup:     100 * time.Millisecond,
+		Duration:   450 * time.Millisecond,
+		Rounds:     MinRepeats,
+		Warmup:     60 * time.Millisecond,
 	}
 }
 
@@ -229,7 +232,7 @@ func (c Config) Validate() error {
 		return bad("retry %v: must not be negative", c.RetryInterval)
 	}
 	if len(plan(c)) == 0 {
-		return bad("nodes %v: no design among %s runs at these sizes (single-node designs and raw need 1, multi-node ones 2 or more)",
+		return bad("nodes %v: no design among %s runs at these sizes (single-node designs need 1, multi-node ones 2 or more)",
 			c.Nodes, strings.Join(c.Algorithms, ","))
 	}
 	return nil

@@ -52,11 +52,11 @@ func TestPlanPutsDesignsAtTheirSizes(t *testing.T) {
 		if c.nodes == 1 {
 			assert.Equal(t, []string{"setpx", Raw}, c.designs)
 		} else {
-			assert.Equal(t, []string{"redlock", "redsync"}, c.designs)
+			assert.Equal(t, []string{Raw, "redlock", "redsync"}, c.designs, "raw fans out at every size")
 		}
 	}
 	configs, est := cfg.Size()
-	assert.Equal(t, 2*4*(2+2+2), configs)
+	assert.Equal(t, 2*4*(2+3+3), configs)
 	assert.Equal(t, time.Duration(configs)*(cfg.Duration+cfg.Warmup), est)
 
 	cfg.Nodes = []int{1}
@@ -69,6 +69,10 @@ func TestPlanPutsDesignsAtTheirSizes(t *testing.T) {
 func TestQuickIsUnderAMinute(t *testing.T) {
 	_, est := Quick().Size()
 	assert.Less(t, est, 45*time.Second, "leaves room for starting nodes within a minute")
+	assert.GreaterOrEqual(t, Quick().Rounds, MinRepeats, "a median with a spread")
+	for _, family := range []string{"setnx-expire", "setnx-getset", "lua-setnx", "setpx", "reentrant", "rwlock", "redlock", "fenced", Raw, "redislock", "redsync"} {
+		assert.Contains(t, Quick().Algorithms, family)
+	}
 }
 
 func TestFromHistory(t *testing.T) {
@@ -132,22 +136,95 @@ func TestCPUModel(t *testing.T) {
 func TestComparisonsPairDesignsWithReferences(t *testing.T) {
 	mk := func(algo string, nodes int, tp float64, p99 float64) Result {
 		return Result{Algorithm: algo, Kind: kindOf(algo), Nodes: nodes, Clients: 4, Contention: KeyPerClient,
-			Throughput: tp, RoundThroughput: []float64{tp * 0.9, tp * 1.1}, Cycle: Percentiles{P99: p99}, Acquire: Percentiles{P99: p99}}
+			Throughput: tp, RoundThroughput: []float64{tp * 0.9, tp, tp * 1.1}, Cycle: Percentiles{P99: p99}, Acquire: Percentiles{P99: p99}}
 	}
 	rs := []Result{mk("setpx", 1, 96, 100), mk(Raw, 1, 100, 90), mk("redislock", 1, 90, 110),
-		mk("redlock", 5, 50, 300), mk("redsync", 5, 40, 280)}
+		mk("redlock", 5, 50, 300), mk("redsync", 5, 40, 280), mk(Raw, 5, 60, 250)}
 	addRatios(rs)
 	assert.InDelta(t, 0.96, rs[0].VsRaw, 1e-9)
 	assert.InDelta(t, 96.0/90, rs[0].VsPeer, 1e-9)
 	assert.Equal(t, "redsync", rs[3].Peer)
+	assert.InDelta(t, 50.0/60, rs[3].VsRaw, 1e-9, "against raw at its own size, not raw at one node")
 	cs := comparisons(rs)
-	require.Len(t, cs, 3)
-	titles := []string{cs[0].Title, cs[1].Title, cs[2].Title}
-	assert.Equal(t, []string{"harness overhead", "setpx vs redislock", "redlock vs redsync, 5 nodes"}, titles)
+	var titles []string
+	for _, c := range cs {
+		titles = append(titles, c.Title)
+	}
+	assert.Equal(t, []string{"harness overhead: setpx vs raw", "setpx vs redislock", "redlock vs raw fan-out, 5 nodes",
+		"redsync vs raw fan-out, 5 nodes", "redlock vs redsync, 5 nodes"}, titles)
 	assert.True(t, cs[0].Met, "0.96 >= 0.95")
 	assert.True(t, cs[1].Met)
-	assert.False(t, cs[2].Met, "higher p99 than redsync")
+	assert.False(t, cs[2].Met, "0.83 < 0.90")
+	assert.Empty(t, cs[3].Goal, "redsync against raw is for reference")
+	assert.True(t, cs[4].Met)
 	assert.True(t, slices.IsSorted([]float64{cs[0].RoundMin, cs[0].Throughput, cs[0].RoundMax}))
+	assert.Equal(t, 3, cs[0].Rounds)
+	assert.Equal(t, "slower in every round", cs[0].Noise)
+	assert.Equal(t, "faster in every round", cs[1].Noise)
+
+	// The summary tells a goal met in every round from one met by the
+	// median alone.
+	cs[1].RoundMin = 0.9
+	head := (&Report{Comparisons: cs}).headlineSection()
+	met := func(i int) string { return head.Table.Rows[i][len(head.Table.Rows[i])-1].String() }
+	assert.Equal(t, "yes, every round", met(0))
+	assert.Equal(t, "median only: inside the noise", met(1))
+	assert.Equal(t, "no", met(2))
+	assert.Equal(t, "–", met(3), "no goal")
+	require.Len(t, head.Items, 1)
+	assert.Contains(t, head.Items[0].String(), "Goals missed: redlock vs raw fan-out, 5 nodes at 4 clients per-client: 0.83")
+}
+
+func TestRoundSpread(t *testing.T) {
+	s := roundSpread([]float64{10, 30, 20, 5}, []float64{10, 10, 10, 0})
+	assert.Equal(t, Spread{Median: 2, Min: 1, Max: 3, Rounds: 3}, s, "a round where the reference did nothing has no ratio")
+	s = roundSpread([]float64{9, 11, 10, 12}, []float64{10, 10, 10, 10})
+	assert.InDelta(t, 1.05, s.Median, 1e-9, "the mean of the middle two")
+	assert.Equal(t, "inside the noise: rounds on both sides of 1.00", noiseText(s))
+	assert.InDelta(t, 0.15, s.Band(), 1e-9)
+	assert.Equal(t, "only 2 round(s): no spread to judge by", noiseText(roundSpread([]float64{2, 2}, []float64{1, 1})))
+}
+
+func TestCompareFindsRatiosThatFell(t *testing.T) {
+	mk := func(algo string, clients int, rounds ...float64) Result {
+		return Result{Algorithm: algo, Kind: kindOf(algo), Nodes: 1, Clients: clients, Contention: KeyPerClient, RoundThroughput: rounds}
+	}
+	base := &Report{Results: []Result{
+		mk("setpx", 1, 100, 100, 100), mk(Raw, 1, 100, 100, 100),
+		mk("setpx", 16, 100, 100, 100), mk(Raw, 16, 100, 100, 100)}}
+	cur := &Report{Results: []Result{
+		mk("setpx", 1, 97, 99, 98), mk(Raw, 1, 100, 100, 100), // 0.98: inside the 0.02 floor
+		mk("setpx", 16, 80, 82, 84), mk(Raw, 16, 100, 100, 100), // 0.82: fell
+		mk("lua-setnx", 16, 90, 90, 90)}} // nothing to compare with
+	addRatios(cur.Results)
+	regs, unmatched := Compare(base, cur)
+	require.Len(t, regs, 1)
+	g := regs[0]
+	assert.Equal(t, "setpx", g.Design)
+	assert.Equal(t, 16, g.Clients)
+	assert.InDelta(t, 0.82, g.Now.Median, 1e-9)
+	assert.InDelta(t, 1.0, g.Was.Median, 1e-9)
+	assert.InDelta(t, MinBand, g.Band, 1e-9)
+	assert.Equal(t, "setpx vs raw at 16 clients, per-client, 1 node fell from 1.00 (1.00–1.00) to 0.82 (0.80–0.84), more than its noise band ±0.02", g.String())
+	assert.Equal(t, 1, unmatched, "lua-setnx's ratio to raw")
+
+	// A noisy baseline widens the band: the same fall is inside it.
+	base.Results[2].RoundThroughput = []float64{70, 100, 130}
+	regs, _ = Compare(base, cur)
+	assert.Empty(t, regs)
+}
+
+func TestCIFlattensEveryResult(t *testing.T) {
+	rs := []Result{{Algorithm: "setpx", Kind: KindDesign, Nodes: 1, Clients: 1, Contention: KeyPerClient, Throughput: 5,
+		RoundThroughput: []float64{5, 5, 5}, AllocsPerCycle: 20, Acquire: Percentiles{P50: 1, P99: 2}, Cycle: Percentiles{P99: 3}},
+		{Algorithm: Raw, Kind: KindRaw, Nodes: 1, Clients: 1, Contention: KeyPerClient, Throughput: 5, RoundThroughput: []float64{5, 5, 5}}}
+	addRatios(rs)
+	ci := (&Report{Results: rs}).CI()
+	require.Len(t, ci.Results, 2)
+	assert.Equal(t, CIResult{Design: "setpx", Kind: KindDesign, Nodes: 1, Clients: 1, Contention: KeyPerClient, CyclesPerS: 5,
+		AcquireP50Us: 1, AcquireP99Us: 2, CycleP99Us: 3, AllocsPerCycle: 20,
+		VsRaw: &Spread{Median: 1, Min: 1, Max: 1, Rounds: 3}}, ci.Results[0])
+	assert.Nil(t, ci.Results[1].VsRaw)
 }
 
 func TestDocMarkdown(t *testing.T) {

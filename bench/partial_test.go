@@ -25,7 +25,7 @@ func TestPartial(t *testing.T) {
 	assert.Len(t, got, 4, "%q", got)
 	assert.Contains(t, got, "clients 1,4,16, not 1,4,16,64")
 	assert.Contains(t, got, "nodes 1,5, not 1,3,5")
-	assert.Contains(t, got, "600ms per configuration in 4 round(s), not 3s in 6")
+	assert.Contains(t, got, "450ms per configuration in 3 round(s), not 3s in 6")
 
 	hot := full()
 	hot.Settings.Contention = []Contention{HotKey}

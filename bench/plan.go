@@ -28,7 +28,8 @@ func nodesText(n int) string {
 	return fmt.Sprintf("%d nodes", n)
 }
 
-// multiNode reports whether a design uses every node (Raw does not).
+// multiNode reports whether a design uses every node (Raw runs at every
+// size, see runsAt).
 func multiNode(algo string) bool {
 	if algo == Raw {
 		return false
@@ -39,8 +40,12 @@ func multiNode(algo string) bool {
 
 // runsAt reports whether algo belongs at a cluster of n nodes: single-node
 // designs at one node only (more would be idle), multi-node designs at two
-// or more.
+// or more, and Raw at every size (at n nodes it is the bare majority
+// fan-out, the limit of the multi-node designs there).
 func runsAt(algo string, n int) bool {
+	if algo == Raw {
+		return true
+	}
 	if multiNode(algo) {
 		return n >= 2
 	}

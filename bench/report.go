@@ -46,12 +46,21 @@ type Result struct {
 	// hold and release up to the release's reply.
 	Acquire Percentiles `json:"acquire_latency"`
 	Cycle   Percentiles `json:"cycle_latency"`
-	// VsRaw and VsPeer are throughput ratios to the raw limit (same clients
-	// and contention) and to the design's peer (same nodes, clients and
-	// contention); 0 when there is nothing to compare with.
-	VsRaw  float64 `json:"vs_raw,omitempty"`
-	Peer   string  `json:"peer,omitempty"`
-	VsPeer float64 `json:"vs_peer,omitempty"`
+	// VsRaw and VsPeer are throughput ratios to the raw limit (same nodes,
+	// clients and contention) and to the design's peer (the same): the
+	// median of the per-round ratios, whose spread VsRawRounds and
+	// VsPeerRounds give; 0 when there is nothing to compare with.
+	VsRaw        float64 `json:"vs_raw,omitempty"`
+	VsRawRounds  Spread  `json:"vs_raw_rounds,omitzero"`
+	Peer         string  `json:"peer,omitempty"`
+	VsPeer       float64 `json:"vs_peer,omitempty"`
+	VsPeerRounds Spread  `json:"vs_peer_rounds,omitzero"`
+	// AllocsPerCycle and CPUPerCycleUs are this process's heap allocations
+	// and CPU time (user and system) over the measured rounds, per
+	// completed cycle: the client side's cost (on miniredis the nodes run
+	// in this process too, and count).
+	AllocsPerCycle float64 `json:"allocs_per_cycle"`
+	CPUPerCycleUs  float64 `json:"cpu_per_cycle_us"`
 
 	acquireHist *hdr.Histogram // for the CDF; not in the files
 }
@@ -65,17 +74,23 @@ type Comparison struct {
 	Nodes      int        `json:"nodes"`
 	Clients    int        `json:"clients"`
 	Contention Contention `json:"contention"`
-	// Throughput is design / reference cycles per second; RoundMin and
-	// RoundMax the same ratio per round (the two ran back to back there).
+	// Throughput is the median over the rounds of design / reference
+	// cycles per second (the two ran back to back in each round); RoundMin
+	// and RoundMax are the lowest and highest round, Rounds how many.
 	Throughput float64 `json:"throughput_ratio"`
 	RoundMin   float64 `json:"round_ratio_min"`
 	RoundMax   float64 `json:"round_ratio_max"`
+	Rounds     int     `json:"rounds"`
+	// Noise says whether the difference is larger than the rounds moved.
+	Noise string `json:"noise"`
 	// AcquireP99 and CycleP99 are design / reference p99 latencies (lower is
 	// better for the design).
 	AcquireP99 float64 `json:"acquire_p99_ratio"`
 	CycleP99   float64 `json:"cycle_p99_ratio"`
-	Goal       string  `json:"goal"`
-	Met        bool    `json:"met"`
+	// Goal is the issue's goal for the pair, Met whether the median meets
+	// it; no goal ("") for a pair shown for reference.
+	Goal string `json:"goal,omitempty"`
+	Met  bool   `json:"met"`
 }
 
 // Settings are the knobs the numbers depend on.

@@ -157,10 +157,11 @@ func (r *runner) runCell(ctx context.Context, idx int, c cell) ([]Result, error)
 	for round := range r.cfg.Rounds {
 		for j := range c.designs {
 			d := (j + round) % len(c.designs)
+			before := readCost()
 			if err := runSegment(ctx, sets[d], meters, slice); err != nil {
 				return nil, err
 			}
-			accs[d].add(meters, slice)
+			accs[d].add(meters, slice, readCost().since(before))
 			r.done++
 			r.progress(Progress{Step: fmt.Sprintf("%s, %s, round %d/%d", c.designs[d], c, round+1, r.cfg.Rounds)})
 		}
@@ -227,13 +228,18 @@ func (r *runner) workers(ctx context.Context, idx int, c cell, d string) ([]work
 		seed := r.cfg.Seed*1_000_003 + uint64(idx)*1024 + uint64(i)
 		rnd := rand.New(rand.NewPCG(seed, 0x6c6f636b62656e63))
 		if d == Raw {
-			conn := r.cluster.NewClient(0)
-			ws = append(ws, &rawWorker{conn: conn, key: key(i), ttl: r.cfg.TTL, retry: retry, hold: r.cfg.Hold, rnd: rnd})
+			conns := make([]*redis.Client, c.nodes)
+			for j := range conns {
+				conns[j] = r.cluster.NewClient(j)
+			}
+			ws = append(ws, newRawWorker(conns, key(i), r.cfg.TTL, retry, r.cfg.Hold, rnd))
 			if i == 0 {
-				// EVALSHA needs the script on the node; loading it is not
-				// part of the loop.
-				if err := compareAndDelete.Load(ctx, conn).Err(); err != nil {
-					return fail(fmt.Errorf("%w: raw: load script: %w", sim.ErrHarness, err))
+				// EVALSHA needs the script on every node; loading it is
+				// not part of the loop.
+				for j, conn := range conns {
+					if err := compareAndDelete.Load(ctx, conn).Err(); err != nil {
+						return fail(fmt.Errorf("%w: raw: load script on node %d: %w", sim.ErrHarness, j, err))
+					}
 				}
 			}
 			continue

@@ -59,6 +59,8 @@ func TestRunWritesEveryFile(t *testing.T) {
 			assert.Equal(t, r.Cycles, p.Count, name)
 		}
 		assert.LessOrEqual(t, r.Acquire.P50, r.Cycle.P50, "%s: a cycle contains its acquire", name)
+		assert.Positive(t, r.AllocsPerCycle, "%s: a cycle allocates (go-redis's commands at least)", name)
+		assert.Positive(t, r.CPUPerCycleUs, name)
 		if r.Contention == bench.KeyPerClient {
 			assert.Zero(t, r.Refused, "%s: nobody else locks a client's own key", name)
 		}
@@ -73,6 +75,8 @@ func TestRunWritesEveryFile(t *testing.T) {
 		case "setpx":
 			assert.Equal(t, bench.KindDesign, r.Kind)
 			assert.Positive(t, r.VsRaw)
+			assert.Equal(t, 2, r.VsRawRounds.Rounds, "one ratio per round")
+			assert.True(t, r.VsRawRounds.Min <= r.VsRaw && r.VsRaw <= r.VsRawRounds.Max, "the median lies in the range")
 			assert.Equal(t, "redislock", r.Peer)
 			assert.Positive(t, r.VsPeer)
 		}
@@ -158,6 +162,36 @@ func TestRunWritesEveryFile(t *testing.T) {
 	assert.Equal(t, string(summary), read.Summary())
 }
 
+// TestRawFansOutAtEveryNodeCount: raw runs beside the multi-node designs
+// at their size, and their ratios are against it.
+func TestRawFansOutAtEveryNodeCount(t *testing.T) {
+	cfg := tinyConfig()
+	cfg.Algorithms = []string{"redlock", bench.Raw}
+	cfg.Nodes = []int{3}
+	cfg.Clients = []int{2}
+	cfg.Contention = []bench.Contention{bench.HotKey}
+	cfg.Rounds = 3
+	cfg.Duration = 300 * time.Millisecond
+	cfg.TTL = 10 * time.Second // a node timeout of 1 s: a loaded machine does not time rounds out
+	rep, err := bench.Run(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Len(t, rep.Results, 2)
+	for _, r := range rep.Results {
+		assert.Equal(t, 3, r.Nodes, r.Algorithm)
+		assert.Positive(t, r.Cycles, r.Algorithm)
+		assert.Positive(t, r.Refused, "%s: two clients on one key are refused", r.Algorithm)
+	}
+	rl := rep.Results[0]
+	require.Equal(t, "redlock", rl.Algorithm)
+	assert.Positive(t, rl.VsRaw)
+	assert.Equal(t, 3, rl.VsRawRounds.Rounds)
+	var titles []string
+	for _, c := range rep.Comparisons {
+		titles = append(titles, c.Title)
+	}
+	assert.Contains(t, titles, "redlock vs raw fan-out, 3 nodes")
+}
+
 func TestWriteRefusesNonEmptyDir(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "keep"), []byte("x"), 0o644))
@@ -197,9 +231,11 @@ func TestRunInterrupted(t *testing.T) {
 
 func TestRunRejectsBadConfig(t *testing.T) {
 	for name, mutate := range map[string]func(*bench.Config){
-		"unknown design":   func(c *bench.Config) { c.Algorithms = []string{"nope"} },
-		"zero clients":     func(c *bench.Config) { c.Clients = []int{0} },
-		"no design at 5":   func(c *bench.Config) { c.Nodes = []int{5} },
+		"unknown design": func(c *bench.Config) { c.Algorithms = []string{"nope"} },
+		"zero clients":   func(c *bench.Config) { c.Clients = []int{0} },
+		"no design at 5": func(c *bench.Config) {
+			c.Algorithms, c.Nodes = []string{"setpx", "redislock"}, []int{5}
+		},
 		"hold beyond TTL":  func(c *bench.Config) { c.Hold = time.Second },
 		"unknown backend":  func(c *bench.Config) { c.Backend = "etcd" },
 		"bad contention":   func(c *bench.Config) { c.Contention = []bench.Contention{"warm"} },

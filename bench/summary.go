@@ -34,6 +34,24 @@ func fmtRatio(v float64) string {
 	return fmt.Sprintf("%.2f", v)
 }
 
+// fmtSpread renders a ratio with its rounds' range.
+func fmtSpread(v float64, s Spread) string {
+	if v == 0 {
+		return "–"
+	}
+	if s.Rounds < 2 {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.2f (%.2f–%.2f)", v, s.Min, s.Max)
+}
+
+func fmtAllocs(v float64) string {
+	if v == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
 func fmtRate(v float64) string {
 	switch {
 	case v >= 100:
@@ -100,41 +118,34 @@ func (r *Report) sweepSections() []Section {
 			Then(Plain, fmt.Sprintf(" (the bench's small retry interval; the designs' default of 50 ms would measure sleep). Lock TTL %s.", fmtDur(s.TTLMs))),
 		Words("Acquire latency runs from the first attempt to the lease (retries included); cycle latency to the release's reply. " +
 			"HDR histograms, 3 significant digits. Errors are unknown outcomes (timeouts) and failed releases."),
-		Text{}.Then(Code, "raw").Then(Plain, " is the raw limit: a bare go-redis loop of SET NX PX and EVALSHA of the compare-and-delete script, "+
+		Text{}.Then(Code, "raw").Then(Plain, " is the raw limit, measured at every cluster size: a bare go-redis loop of SET NX PX and EVALSHA of the compare-and-delete script, "+
 			"with the same go-redis client settings, one client per bench client, the same keys, tokens and retry wait, and no lock package. "+
+			"At one node it is the single-instance loop; at N nodes it sends each command to every node in parallel and counts a majority "+
+			"(a refused round gives back what a minority took), which is Redlock's work without its lease, clock, validity or per-round timeout. "+
 			"It sends each command under the run's context (go-redis's 1 s read timeout bounds it), as the single-node designs do "+
-			"when no node timeout is set; multi-node designs bound each command with context.WithTimeout(node timeout)."),
+			"when no node timeout is set; multi-node designs bound each round with context.WithTimeout(node timeout)."),
 		Words("Every bench client has its own go-redis client per node, as separate processes would. Single-node designs and raw use one node; " +
 			"multi-node designs every node of their size."),
-		Words("×raw: cycles/s over raw's at the same clients and contention; ×peer: over the peer's (redislock for single-node designs, " +
-			"redsync for multi-node ones) at the same nodes, clients and contention."),
+		Words("×raw: cycles/s over raw's at the same nodes, clients and contention; ×peer: over the peer's (redislock for single-node designs, " +
+			"redsync for multi-node ones) at the same cell. Every ratio is the median of the per-round ratios (in each round the two ran back to back), " +
+			"the lowest and highest round beside it."),
+		Words("allocs/cycle and CPU/cycle are this process's heap allocations (runtime/metrics) and CPU time (getrusage, user + system) " +
+			"over a design's measured rounds, per completed cycle: the client side's cost, the harness's loop included alike for every design. " +
+			"redis-server's own CPU is not in it; on miniredis the nodes run in this process and are."),
 	}}
+	if s.Rounds < MinRepeats {
+		how.Items = append(how.Items, Wordsf("Only %d round(s) per configuration: the ratios below have no spread to judge the noise by (use --rounds %d or more).", s.Rounds, MinRepeats))
+	}
 	out := []Section{how}
 
 	if len(r.Comparisons) > 0 {
-		head := Section{Title: "Headline ratios", Paras: []Text{Words("Ratios are design / reference from this run; throughput above 1 and latency below 1 favour the design. " +
-			"\"rounds\" is the lowest and highest ratio of single rounds, in which the two ran back to back.")}}
-		t := &Table{
-			Head:  []string{"comparison", "clients", "contention", "throughput", "rounds", "acquire p99", "cycle p99", "goal", "met"},
-			Right: []bool{false, true, false, true, false, true, true},
-		}
-		for _, c := range r.Comparisons {
-			met := "no"
-			if c.Met {
-				met = "yes"
-			}
-			t.Rows = append(t.Rows, []Text{Words(c.Title), Wordsf("%d", c.Clients), Words(string(c.Contention)),
-				Wordsf("%.3f", c.Throughput), Wordsf("%.2f–%.2f", c.RoundMin, c.RoundMax), Wordsf("%.2f", c.AcquireP99),
-				Wordsf("%.2f", c.CycleP99), Words(c.Goal), Words(met)})
-		}
-		head.Table = t
-		out = append(out, head)
+		out = append(out, r.headlineSection())
 	}
 	for _, m := range r.contentions() {
 		t := &Table{
-			Head: []string{"design", "nodes", "clients", "cycles/s", "×raw", "×peer", "failed acquires/s", "errors",
-				"acquire p50", "p90", "p99", "p99.9", "max", "cycle p50", "p99", "p99.9"},
-			Right: []bool{false, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true},
+			Head: []string{"design", "nodes", "clients", "cycles/s", "×raw (rounds)", "×peer (rounds)", "allocs/cycle", "CPU/cycle",
+				"failed acquires/s", "errors", "acquire p50", "p90", "p99", "p99.9", "max", "cycle p50", "p99", "p99.9"},
+			Right: []bool{false, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true},
 		}
 		for _, x := range r.Results {
 			if x.Contention != m {
@@ -152,7 +163,8 @@ func (r *Report) sweepSections() []Section {
 				refused = float64(x.Refused) / x.Seconds
 			}
 			t.Rows = append(t.Rows, []Text{name, Wordsf("%d", x.Nodes), Wordsf("%d", x.Clients),
-				Words(fmtRate(x.Throughput)), Words(fmtRatio(x.VsRaw)), Words(fmtRatio(x.VsPeer)),
+				Words(fmtRate(x.Throughput)), Words(fmtSpread(x.VsRaw, x.VsRawRounds)), Words(fmtSpread(x.VsPeer, x.VsPeerRounds)),
+				Words(fmtAllocs(x.AllocsPerCycle)), Words(fmtLatency(x.CPUPerCycleUs)),
 				Words(fmtRate(refused)), Wordsf("%d", x.Errors),
 				Words(fmtLatency(x.Acquire.P50)), Words(fmtLatency(x.Acquire.P90)), Words(fmtLatency(x.Acquire.P99)),
 				Words(fmtLatency(x.Acquire.P999)), Words(fmtLatency(x.Acquire.Max)),
@@ -171,6 +183,68 @@ func (r *Report) sweepSections() []Section {
 		out = append(out, errs)
 	}
 	return append(out, Section{Title: "Charts", Charts: SweepCharts})
+}
+
+// headlineSection is the ratios, each a median of rounds with its
+// spread, whether the difference is inside the noise, and the goal.
+func (r *Report) headlineSection() Section {
+	head := Section{Title: "Headline ratios", Paras: []Text{Words("Ratios are design / reference from this run: the median of the per-round ratios " +
+		"(the two ran back to back in each round), the lowest and highest round beside it. Throughput above 1 and latency below 1 favour the design. " +
+		"A ratio whose rounds fall on both sides of 1.00 is a difference inside the noise.")}}
+	t := &Table{
+		Head:  []string{"comparison", "clients", "contention", "throughput", "rounds (min–max)", "noise", "acquire p99", "cycle p99", "goal", "met"},
+		Right: []bool{false, true, false, true, false, false, true, true},
+	}
+	for _, c := range r.Comparisons {
+		met := "–"
+		switch {
+		case c.Goal == "":
+		case c.Met && c.Rounds >= MinRepeats && c.RoundMin >= goalValue(c.Goal):
+			met = "yes, every round"
+		case c.Met:
+			met = "median only: inside the noise"
+		default:
+			met = "no"
+		}
+		goal := c.Goal
+		if goal == "" {
+			goal = "for reference"
+		}
+		t.Rows = append(t.Rows, []Text{Words(c.Title), Wordsf("%d", c.Clients), Words(string(c.Contention)),
+			Wordsf("%.3f", c.Throughput), Wordsf("%.2f–%.2f (%d)", c.RoundMin, c.RoundMax, c.Rounds), Words(c.Noise),
+			Wordsf("%.2f", c.AcquireP99), Wordsf("%.2f", c.CycleP99), Words(goal), Words(met)})
+	}
+	head.Table = t
+	if missed := r.missedGoals(); len(missed) > 0 {
+		head.Items = append(head.Items, Words("Goals missed: "+strings.Join(missed, "; ")+"."))
+	}
+	return head
+}
+
+// missedGoals names the headline comparisons whose median missed the goal,
+// saying when the goal lies inside the rounds' range.
+func (r *Report) missedGoals() []string {
+	var out []string
+	for _, c := range r.Comparisons {
+		if c.Goal == "" || c.Met {
+			continue
+		}
+		s := fmt.Sprintf("%s at %d clients %s: %.2f", c.Title, c.Clients, c.Contention, c.Throughput)
+		if sp := (Spread{Median: c.Throughput, Min: c.RoundMin, Max: c.RoundMax, Rounds: c.Rounds}); sp.Rounds >= MinRepeats && goalValue(c.Goal) > 0 && sp.Contains(goalValue(c.Goal)) {
+			s += " (the goal lies inside its rounds' range)"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// goalValue reads the number of a goal such as "throughput >= 0.95 x raw".
+func goalValue(goal string) float64 {
+	var v float64
+	if _, err := fmt.Sscanf(goal, "throughput >= %g", &v); err != nil {
+		return 0
+	}
+	return v
 }
 
 func (r *Report) underSections() []Section {

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -73,82 +72,6 @@ func (w *designWorker) run(ctx context.Context, s *segment, m *meter) {
 				return
 			}
 			m.fail(err)
-			continue
-		}
-		if t2.After(s.deadline) {
-			return
-		}
-		m.done(t1.Sub(t0), t2.Sub(t0))
-	}
-}
-
-// compareAndDelete is the raw loop's unlock, the Redis docs' script.
-var compareAndDelete = redis.NewScript(`
-if redis.call("GET", KEYS[1]) == ARGV[1] then
-  return redis.call("DEL", KEYS[1])
-end
-return 0`)
-
-// rawWorker is the raw limit: what a lock cycle costs with nothing but
-// go-redis between the client and the node. SET key token NX PX ttl, on a
-// refusal the same retry wait as lock.Blocking, hold, then EVALSHA of the
-// compare-and-delete script (loaded once, before the run). The token is
-// made as the designs make theirs (lock.RandomToken), so it costs the same.
-type rawWorker struct {
-	conn  *redis.Client
-	key   string
-	ttl   time.Duration
-	retry lock.RetryPolicy
-	hold  time.Duration
-	rnd   *rand.Rand
-}
-
-func (w *rawWorker) close() { _ = w.conn.Close() }
-
-func (w *rawWorker) run(ctx context.Context, s *segment, m *meter) {
-	var clk lock.Clock = segmentClock{s}
-	for {
-		t0 := time.Now()
-		if s.over(t0) {
-			return
-		}
-		token := lock.RandomToken()
-		ok, err := false, error(nil)
-		for {
-			m.attempts++
-			ok, err = w.conn.SetNX(ctx, w.key, token, w.ttl).Result()
-			if err != nil || ok {
-				break
-			}
-			m.refused++
-			wait := w.retry.Interval
-			if w.retry.Jitter > 0 {
-				wait += time.Duration(w.rnd.Int64N(int64(w.retry.Jitter)))
-			}
-			if err = clk.Sleep(ctx, wait); err != nil {
-				break
-			}
-		}
-		t1 := time.Now()
-		if !ok {
-			if s.over(t1) || ctx.Err() != nil {
-				return
-			}
-			m.fail(fmt.Errorf("raw: acquire %q: %w", w.key, err))
-			_ = clk.Sleep(ctx, w.retry.Interval)
-			continue
-		}
-		holdFor(w.hold)
-		n, err := w.conn.EvalSha(ctx, compareAndDelete.Hash(), []string{w.key}, token).Int64()
-		t2 := time.Now()
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return
-		case err != nil:
-			m.fail(fmt.Errorf("raw: release %q: %w", w.key, err))
-			continue
-		case n != 1:
-			m.fail(fmt.Errorf("raw: release %q: %w", w.key, lock.ErrNotHeld))
 			continue
 		}
 		if t2.After(s.deadline) {

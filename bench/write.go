@@ -167,6 +167,7 @@ var CSVHeader = []string{
 	"acquire_p50_us", "acquire_p90_us", "acquire_p99_us", "acquire_p999_us", "acquire_max_us", "acquire_mean_us",
 	"cycle_p50_us", "cycle_p90_us", "cycle_p99_us", "cycle_p999_us", "cycle_max_us", "cycle_mean_us",
 	"vs_raw", "peer", "vs_peer", "round_cycles_per_s",
+	"vs_raw_min", "vs_raw_max", "allocs_per_cycle", "cpu_per_cycle_us",
 }
 
 func (r *Report) writeCSV(path string) error {
@@ -191,7 +192,8 @@ func (r *Report) writeCSV(path string) error {
 			}
 			row = append(row, lat(x.Acquire)...)
 			row = append(row, lat(x.Cycle)...)
-			row = append(row, num(x.VsRaw), x.Peer, num(x.VsPeer), strings.Join(rounds, " "))
+			row = append(row, num(x.VsRaw), x.Peer, num(x.VsPeer), strings.Join(rounds, " "),
+				num(x.VsRawRounds.Min), num(x.VsRawRounds.Max), num(x.AllocsPerCycle), num(x.CPUPerCycleUs))
 			if err := w.Write(row); err != nil {
 				return err
 			}

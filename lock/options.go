@@ -112,11 +112,14 @@ func DefaultNodeTimeout(ttl time.Duration) time.Duration {
 	return max(ttl/10, 5*time.Millisecond)
 }
 
-// RandomToken returns 128 random bits in hex.
+// RandomToken returns 128 random bits in hex. It is on every acquire's
+// path, so it encodes into a stack buffer: one allocation, the string.
 func RandomToken() string {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(fmt.Sprintf("lock: crypto/rand failed: %v", err)) // cannot happen on supported platforms
 	}
-	return hex.EncodeToString(b[:])
+	var h [32]byte
+	hex.Encode(h[:], b[:])
+	return string(h[:])
 }

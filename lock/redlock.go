@@ -17,6 +17,9 @@ func init() {
 		Weakness: "trusts bounded clock drift and durable keys: a node that restarts without fsync or whose clock jumps lets two clients hold majorities; no fencing, so a paused holder can still write",
 		Source:   "《Redis 实现分布式锁》, 《Redis系列(十三)应用之分布式锁》, Redis docs (\"Distributed Locks with Redis\")",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
+			if len(n) > 64 {
+				return nil, fmt.Errorf("redlock: %d nodes: at most 64", len(n))
+			}
 			return &redlock{base: newBase("redlock", n, o)}, nil
 		},
 		MultiNode: true, Expires: true, Watchdog: true, Extendable: true,
@@ -37,8 +40,20 @@ var _ Extender = (*redlock)(nil)
 // or an error: the command may or may not have taken effect there).
 type redlockTally struct {
 	did, refused, failed int
-	errs                 error // the failed nodes' errors, joined
-	yes                  []int // the nodes that did it, ascending
+	errs                 error  // the failed nodes' errors, joined
+	yes                  uint64 // bit i: node i did it (nodes are at most 64)
+}
+
+// granted lists the nodes that did it, ascending; built only where a lease
+// or an error needs it, not on every unlock round.
+func (t redlockTally) granted() []int {
+	out := make([]int, 0, t.did)
+	for i := range 64 {
+		if t.yes&(1<<i) != 0 {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // onAll runs op on every node in parallel, each bounded by NodeTimeout, and
@@ -55,11 +70,15 @@ func (r *redlock) onAll(ctx context.Context, op func(context.Context, redis.Univ
 	cctx, cancel := r.cmdCtx(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
+	wg.Add(len(r.nodes))
 	for i, node := range r.nodes {
-		wg.Go(func() {
+		// A plain go statement: wg.Go would wrap each closure in a second
+		// one, an allocation per node and round on the hot path.
+		go func() {
+			defer wg.Done()
 			ok, err := op(cctx, node)
 			replies[i] = reply{ok, err}
-		})
+		}()
 	}
 	wg.Wait()
 	var t redlockTally
@@ -70,7 +89,7 @@ func (r *redlock) onAll(ctx context.Context, op func(context.Context, redis.Univ
 			t.errs = errors.Join(t.errs, fmt.Errorf("node %d: %w", i, rep.err))
 		case rep.ok:
 			t.did++
-			t.yes = append(t.yes, i)
+			t.yes |= 1 << i
 		default:
 			t.refused++
 		}
@@ -98,17 +117,13 @@ func (r *redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 	token := r.opts.Tokens()
 	start := r.now()
 	t := r.onAll(ctx, func(ctx context.Context, c redis.UniversalClient) (bool, error) {
-		err := c.SetArgs(ctx, key, token, redis.SetArgs{Mode: "NX", TTL: r.opts.TTL}).Err()
-		if errors.Is(err, redis.Nil) {
-			return false, nil
-		}
-		return err == nil, err
+		return c.SetNX(ctx, key, token, r.opts.TTL).Result()
 	})
 	elapsed := r.now().Sub(start)
 	validity := RedlockValidity(r.opts.TTL, elapsed, r.opts.Drift)
 	if t.did >= r.quorum() && validity > 0 {
 		l := NewLease(key, token, Exclusive, start, validity)
-		l.Granted, l.Asked = t.yes, len(r.nodes)
+		l.Granted, l.Asked = t.granted(), len(r.nodes)
 		if r.opts.Watchdog {
 			startWatchdog(r.opts, l, func(ctx context.Context) error { return r.Extend(ctx, l) })
 		}
@@ -117,7 +132,7 @@ func (r *redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 	// The unlock round goes out even if ctx has ended: it is what makes the
 	// failure definite, and each command is still bounded by NodeTimeout.
 	u := r.unlockAll(context.WithoutCancel(ctx), key, token)
-	round := &RoundError{Granted: t.yes, Asked: len(r.nodes), Refused: t.refused, Need: r.quorum(), Validity: validity}
+	round := &RoundError{Granted: t.granted(), Asked: len(r.nodes), Refused: t.refused, Need: r.quorum(), Validity: validity}
 	return nil, fmt.Errorf("%s: acquire %q: %w: set on %d of %d nodes (need %d), %d refused, %d no reply; validity %v after %v; unlock round deleted %d, %d no reply%s%w",
 		r.name, key, ErrNotAcquired, t.did, len(r.nodes), r.quorum(), t.refused, t.failed,
 		validity, elapsed, u.did, u.failed, redlockErrDetail(t.errs), round)

@@ -2,7 +2,6 @@ package lock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/redis/go-redis/v9"
@@ -45,12 +44,15 @@ func (s *setPX) Acquire(ctx context.Context, key string) (*Lease, error) {
 	start := s.now()
 	cctx, cancel := s.cmdCtx(ctx)
 	defer cancel()
-	err := s.node().SetArgs(cctx, key, token, redis.SetArgs{Mode: "NX", TTL: s.opts.TTL}).Err()
-	if errors.Is(err, redis.Nil) {
-		return nil, ErrNotAcquired
-	}
+	// SetNX with a TTL sends SET key token PX ttl NX (EX for whole
+	// seconds): the same command as SetArgs, with a lighter reply (a bool,
+	// not a status plus redis.Nil).
+	ok, err := s.node().SetNX(cctx, key, token, s.opts.TTL).Result()
 	if err != nil {
 		return nil, s.unknown("acquire", key, err)
+	}
+	if !ok {
+		return nil, ErrNotAcquired
 	}
 	l := s.lease(key, token, Exclusive, start)
 	if s.opts.Watchdog {

@@ -75,6 +75,8 @@ func TestPagesInBrowser(t *testing.T) {
 			`id="` + setpx.Anchor() + `"`,
 			`href="#` + setpx.Anchor() + `"`,
 			`<h2 id="bench">Benchmark</h2>`,
+			`<h2 id="cost">Safety against cost</h2>`,
+			`<figure class="cost">`,
 			`<div class="warn"><b>⚠ A partial lockbench run:</b>`,
 			`<figure id="chart-throughput">`,
 			`<a href="#chart-throughput">throughput</a>`,
@@ -87,7 +89,7 @@ func TestPagesInBrowser(t *testing.T) {
 		// the failed liveness check) and its checks folded.
 		assert.Equal(t, len(r.Findings), strings.Count(dom, `<div class="finding `), "findings")
 		assert.Equal(t, len(r.Findings), strings.Count(dom, `<details class="checks">`), "checks folded per finding")
-		assert.Equal(t, len(r.Findings)+4, strings.Count(dom, `<img src="data:image/png;base64,`), "timelines and the bench's charts")
+		assert.Equal(t, len(r.Findings)+4+1, strings.Count(dom, `<img src="data:image/png;base64,`), "timelines, the bench's charts, the safety-vs-cost chart")
 		shown := 0
 		for _, f := range r.Findings {
 			shown += len(f.Shown())
@@ -97,7 +99,7 @@ func TestPagesInBrowser(t *testing.T) {
 		assert.Regexp(t, `<summary>… \d+ more witness(es)?</summary>`, dom)
 		// Nothing the parser had to repair into something else: the
 		// sections are in the body in the template's order.
-		order := []string{"What breaks each design", "Verdict matrix", "Findings: unsafe and deadlocked pairs", "Benchmark", "Scenarios", "How to read a verdict"}
+		order := []string{"Safety against cost", "What breaks each design", "Verdict matrix", "Findings: unsafe and deadlocked pairs", "Benchmark", "Scenarios", "How to read a verdict"}
 		last := -1
 		for _, h := range order {
 			i := strings.Index(dom, h+"</h2>")

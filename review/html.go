@@ -114,6 +114,7 @@ details ul { margin: 4px 0; }
 div.finding img, figure img, .bench img { max-width: 100%; border: 1px solid #ddd; }
 .missing { color: #a00; font-size: 12px; }
 .bench { font-size: 13px; }
+figure.cost { margin: 6px 0 12px 0; } figure.cost img { max-width: 900px; }
 .bench ul.charts { font-size: 13px; }
 .bench figure { margin: 10px 0 18px 0; }
 .bench figcaption { font-size: 12px; color: #444; }
@@ -135,6 +136,14 @@ const pageTemplate = `<!DOCTYPE html>
 <p class="meta"><b>Machine:</b> {{.R.Matrix.Machine}} · <b>matrix run:</b> {{.R.Matrix.Started.UTC.Format "2006-01-02 15:04"}} UTC, wall {{.Wall}} · page generated {{.R.Generated.UTC.Format "2006-01-02 15:04"}} UTC by locksim<br/>
 {{.R.Matrix.Shape}}.<br/>Load: {{.R.Matrix.Load}}.{{with .R.CommonNotes}}<br/>In every run shown: {{join . "; "}}.{{end}}</p>
 <p class="headline">{{.R.Matrix.Headline}}. {{.Unsafe}} pair(s) came out unsafe and {{.Deadlock}} deadlocked; each is shown below with its witness and timeline.</p>
+
+<h2 id="cost">Safety against cost</h2>
+<p class="doc">{{.R.Cost.Caption}}</p>
+{{with .R.CostNote}}<div class="nobench">{{.}}</div>{{end}}
+<table class="designs cost"><thead><tr><th>design</th><th>fault scenarios survived</th><th>cycles/s</th><th>×raw</th><th>nodes</th></tr></thead><tbody>
+{{range .R.Cost.Rows}}<tr><td><b>{{.Algorithm}}</b></td><td class="count">{{.SurvivedText}}</td><td class="count">{{if .CyclesPerS}}{{printf "%.0f" .CyclesPerS}}{{else}}not measured{{end}}</td><td class="count">{{if .VsRaw}}{{printf "%.2f" .VsRaw}}{{else}}–{{end}}</td><td class="count">{{if .Nodes}}{{.Nodes}}{{else}}–{{end}}</td></tr>
+{{end}}</tbody></table>
+{{with .R.CostPNG}}<figure class="cost">{{img . "safety against cost: cycles per second against fault scenarios survived, one point per design"}}</figure>{{end}}
 
 <h2>What breaks each design</h2>
 <table class="designs"><thead><tr><th>design</th><th>pairs run</th><th>unsafe under</th><th>deadlocked under</th><th>not as expected</th></tr></thead><tbody>

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/bench"
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
@@ -33,6 +34,14 @@ type Review struct {
 	// CommonNotes are the notes every finding's run has (an emulation,
 	// the Lua interpreter), said once rather than under each finding.
 	CommonNotes []string
+	// Cost is the safety-vs-cost table; CostPNG its chart (nil when there
+	// is nothing to draw, CostNote then says why).
+	Cost     Cost
+	CostPNG  []byte
+	CostNote string
+	// costFile is the chart's file name beside the page, for the Markdown
+	// twin (Write sets it).
+	costFile string
 }
 
 // Finding is one pair with a run that came out unsafe or deadlocked, told
@@ -93,13 +102,33 @@ func Load(matrixDir string, b BenchChoice) (*Review, error) {
 		if r.NoBench == "" {
 			r.NoBench = "No lockbench run was given. " + runBench
 		}
+		r.addCost()
 		return r, nil
 	}
 	if r.Bench, err = LoadBench(b.Dir); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	r.Bench.Why = b.Why
+	r.addCost()
 	return r, nil
+}
+
+// addCost builds the safety-vs-cost table and its chart.
+func (r *Review) addCost() {
+	var rep *bench.Report
+	if r.Bench != nil {
+		rep = r.Bench.Report
+	}
+	r.Cost = CostOf(r.Matrix, rep)
+	png, err := r.Cost.ChartPNG()
+	switch {
+	case r.Cost.Why != "":
+		r.CostNote = r.Cost.Why
+	case err != nil:
+		r.CostNote = "no chart: " + err.Error()
+	default:
+		r.CostPNG = png
+	}
 }
 
 // splitNotes finds the notes common to every finding.

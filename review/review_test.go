@@ -236,7 +236,7 @@ func TestReportWithBench(t *testing.T) {
 	for _, name := range []string{"throughput.png", "latency.png", "cdf.png", "extra.png"} {
 		assert.Contains(t, page, base64.StdEncoding.EncodeToString([]byte(read(t, filepath.Join(dir, name)))), name)
 	}
-	assert.Equal(t, len(r.Findings)+4, strings.Count(page, `src="data:image/png;base64,`))
+	assert.Equal(t, len(r.Findings)+4+1, strings.Count(page, `src="data:image/png;base64,`), "findings, bench charts, the cost chart")
 	assert.NotContains(t, page, "No lockbench run")
 	// Every table cell of the summary is on the page.
 	for _, s := range rep.Doc().Sections {
@@ -262,6 +262,19 @@ func TestReportWithBench(t *testing.T) {
 		assert.FileExists(t, filepath.Join(filepath.Dir(out), filepath.FromSlash(img[1])))
 	}
 	assert.Contains(t, md, "extra.png", "a chart the summary does not show is added")
+
+	// Safety against cost comes first: setpx survived crash-holder and
+	// not the pause after the check (the control has no fault and does not
+	// count); naive survived neither and was not benchmarked.
+	assert.Less(t, strings.Index(page, `<h2 id="cost">Safety against cost</h2>`), strings.Index(page, "<h2>What breaks each design</h2>"))
+	assert.Contains(t, page, "at 1 clients, per-client keys")
+	assert.Contains(t, md, "| **setpx** | 1 of 2 | 800 | 0.89 | 1 |")
+	assert.Contains(t, md, "| **naive** | 0 of 2 | not measured | – | – |")
+	assert.Contains(t, md, "![safety against cost]("+review.CostChartName(out)+")")
+	assert.FileExists(t, filepath.Join(filepath.Dir(out), review.CostChartName(out)))
+	require.NotNil(t, r.CostPNG)
+	assert.Equal(t, []string{"setpx", "naive"}, []string{r.Cost.Rows[0].Algorithm, r.Cost.Rows[1].Algorithm}, "most survived first")
+	assert.InDelta(t, 900, r.Cost.Raw, 1e-9)
 	// Chart names link to their figures.
 	for _, name := range []string{"throughput", "latency", "cdf", "extra"} {
 		assert.Contains(t, page, `<a href="#chart-`+name+`">`+name)

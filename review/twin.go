@@ -39,6 +39,8 @@ func (r *Review) WriteMarkdown(w io.Writer, mdDir string) error {
 	p("\n**%s.** %d pair(s) came out unsafe and %d deadlocked; each is shown below with its witness and timeline.\n\n",
 		m.Headline(), countVerdict(r.Findings, "unsafe"), countVerdict(r.Findings, "deadlock"))
 
+	r.costMarkdown(p)
+
 	p("## What breaks each design\n\n| design | pairs run | unsafe under | deadlocked under | not as expected |\n|---|---:|---|---|---|\n")
 	for _, d := range r.byDesign() {
 		p("| **%s** | %d | %s | %s | %s |\n", d.Algorithm, d.Ran, counted(d.Unsafe), counted(d.Deadlock), counted(d.Differ))
@@ -179,4 +181,28 @@ func counted(names []string) string {
 		return ""
 	}
 	return fmt.Sprintf("%d: %s", len(names), strings.Join(names, ", "))
+}
+
+// costMarkdown writes the safety-vs-cost section: caption, table and,
+// when Write put it beside the page, the chart.
+func (r *Review) costMarkdown(p func(string, ...any)) {
+	p("## Safety against cost\n\n%s\n\n", r.Cost.Caption())
+	if r.CostNote != "" {
+		p("> %s\n\n", r.CostNote)
+	}
+	p("| design | fault scenarios survived | cycles/s | ×raw | nodes |\n|---|---:|---:|---:|---:|\n")
+	for _, c := range r.Cost.Rows {
+		tp, vs, nodes := "not measured", "–", "–"
+		if c.CyclesPerS > 0 {
+			tp, nodes = fmt.Sprintf("%.0f", c.CyclesPerS), fmt.Sprint(c.Nodes)
+		}
+		if c.VsRaw > 0 {
+			vs = fmt.Sprintf("%.2f", c.VsRaw)
+		}
+		p("| **%s** | %s | %s | %s | %s |\n", c.Algorithm, c.SurvivedText(), tp, vs, nodes)
+	}
+	p("\n")
+	if r.costFile != "" && r.CostPNG != nil {
+		p("![safety against cost](%s)\n\n", r.costFile)
+	}
 }

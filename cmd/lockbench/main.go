@@ -22,14 +22,15 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// Exit codes: the table locksim uses too (internal/exitcode). lockbench has
-// no expectations, so it never exits 1; an interrupt or a --timeout that
-// ran out is 3, as on locksim.
+// Exit codes: the table locksim uses too (internal/exitcode). lockbench's
+// only expectation is a --baseline: 1 when a ratio fell by more than its
+// noise band; an interrupt or a --timeout that ran out is 3, as on locksim.
 const (
 	exitOK          = exitcode.OK
-	exitUsage       = exitcode.Usage  // bad input or usage
-	exitHarness     = exitcode.Failed // the bench itself failed (nodes did not start, files not written)
-	exitInterrupted = exitcode.Failed // Ctrl-C, SIGTERM or --timeout: nothing written
+	exitDiffers     = exitcode.Mismatch // --baseline: a ratio fell by more than its noise band
+	exitUsage       = exitcode.Usage    // bad input or usage
+	exitHarness     = exitcode.Failed   // the bench itself failed (nodes did not start, files not written)
+	exitInterrupted = exitcode.Failed   // Ctrl-C, SIGTERM or --timeout: nothing written
 )
 
 // errTimeout is the cause of a context whose --timeout ran out.
@@ -49,6 +50,7 @@ func main() {
 // run is the whole command; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f flags
+	var ci ciFlags
 	var cfg bench.Config
 	var out string
 	var w waitFlags
@@ -66,6 +68,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
 			if w.given() {
+				if ci.json || ci.baseline != "" {
+					return fmt.Errorf("--wait: not with --json or --baseline (they compare the design sweep's ratios)")
+				}
 				wcfg, out, err = w.config(&f, time.Now())
 				ran = err == nil
 				return err
@@ -74,12 +79,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return err
 			}
+			if ci.baseline != "" && f.under != "" {
+				return fmt.Errorf("--baseline: not with --under (a run under a scenario has no ratios to compare)")
+			}
+			if err := ci.check(); err != nil {
+				return err
+			}
 			ran = true
 			return nil
 		},
 	}
 	f.register(cmd.Flags())
 	w.register(cmd.Flags())
+	ci.register(cmd.Flags())
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	cmd.SetArgs(args)
 	cmd.SetOut(stdout)
@@ -94,12 +106,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if w.given() {
 		return measureWait(ctx, wcfg, out, f.timeout, "lockbench "+strings.Join(args, " "), stdout, stderr)
 	}
-	return measure(ctx, cfg, out, f.timeout, "lockbench "+strings.Join(args, " "), stdout, stderr)
+	if ci.json { // stdout carries the JSON alone
+		ci.stdout, stdout = stdout, stderr
+	}
+	return measure(ctx, cfg, out, f.timeout, "lockbench "+strings.Join(args, " "), &ci, stdout, stderr)
 }
 
 // measure runs cfg and writes the files to out, all within timeout (0:
 // twice the estimate and a minute).
-func measure(ctx context.Context, cfg bench.Config, out string, timeout time.Duration, command string, stdout, stderr io.Writer) int {
+func measure(ctx context.Context, cfg bench.Config, out string, timeout time.Duration, command string, ci *ciFlags, stdout, stderr io.Writer) int {
 	if usesMiniredis(cfg) {
 		fmt.Fprintln(stderr, "lockbench: warning:", bench.MiniredisWarning)
 	}
@@ -113,8 +128,16 @@ func measure(ctx context.Context, cfg bench.Config, out string, timeout time.Dur
 	fmt.Fprintf(stdout, "lockbench: %d configurations, about %s of measuring; results to %s\n", n, est.Round(time.Second), out)
 	prog := newProgress(stdout)
 	cfg.Progress = prog.update
+	stopProfile, err := ci.profile()
+	if err != nil {
+		fmt.Fprintln(stderr, "lockbench:", oneLine(err))
+		return exitHarness
+	}
 	rep, err := bench.Run(ctx, cfg)
 	prog.finish()
+	if perr := stopProfile(); perr != nil {
+		fmt.Fprintln(stderr, "lockbench:", oneLine(perr))
+	}
 	switch {
 	case parent.Err() == nil && err != nil && errors.Is(context.Cause(ctx), errTimeout):
 		fmt.Fprintf(stderr, "lockbench: --timeout %v ran out before the measuring was done: nodes stopped, nothing written\n", timeout)
@@ -135,11 +158,11 @@ func measure(ctx context.Context, cfg bench.Config, out string, timeout time.Dur
 		return exitHarness
 	}
 	for _, c := range rep.Comparisons {
-		fmt.Fprintf(stdout, "  %s, %d clients, %s: throughput x%.3f, cycle p99 x%.2f\n",
-			c.Title, c.Clients, c.Contention, c.Throughput, c.CycleP99)
+		fmt.Fprintf(stdout, "  %s, %d clients, %s: throughput x%.3f (rounds %.2f–%.2f, %s), cycle p99 x%.2f\n",
+			c.Title, c.Clients, c.Contention, c.Throughput, c.RoundMin, c.RoundMax, c.Noise, c.CycleP99)
 	}
 	fmt.Fprintf(stdout, "lockbench: wrote %s in %.1f s (see summary.md)\n", out, rep.WallS)
-	return exitOK
+	return ci.report(rep, out, stderr)
 }
 
 func usesMiniredis(cfg bench.Config) bool {

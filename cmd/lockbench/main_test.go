@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -205,4 +206,68 @@ func TestInterruptWritesNothing(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Dir(out))
 	require.NoError(t, err)
 	assert.Empty(t, entries, "neither results nor a temporary directory")
+}
+
+// tinyRun is the smallest sweep the command can measure, on miniredis.
+func tinyRun(out string, extra ...string) []string {
+	return append([]string{"--backend", "miniredis", "--algos", "setpx,raw", "--clients", "1",
+		"--nodes", "1", "--contention", "per-client", "--duration", "150ms", "--rounds", "3", "--warmup", "10ms",
+		"--out", out}, extra...)
+}
+
+// TestJSONOnStdout: --json prints the results alone on stdout, one object
+// per design and cell, raw included; progress goes to stderr.
+func TestJSONOnStdout(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), tinyRun(out, "--json"), &stdout, &stderr)
+	require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
+	var got struct {
+		Results []map[string]any `json:"results"`
+		Out     string           `json:"out"`
+	}
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &got), "stdout is one JSON document: %s", stdout.String())
+	require.Len(t, got.Results, 2)
+	var designs []any
+	for _, r := range got.Results {
+		designs = append(designs, r["design"])
+		for _, k := range []string{"design", "nodes", "clients", "contention", "cycles_per_s", "acquire_p50_us",
+			"acquire_p99_us", "cycle_p99_us", "allocs_per_cycle"} {
+			assert.Contains(t, r, k)
+		}
+	}
+	assert.ElementsMatch(t, []any{"setpx", "raw"}, designs)
+	assert.Equal(t, out, got.Out)
+	assert.Contains(t, stderr.String(), "[6/6]", "progress on stderr")
+}
+
+// TestBaselineExitsOneWhenARatioFell: a baseline whose setpx ran at ten
+// times raw in every round cannot be matched; the run exits 1 naming the
+// ratio. A baseline that is not a run is bad input.
+func TestBaselineExitsOneWhenARatioFell(t *testing.T) {
+	base := t.TempDir()
+	res := func(algo string, rounds ...float64) bench.Result {
+		return bench.Result{Algorithm: algo, Nodes: 1, Clients: 1, Contention: bench.KeyPerClient, RoundThroughput: rounds}
+	}
+	rep := bench.Report{Backend: "miniredis", Results: []bench.Result{res("setpx", 1000, 1000, 1000), res("raw", 100, 100, 100)}}
+	data, err := json.Marshal(rep)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(base, bench.FileJSON), data, 0o644))
+
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), tinyRun(filepath.Join(t.TempDir(), "run"), "--baseline", base), &stdout, &stderr)
+	assert.Equal(t, exitDiffers, code, "stderr: %s", stderr.String())
+	assert.Contains(t, stderr.String(), "fell since the baseline: setpx vs raw at 1 clients, per-client, 1 node fell from 10.00 (10.00–10.00)")
+
+	stderr.Reset()
+	code = run(context.Background(), tinyRun(filepath.Join(t.TempDir(), "run"), "--baseline", t.TempDir()), &stdout, &stderr)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr.String(), "--baseline")
+	assert.Contains(t, stderr.String(), "bench.json")
+
+	stderr.Reset()
+	code = run(context.Background(), []string{"--backend", "miniredis", "--under", "gc-pause-after-check", "--baseline", base,
+		"--out", filepath.Join(t.TempDir(), "run")}, &stdout, &stderr)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr.String(), "--baseline: not with --under")
 }

@@ -21,8 +21,9 @@ func reportCmd() *cobra.Command {
 		Use:   "report",
 		Short: "Write a self-contained design-review page (HTML + Markdown) from a matrix and a bench run",
 		Long: `Write one self-contained HTML page (images inlined, no external resources)
-and its Markdown twin for a design review: the machine and date, the verdict
-matrix, each unsafe or deadlocked pair's witness and timeline with its
+and its Markdown twin for a design review: the machine and date, safety
+against cost (each design's cycles/s at 16 clients in the bench run against
+the fault scenarios it survived, a table and a chart), the verdict matrix, each unsafe or deadlocked pair's witness and timeline with its
 scenario's doc, and the lockbench charts and tables of a bench run.
 By default the page describes results/matrix/latest and the newest full
 lockbench run under results/lockbench/ (lockbench without flags); newer
