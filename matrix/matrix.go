@@ -361,7 +361,7 @@ func runOne(ctx context.Context, cfg Config, root string, j job) (CellRun, error
 	start := time.Now()
 	o, err := scenarios.Execute(ctx, j.s, j.algo, scenarios.RunOptions{
 		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Timeout: cfg.Timeout, Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy, RealTime: cfg.RealTime,
-		SparePictures: j.run > 0, // every cell's first run is drawn; a repeat only when it is worth a look
+		Pictures: picturesFor(j.run),
 	})
 	r.WallMS = float64(time.Since(start)) / float64(time.Millisecond)
 	r.Verdict, r.Checks, r.AsExpected, r.Notes, r.Unplayed = o.Verdict, o.Checks, o.AsExpected && err == nil, o.Notes, o.Unplayed

@@ -114,6 +114,16 @@ func TestMatrixSmall(t *testing.T) {
 			assert.Equal(t, r.Verdict, v.Verdict)
 			assert.Equal(t, c.Algorithm, v.Algorithm)
 			assert.True(t, strings.HasPrefix(r.Dir, "runs/"), r.Dir)
+			// Pictures only where a reader is sent: the run the cell
+			// links to, and every run that differs.
+			_, perr := os.Stat(filepath.Join(back.Dir, filepath.FromSlash(r.Dir), report.FilePNG))
+			_, cerr := os.Stat(filepath.Join(back.Dir, filepath.FromSlash(r.Dir), report.FileCheck))
+			drawn := i == 0 || !r.AsExpected
+			assert.Equal(t, drawn, perr == nil, "%s run %d: timeline.png drawn", key, i)
+			assert.Equal(t, drawn, cerr == nil, "%s run %d: check.html drawn", key, i)
+			if i == c.ShownRun() {
+				assert.True(t, drawn, "%s: the cell's run has its pictures", key)
+			}
 		}
 		assert.Equal(t, agreed, c.Agreed, key)
 		assert.Equal(t, agreed == 2, c.AsExpected, key)
