@@ -147,6 +147,61 @@ faults:
 	require.NotNil(t, f.When)
 	assert.Equal(t, 1, *f.When.Nth, "the first visit does it")
 	assert.Less(t, sh.Scenario.Duration.D(), 2*time.Second, "a shorter run")
+
+	// The kept pause has a margin for real time: a quarter shorter, it
+	// still fails as often as the rule asks.
+	short := clone(sh.Scenario)
+	short.Faults[0].For = dur(scaled(f.For.D(), margin).Round(time.Millisecond))
+	k, _, err := Rule{Reruns: 10, Need: 8, Workers: 2}.reproduce(hostCtx(t), short, "setpx", target, false)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, k, 8, "the pause %v keeps its margin", f.For.D())
+}
+
+// Every candidate that shortens a length is judged by a probe a quarter
+// shorter still, so that what is kept has room for real time's jitter;
+// the candidates that drop something have no probe.
+func TestShrinkCandidatesKeepAMargin(t *testing.T) {
+	s := mustParse(t, `name: lengths
+algorithm: redlock
+nodes: 3
+clients: 2
+duration: 2s
+faults:
+  - {kind: pause-client, client: 0, at: 100ms, for: 800ms}
+  - {kind: clock-jump-node, node: 1, by: 400ms, at: 200ms}
+  - {kind: delay, client: 1, latency: 80ms, at: 300ms, for: 200ms}
+`)
+	shortened := 0
+	for _, c := range candidates(s, "redlock", outcome{}) {
+		if c.probe == nil {
+			continue
+		}
+		shortened++
+		cy, _ := MarshalScenario(c.s)
+		py, _ := MarshalScenario(c.probe)
+		require.NotEqual(t, string(cy), string(py), "a probe differs from its candidate")
+		length := func(x *scenarios.Scenario) []time.Duration {
+			out := []time.Duration{x.Duration.D()}
+			for _, f := range x.Faults {
+				for _, d := range []*scenarios.Duration{f.For, f.By, f.Latency} {
+					if d != nil {
+						out = append(out, d.D())
+					}
+				}
+			}
+			return out
+		}
+		lc, lp := length(c.s), length(c.probe)
+		require.Len(t, lp, len(lc))
+		for i := range lc {
+			if lc[i] != lp[i] {
+				assert.InDelta(t, float64(lc[i])*margin, float64(lp[i]), float64(10*time.Millisecond), "the probe is a quarter shorter")
+			}
+		}
+	}
+	// the run's duration twice, the pause's and the delay's for, the
+	// jump's by and the delay's latency
+	assert.Equal(t, 6, shortened)
 }
 
 func mustParse(t *testing.T, y string) *scenarios.Scenario {
