@@ -1,0 +1,59 @@
+package explore
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A round of strengthening grows every length and size by half and the
+// run by the most a length grew; points, nodes and kinds stay.
+func TestStrengthen(t *testing.T) {
+	s := mustParse(t, `name: weak
+algorithm: redlock
+nodes: 3
+clients: 2
+duration: 1s
+faults:
+  - {kind: pause-client, client: 0, when: {point: after-enter, nth: 1}, for: 520ms}
+  - {kind: clock-jump-node, node: 1, by: 400ms, at: 200ms}
+  - {kind: kill-node, node: 2, at: 100ms, restart_after: 10ms, keep_data: false}
+  - {kind: delay, client: 1, latency: 80ms, at: 300ms, for: 100ms}
+`)
+	c := strengthen(s)
+	require.NotNil(t, c)
+	assert.Equal(t, 780*time.Millisecond, c.Faults[0].For.D())
+	assert.Equal(t, "after-enter", c.Faults[0].When.Point)
+	assert.Equal(t, 600*time.Millisecond, c.Faults[1].By.D())
+	assert.Equal(t, 15*time.Millisecond, c.Faults[2].RestartAfter.D())
+	assert.Equal(t, 120*time.Millisecond, c.Faults[3].Latency.D())
+	assert.Equal(t, 150*time.Millisecond, c.Faults[3].For.D())
+	assert.Equal(t, 1260*time.Millisecond, c.Duration.D(), "the run grows by the pause's 260ms")
+	assert.Equal(t, 520*time.Millisecond, s.Faults[0].For.D(), "the original is untouched")
+	assert.Equal(t, time.Second, s.Duration.D())
+	_, err := c.Config("redlock")
+	require.NoError(t, err)
+
+	crash := mustParse(t, `name: crash
+algorithm: setnx-expire
+faults:
+  - {kind: crash-client, client: 0, when: {point: between-setnx-and-expire}}
+`)
+	assert.Nil(t, strengthen(crash), "nothing to grow")
+}
+
+func TestTally(t *testing.T) {
+	r := Rule{Reruns: 10, Need: 8}
+	assert.True(t, tally{k: 8, n: 10}.meets(r))
+	assert.False(t, tally{k: 7, n: 10}.meets(r))
+	assert.False(t, tally{k: 8, n: 9}.meets(r), "an interrupted confirmation meets nothing")
+	assert.False(t, tally{k: 8, n: 10, err: errors.New("x")}.meets(r))
+	assert.True(t, tally{k: 5, n: 10}.better(tally{k: 3, n: 10}))
+	assert.False(t, tally{k: 3, n: 10}.better(tally{k: 3, n: 10}))
+	assert.True(t, tally{k: 0, n: 10}.better(tally{}), "a count beats none")
+	assert.Equal(t, "3/10", tally{k: 3, n: 10}.String())
+	assert.Equal(t, "1/2, then failed: x", tally{k: 1, n: 2, err: errors.New("x")}.String())
+}
