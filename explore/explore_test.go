@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -47,6 +48,35 @@ func TestGenerateIsDeterministicAndValid(t *testing.T) {
 		a, _ := MarshalScenario(Generate(cfg, points, 3))
 		b, _ := MarshalScenario(Generate(other, points, 3))
 		assert.NotEqual(t, string(a), string(b), "another seed, another schedule")
+	}
+}
+
+// On a multi-node design some schedules put one node fault on a majority
+// of the nodes at one moment (a burst); a single-master design never gets
+// one, and no schedule exceeds MaxFaults.
+func TestGenerateBursts(t *testing.T) {
+	cfg := Config{Algorithm: "redlock", Kinds: []string{"kill-node", "clock-jump-node"}, Seed: 1}.WithDefaults()
+	bursts := 0
+	for j := range 200 {
+		s := Generate(cfg, LoopPoints, j)
+		require.LessOrEqual(t, len(s.Faults), cfg.MaxFaults)
+		for i := 1; i < len(s.Faults); i++ {
+			a, b := s.Faults[i-1], s.Faults[i]
+			if a.Kind == b.Kind && *a.Node != *b.Node && reflect.DeepEqual(a.At, b.At) && reflect.DeepEqual(a.When, b.When) &&
+				reflect.DeepEqual(a.By, b.By) && reflect.DeepEqual(a.For, b.For) {
+				bursts++
+				if a.When != nil {
+					assert.NotSame(t, a.When, b.When, "each fault of a burst has its own trigger")
+				}
+			}
+		}
+	}
+	assert.Greater(t, bursts, 20, "bursts are drawn")
+	single := Config{Algorithm: "setpx", Kinds: []string{"kill-node"}, Seed: 1}.WithDefaults()
+	for j := range 50 {
+		for _, f := range Generate(single, LoopPoints, j).Faults {
+			assert.Equal(t, 0, *f.Node)
+		}
 	}
 }
 
