@@ -72,6 +72,14 @@ func TestGenerateBursts(t *testing.T) {
 		}
 	}
 	assert.Greater(t, bursts, 20, "bursts are drawn")
+	// No draw takes down a majority for good (schedule 95 of seed 0 once
+	// killed two of three nodes without restart).
+	zero := Config{Algorithm: "redlock", Kinds: []string{"kill-node", "clock-jump-node"}}.WithDefaults()
+	for j := range 400 {
+		s := Generate(zero, LoopPoints, j)
+		_, err := s.Config("redlock")
+		require.NoError(t, err, "schedule %d", j)
+	}
 	single := Config{Algorithm: "setpx", Kinds: []string{"kill-node"}, Seed: 1}.WithDefaults()
 	for j := range 50 {
 		for _, f := range Generate(single, LoopPoints, j).Faults {

@@ -70,7 +70,32 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 		}
 		s.Faults = append(s.Faults, g.fault(kind))
 	}
+	if info.MultiNode {
+		g.keepQuorum(s)
+	}
 	return s
+}
+
+// keepQuorum bounds the node outages that would last the whole run (a
+// kill without restart, a pause, neither with an end) past the number a
+// quorum design can lose and still reach a majority: such a schedule could
+// never be granted a lease, and the scenario checks refuse it.
+func (g *gen) keepQuorum(s *scenarios.Scenario) {
+	allowed := g.nodes - lock.Quorum(g.nodes)
+	down := map[int]bool{}
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		forGood := f.Node != nil && f.For == nil && f.Until == nil &&
+			(f.Kind == faults.KindPauseNode || (f.Kind == faults.KindKillNode && f.RestartAfter == nil))
+		if !forGood || down[*f.Node] {
+			continue
+		}
+		if len(down) < allowed {
+			down[*f.Node] = true
+			continue
+		}
+		f.For = dur(g.between(g.cfg.TTL/10, 3*g.cfg.TTL))
+	}
 }
 
 // burstOdds: one node fault in burstOdds on a multi-node design is a
