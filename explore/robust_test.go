@@ -57,3 +57,20 @@ func TestTally(t *testing.T) {
 	assert.Equal(t, "3/10", tally{k: 3, n: 10}.String())
 	assert.Equal(t, "1/2, then failed: x", tally{k: 1, n: 2, err: errors.New("x")}.String())
 }
+
+// A strengthened violation shows its figures as shrunk beside the final
+// ones, in the CLI's line, in summary.md and in explore.json.
+func TestStrengthenedViolationIsReported(t *testing.T) {
+	v := Violation{Check: "exclusion", Verdict: "unsafe", Signature: "exclusion unsafe [pause-client]", FaultsBefore: 3, FaultsAfter: 1,
+		Strengthened: 2, Reproduced: Reproduced{Virtual: "10/10", Redis: "9/10", AsShrunk: &Reproduced{Virtual: "10/10", Redis: "3/10"}}}
+	assert.Contains(t, v.Line(), "virtual 10/10, redis 9/10 (strengthened x2; as shrunk: virtual 10/10, redis 3/10)")
+	r := &Report{Algorithm: "setnx-expire", Violations: []Violation{v}}
+	assert.Contains(t, r.Markdown(), "as shrunk it reproduced 10/10 in virtual time and 3/10 on redis-server; strengthened 2 times")
+	dir := t.TempDir()
+	require.NoError(t, r.Write(dir))
+	back, err := ReadReport(dir)
+	require.NoError(t, err)
+	require.NotNil(t, back.Violations[0].Reproduced.AsShrunk)
+	assert.Equal(t, "3/10", back.Violations[0].Reproduced.AsShrunk.Redis)
+	assert.Equal(t, 2, back.Violations[0].Strengthened)
+}
