@@ -74,3 +74,19 @@ func TestStrengthenedViolationIsReported(t *testing.T) {
 	assert.Equal(t, "3/10", back.Violations[0].Reproduced.AsShrunk.Redis)
 	assert.Equal(t, 2, back.Violations[0].Strengthened)
 }
+
+// Faults that start at one time (a burst) are grouped, so that shrinking
+// moves them to a point together and they stay one moment.
+func TestSameTimes(t *testing.T) {
+	s := mustParse(t, `name: burst
+algorithm: redlock
+nodes: 3
+faults:
+  - {kind: kill-node, node: 0, at: 418ms, for: 100ms}
+  - {kind: clock-jump-node, node: 0, at: 2.13s, by: 1s}
+  - {kind: pause-client, client: 0, when: {point: after-acquire}, for: 100ms}
+  - {kind: clock-jump-node, node: 2, at: 2.13s, by: 1s}
+  - {kind: clock-jump-node, node: 1, at: 418ms, by: 1s}
+`)
+	assert.Equal(t, [][]int{{0, 4}, {1, 3}}, sameTimes(s.Faults))
+}

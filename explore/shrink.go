@@ -230,7 +230,22 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 		dropReplicas(c)
 		add(c)
 	}
-	// Points in place of times.
+	// Points in place of times: first faults that start together (a
+	// burst on several nodes) move together, so they stay one moment;
+	// then each on its own.
+	if last.res != nil {
+		for _, group := range sameTimes(s.Faults) {
+			at := s.Faults[group[0]].At.D()
+			for _, ps := range pointsBefore(last.res.History, at, deref(s.Clients, 2)) {
+				c := clone(s)
+				for _, i := range group {
+					w := *ps
+					c.Faults[i].At, c.Faults[i].When = nil, &w
+				}
+				add(c)
+			}
+		}
+	}
 	for i, f := range s.Faults {
 		if f.At == nil || last.res == nil {
 			continue
@@ -312,6 +327,29 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 			c := clone(s)
 			c.Faults[i].RestartAfter = dur(0)
 			add(c)
+		}
+	}
+	return out
+}
+
+// sameTimes are the groups of two or more faults (indexes) that start at
+// the same time, in order of their first fault.
+func sameTimes(fs []scenarios.FaultSpec) [][]int {
+	var out [][]int
+	done := map[int]bool{}
+	for i, f := range fs {
+		if f.At == nil || done[i] {
+			continue
+		}
+		group := []int{i}
+		for j := i + 1; j < len(fs); j++ {
+			if fs[j].At != nil && fs[j].At.D() == f.At.D() {
+				group = append(group, j)
+				done[j] = true
+			}
+		}
+		if len(group) > 1 {
+			out = append(out, group)
 		}
 	}
 	return out
