@@ -115,9 +115,16 @@ func onNodes(kind string) bool {
 }
 
 // burst draws one fault of kind and copies it onto k distinct nodes: the
-// same trigger (a time or a point), the same length and size.
+// same trigger (a point, when there are points), the same length and size.
 func (g *gen) burst(kind string, k int) []scenarios.FaultSpec {
 	f := g.fault(kind)
+	if f.At != nil && len(g.points) > 0 {
+		// A burst at a time hits a holder only in the interleavings that
+		// put one there then, and shrinking cannot make it a point
+		// without splitting it; at a point it is one moment of the
+		// client loop on every run.
+		f.At, f.When = nil, g.point()
+	}
 	out := []scenarios.FaultSpec{f}
 	for _, n := range g.rnd.Perm(g.nodes) {
 		if len(out) == k {
