@@ -223,6 +223,26 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 		set(p, margin)
 		out = append(out, candidate{s: c, probe: p})
 	}
+	// One fault alone, as it is and, when it starts at a time, at the
+	// points near that time: the biggest steps, and the only ones that
+	// reach a one-fault cause when the found schedule fails only with
+	// all its faults at their times.
+	if len(s.Faults) > 2 {
+		for i, f := range s.Faults {
+			c := clone(s)
+			c.Faults = []scenarios.FaultSpec{c.Faults[i]}
+			dropReplicas(c)
+			add(c)
+			if f.At == nil || last.res == nil {
+				continue
+			}
+			for _, ps := range pointsBefore(last.res.History, f.At.D(), deref(s.Clients, 2)) {
+				p := clone(c)
+				p.Faults[0].At, p.Faults[0].When = nil, ps
+				add(p)
+			}
+		}
+	}
 	// Fewer faults.
 	for i := range s.Faults {
 		c := clone(s)
