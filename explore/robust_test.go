@@ -90,3 +90,35 @@ faults:
 `)
 	assert.Equal(t, [][]int{{0, 4}, {1, 3}}, sameTimes(s.Faults))
 }
+
+// Faults that fire at the same visit of the same point, or at the same
+// time, are one group for shrinking.
+func TestSameTriggers(t *testing.T) {
+	s := mustParse(t, `name: bursts
+algorithm: redlock
+nodes: 3
+clients: 2
+faults:
+  - {kind: kill-node, node: 0, when: {client: 1, point: before-exit, nth: 2}, for: 100ms}
+  - {kind: kill-node, node: 1, when: {client: 1, point: before-exit, nth: 2}, for: 100ms}
+  - {kind: clock-jump-node, node: 2, when: {client: 0, point: after-check, nth: 3}, by: 1s}
+  - {kind: clock-jump-node, node: 0, when: {client: 0, point: after-check, nth: 3}, by: 1s}
+  - {kind: clock-jump-node, node: 1, when: {client: 0, point: after-check, nth: 2}, by: 1s}
+  - {kind: pause-client, client: 0, at: 1s, for: 100ms}
+`)
+	assert.Equal(t, [][]int{{0, 1}, {2, 3}}, sameTriggers(s.Faults))
+	var groups [][]string
+	for _, c := range candidates(s, "redlock", outcome{})[:4] {
+		var kinds []string
+		for _, f := range c.s.Faults {
+			kinds = append(kinds, f.Kind)
+		}
+		groups = append(groups, kinds)
+	}
+	assert.Equal(t, [][]string{
+		{"kill-node", "kill-node"},
+		{"clock-jump-node", "clock-jump-node", "clock-jump-node", "pause-client"},
+		{"clock-jump-node", "clock-jump-node"},
+		{"kill-node", "kill-node", "clock-jump-node", "pause-client"},
+	}, groups, "first each group alone, then the rest without it")
+}

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -223,6 +224,25 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 		set(p, margin)
 		out = append(out, candidate{s: c, probe: p})
 	}
+	// Faults that fire together (a burst on several nodes): the group
+	// alone, then the rest without it; one at a time would split it.
+	for _, group := range sameTriggers(s.Faults) {
+		if len(group) < len(s.Faults) {
+			alone, rest := clone(s), clone(s)
+			alone.Faults, rest.Faults = nil, nil
+			for i, f := range clone(s).Faults {
+				if slices.Contains(group, i) {
+					alone.Faults = append(alone.Faults, f)
+				} else {
+					rest.Faults = append(rest.Faults, f)
+				}
+			}
+			dropReplicas(alone)
+			dropReplicas(rest)
+			add(alone)
+			add(rest)
+		}
+	}
 	// One fault alone, as it is and, when it starts at a time, at the
 	// points near that time: the biggest steps, and the only ones that
 	// reach a one-fault cause when the found schedule fails only with
@@ -347,6 +367,39 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 			c := clone(s)
 			c.Faults[i].RestartAfter = dur(0)
 			add(c)
+		}
+	}
+	return out
+}
+
+// sameTriggers are the groups of two or more faults (indexes) that fire
+// together: at the same time, or at the same visit of the same point.
+func sameTriggers(fs []scenarios.FaultSpec) [][]int {
+	key := func(f scenarios.FaultSpec) string {
+		switch {
+		case f.At != nil:
+			return "at " + f.At.D().String()
+		case f.When != nil:
+			return fmt.Sprintf("when %d %s %d", deref(f.When.Client, deref(f.Client, -1)), f.When.Point, deref(f.When.Nth, 1))
+		}
+		return ""
+	}
+	var out [][]int
+	done := map[int]bool{}
+	for i, f := range fs {
+		k := key(f)
+		if k == "" || done[i] {
+			continue
+		}
+		group := []int{i}
+		for j := i + 1; j < len(fs); j++ {
+			if key(fs[j]) == k {
+				group = append(group, j)
+				done[j] = true
+			}
+		}
+		if len(group) > 1 {
+			out = append(out, group)
 		}
 	}
 	return out
