@@ -64,16 +64,20 @@ func (fi *finisher) robustify(ctx context.Context, v *Violation, s *scenarios.Sc
 	v.Reproduced.AsShrunk = &shrunk
 	best, bestRedis := s, asShrunk
 	cur := s
+	confirmed, why := 0, fmt.Sprintf("after %d rounds", robustRounds)
 	for round := 1; round <= robustRounds && ctx.Err() == nil; round++ {
 		c := strengthen(cur)
 		if c == nil {
-			break // nothing with a length or a size to grow
+			why = "no fault has a length or a size to grow"
+			break
 		}
 		k, first, err := fi.rule.reproduce(ctx, c, algo, target, false)
 		if err != nil || !fi.rule.passes(k, first, target) {
-			break // stronger, it fails otherwise (or not at all) in virtual time
+			why = fmt.Sprintf("%.1fx stronger it no longer met the rule in virtual time (%d/%d)", pow(strength, round), k, fi.rule.Reruns)
+			break
 		}
 		cur = c
+		confirmed++
 		rt := fi.confirmRedis(ctx, c, target)
 		if ctx.Err() != nil {
 			break
@@ -90,7 +94,7 @@ func (fi *finisher) robustify(ctx context.Context, v *Violation, s *scenarios.Sc
 	}
 	if v.Strengthened == 0 {
 		v.Reproduced.AsShrunk = nil // nothing stronger did better: the figures are the shrunk scenario's
-		v.Note = joinNote(v.Note, fmt.Sprintf("reproduced %s on redis-server; no stronger version (faults up to %.1fx longer and bigger) did better", asShrunk, pow(strength, robustRounds)))
+		v.Note = joinNote(v.Note, fmt.Sprintf("reproduced %s on redis-server; not strengthened: %d stronger versions confirmed there, none did better; %s", asShrunk, confirmed, why))
 	}
 	return best
 }
