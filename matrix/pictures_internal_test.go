@@ -18,7 +18,9 @@ func TestPicturesRule(t *testing.T) {
 	assert.Nil(t, p.rule(0, 0), "run 0: always")
 	p.firstDone(0, checker.Unsafe)
 	p.firstDone(1, checker.Safe)
-	out := func(v checker.Verdict, as bool) scenarios.Outcome { return scenarios.Outcome{Verdict: v, AsExpected: as} }
+	out := func(v checker.Verdict, as bool) scenarios.Outcome {
+		return scenarios.Outcome{Verdict: v, AsExpected: as}
+	}
 	assert.True(t, p.rule(0, 3)(out(checker.Safe, false)), "differs")
 	assert.False(t, p.rule(0, 3)(out(checker.Safe, true)), "as expected and safe")
 	assert.False(t, p.rule(0, 3)(out(checker.Unsafe, true)), "run 0 was unsafe already")
