@@ -122,3 +122,21 @@ faults:
 		{"kill-node", "kill-node", "clock-jump-node", "pause-client"},
 	}, groups, "first each group alone, then the rest without it")
 }
+
+// A found scenario short of the rule may be widened: the same faults with
+// a hold four times as long, never one that outlasts the lease.
+func TestWidened(t *testing.T) {
+	s := mustParse(t, `name: jump
+algorithm: redlock
+options: {ttl: 500ms}
+hold: 20ms
+faults:
+  - {kind: clock-jump-node, node: 0, when: {client: 1, point: after-acquire}, by: 600ms}
+`)
+	w := widened(s)
+	require.Len(t, w, 1)
+	assert.Equal(t, 80*time.Millisecond, w[0].s.Hold.D())
+	assert.Equal(t, 20*time.Millisecond, s.Hold.D(), "the original is untouched")
+	s.Hold = dur(200 * time.Millisecond)
+	assert.Empty(t, widened(s), "800ms would outlast the 500ms lease")
+}

@@ -131,7 +131,11 @@ func Shrink(ctx context.Context, s *scenarios.Scenario, algo string, target Find
 	cur := s
 	for out.Tries < maxShrinkTries && ctx.Err() == nil {
 		kept := false
-		for _, cd := range candidates(cur, algo, last) {
+		cands := candidates(cur, algo, last)
+		if !out.Passed {
+			cands = append(cands, widened(cur)...)
+		}
+		for _, cd := range cands {
 			if out.Tries >= maxShrinkTries || ctx.Err() != nil {
 				break
 			}
@@ -370,6 +374,27 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 		}
 	}
 	return out
+}
+
+// widenHold is how much longer widened holds the lock.
+const widenHold = 4
+
+// widened are the neighbours of a found scenario that does not meet the
+// rule yet, tried after every smaller one: the same faults with each
+// client holding the lock widenHold times as long. A fault that breaks a
+// lease while its holder is inside (a node clock jump at after-acquire)
+// shows only when another client asks during the hold; a 20 ms hold
+// leaves that to the interleaving, a longer one makes it the rule. It is
+// not smaller, so it is tried only to reach the rule, never after.
+func widened(s *scenarios.Scenario) []candidate {
+	h := deref(s.Hold, scenarios.Duration(20*time.Millisecond)).D()
+	ttl := deref(s.Options.TTL, scenarios.Duration(500*time.Millisecond)).D()
+	if h*widenHold >= ttl {
+		return nil // a hold past the lease is another failure
+	}
+	c := clone(s)
+	c.Hold = dur(h * widenHold)
+	return []candidate{{s: c}}
 }
 
 // sameTriggers are the groups of two or more faults (indexes) that fire
