@@ -140,3 +140,22 @@ faults:
 	s.Hold = dur(200 * time.Millisecond)
 	assert.Empty(t, widened(s), "800ms would outlast the 500ms lease")
 }
+
+// A schedule with a failover has a replication lag fault that goes with
+// the replica; alone it is no candidate (setpx's exploration once
+// panicked on it).
+func TestCandidatesWithReplicationLag(t *testing.T) {
+	s := mustParse(t, `name: lag
+algorithm: setpx
+nodes: 1
+replicas: 1
+clients: 2
+faults:
+  - {kind: delay, groups: [[r0], [n0]], latency: 600ms, at: 0s}
+  - {kind: failover, node: 0, when: {client: 0, point: after-acquire}}
+  - {kind: kill-node, node: 0, at: 1s, keep_data: false, restart_after: 10ms}
+`)
+	for _, c := range candidates(s, "setpx", outcome{}) {
+		assert.NotEmpty(t, c.s.Faults)
+	}
+}

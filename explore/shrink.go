@@ -256,6 +256,9 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 			c := clone(s)
 			c.Faults = []scenarios.FaultSpec{c.Faults[i]}
 			dropReplicas(c)
+			if len(c.Faults) == 0 {
+				continue // the replication lag alone, which goes with the replica
+			}
 			add(c)
 			if f.At == nil || last.res == nil {
 				continue
