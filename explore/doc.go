@@ -15,14 +15,18 @@
 //  3. Keep: a run whose verdict is unsafe, deadlock or unknown is a
 //     violation, grouped by its Signature: the check that failed, its
 //     verdict and the fault kinds active at the witness.
-//  4. Shrink: the first schedule of each signature loses faults, gets
-//     shorter faults, fewer clients and nodes, a shorter run and point
-//     triggers in place of times, one step at a time; a step is kept only
-//     while the same check still fails in at least 8 of 10 reruns (Rule).
+//  4. Shrink: the first schedule of each signature loses faults (a group
+//     that fires together as one), gets point triggers in place of times,
+//     fewer clients and nodes, a shorter run and shorter faults, one step
+//     at a time; a step is kept only while the same check still fails in
+//     at least 8 of 10 reruns (Rule), and a length only while three
+//     quarters of it fails too (a margin for real time). A schedule short
+//     of the rule may first be widened (a longer hold).
 //  5. Replay: the shrunk scenario is written as YAML with its expect, run
 //     once more through scenarios.Execute for a normal run directory, and
 //     its reproduction rate measured in virtual time and, on request, on
-//     real redis-server processes in real time.
+//     real redis-server processes in real time, where one that falls short
+//     of the rule is strengthened and confirmed again (robust.go).
 //
 // Reruns vary the seed: rerun i of a scenario with seed s runs it with seed
 // s+i. In virtual time a run with a given seed plays almost the same

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -47,6 +48,43 @@ func TestGenerateIsDeterministicAndValid(t *testing.T) {
 		a, _ := MarshalScenario(Generate(cfg, points, 3))
 		b, _ := MarshalScenario(Generate(other, points, 3))
 		assert.NotEqual(t, string(a), string(b), "another seed, another schedule")
+	}
+}
+
+// On a multi-node design some schedules put one node fault on a majority
+// of the nodes at one moment (a burst); a single-master design never gets
+// one, and no schedule exceeds MaxFaults.
+func TestGenerateBursts(t *testing.T) {
+	cfg := Config{Algorithm: "redlock", Kinds: []string{"kill-node", "clock-jump-node"}, Seed: 1}.WithDefaults()
+	bursts := 0
+	for j := range 200 {
+		s := Generate(cfg, LoopPoints, j)
+		require.LessOrEqual(t, len(s.Faults), cfg.MaxFaults)
+		for i := 1; i < len(s.Faults); i++ {
+			a, b := s.Faults[i-1], s.Faults[i]
+			if a.Kind == b.Kind && *a.Node != *b.Node && reflect.DeepEqual(a.At, b.At) && reflect.DeepEqual(a.When, b.When) &&
+				reflect.DeepEqual(a.By, b.By) && reflect.DeepEqual(a.For, b.For) {
+				bursts++
+				if a.When != nil {
+					assert.NotSame(t, a.When, b.When, "each fault of a burst has its own trigger")
+				}
+			}
+		}
+	}
+	assert.Greater(t, bursts, 20, "bursts are drawn")
+	// No draw takes down a majority for good (schedule 95 of seed 0 once
+	// killed two of three nodes without restart).
+	zero := Config{Algorithm: "redlock", Kinds: []string{"kill-node", "clock-jump-node"}}.WithDefaults()
+	for j := range 400 {
+		s := Generate(zero, LoopPoints, j)
+		_, err := s.Config("redlock")
+		require.NoError(t, err, "schedule %d", j)
+	}
+	single := Config{Algorithm: "setpx", Kinds: []string{"kill-node"}, Seed: 1}.WithDefaults()
+	for j := range 50 {
+		for _, f := range Generate(single, LoopPoints, j).Faults {
+			assert.Equal(t, 0, *f.Node)
+		}
 	}
 }
 
@@ -147,6 +185,61 @@ faults:
 	require.NotNil(t, f.When)
 	assert.Equal(t, 1, *f.When.Nth, "the first visit does it")
 	assert.Less(t, sh.Scenario.Duration.D(), 2*time.Second, "a shorter run")
+
+	// The kept pause has a margin for real time: a quarter shorter, it
+	// still fails as often as the rule asks.
+	short := clone(sh.Scenario)
+	short.Faults[0].For = dur(scaled(f.For.D(), margin).Round(time.Millisecond))
+	k, _, err := Rule{Reruns: 10, Need: 8, Workers: 2}.reproduce(hostCtx(t), short, "setpx", target, false)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, k, 8, "the pause %v keeps its margin", f.For.D())
+}
+
+// Every candidate that shortens a length is judged by a probe a quarter
+// shorter still, so that what is kept has room for real time's jitter;
+// the candidates that drop something have no probe.
+func TestShrinkCandidatesKeepAMargin(t *testing.T) {
+	s := mustParse(t, `name: lengths
+algorithm: redlock
+nodes: 3
+clients: 2
+duration: 2s
+faults:
+  - {kind: pause-client, client: 0, at: 100ms, for: 800ms}
+  - {kind: clock-jump-node, node: 1, by: 400ms, at: 200ms}
+  - {kind: delay, client: 1, latency: 80ms, at: 300ms, for: 200ms}
+`)
+	shortened := 0
+	for _, c := range candidates(s, "redlock", outcome{}) {
+		if c.probe == nil {
+			continue
+		}
+		shortened++
+		cy, _ := MarshalScenario(c.s)
+		py, _ := MarshalScenario(c.probe)
+		require.NotEqual(t, string(cy), string(py), "a probe differs from its candidate")
+		length := func(x *scenarios.Scenario) []time.Duration {
+			out := []time.Duration{x.Duration.D()}
+			for _, f := range x.Faults {
+				for _, d := range []*scenarios.Duration{f.For, f.By, f.Latency} {
+					if d != nil {
+						out = append(out, d.D())
+					}
+				}
+			}
+			return out
+		}
+		lc, lp := length(c.s), length(c.probe)
+		require.Len(t, lp, len(lc))
+		for i := range lc {
+			if lc[i] != lp[i] {
+				assert.InDelta(t, float64(lc[i])*margin, float64(lp[i]), float64(10*time.Millisecond), "the probe is a quarter shorter")
+			}
+		}
+	}
+	// the run's duration twice, the pause's and the delay's for, the
+	// jump's by and the delay's latency
+	assert.Equal(t, 6, shortened)
 }
 
 func mustParse(t *testing.T, y string) *scenarios.Scenario {

@@ -19,6 +19,8 @@ var LoopPoints = []string{"before-acquire", "after-acquire", "after-check", "aft
 // scenario: one to MaxFaults faults of cfg.Kinds on random clients, nodes
 // and links, each triggered at a random time or when a random client
 // reaches one of points for the first to third time, with a random length.
+// On a multi-node design a node fault is sometimes a burst: the same
+// fault on a majority of the nodes at one moment (burst).
 // The draw depends on cfg.Seed, j, the world of cfg and points only, so it
 // is the same on every machine and in every shard. The scenario's own seed
 // is derived from (cfg.Seed, j) too.
@@ -62,9 +64,88 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 				Latency: dur(g.between(cfg.TTL, 3*cfg.TTL)), At: dur(0),
 			})
 		}
+		if left := n - len(s.Faults); left >= 2 && nodes > 1 && onNodes(kind) && rnd.IntN(burstOdds) == 0 {
+			s.Faults = append(s.Faults, g.burst(kind, min(nodes/2+1, left))...)
+			continue
+		}
 		s.Faults = append(s.Faults, g.fault(kind))
 	}
+	if info.MultiNode {
+		g.keepQuorum(s)
+	}
 	return s
+}
+
+// keepQuorum bounds the node outages that would last the whole run (a
+// kill without restart, a pause, neither with an end) past the number a
+// quorum design can lose and still reach a majority: such a schedule could
+// never be granted a lease, and the scenario checks refuse it.
+func (g *gen) keepQuorum(s *scenarios.Scenario) {
+	allowed := g.nodes - lock.Quorum(g.nodes)
+	down := map[int]bool{}
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		forGood := f.Node != nil && f.For == nil && f.Until == nil &&
+			(f.Kind == faults.KindPauseNode || (f.Kind == faults.KindKillNode && f.RestartAfter == nil))
+		if !forGood || down[*f.Node] {
+			continue
+		}
+		if len(down) < allowed {
+			down[*f.Node] = true
+			continue
+		}
+		f.For = dur(g.between(g.cfg.TTL/10, 3*g.cfg.TTL))
+	}
+}
+
+// burstOdds: one node fault in burstOdds on a multi-node design is a
+// burst. A quorum design breaks when a majority of its nodes lose or
+// expire the key at once (several kill-nodes without data, clock jumps);
+// independent draws put two node faults at one moment too rarely for a
+// search of minutes to meet it, so a burst draws them together.
+const burstOdds = 3
+
+// onNodes reports whether a fault of kind acts on one node.
+func onNodes(kind string) bool {
+	switch kind {
+	case faults.KindKillNode, faults.KindPauseNode, faults.KindClockJumpNode, faults.KindClockRateNode:
+		return true
+	}
+	return false
+}
+
+// burst draws one fault of kind and copies it onto k distinct nodes: the
+// same trigger (a point, when there are points), the same length and size.
+func (g *gen) burst(kind string, k int) []scenarios.FaultSpec {
+	f := g.fault(kind)
+	if f.At != nil && len(g.points) > 0 {
+		// A burst at a time hits a holder only in the interleavings that
+		// put one there then, and shrinking cannot make it a point
+		// without splitting it; at a point it is one moment of the
+		// client loop on every run.
+		f.At, f.When = nil, g.point()
+	}
+	out := []scenarios.FaultSpec{f}
+	for _, n := range g.rnd.Perm(g.nodes) {
+		if len(out) == k {
+			break
+		}
+		if n == *f.Node {
+			continue
+		}
+		c := f
+		c.Node = ptr(n)
+		if f.When != nil {
+			w := *f.When
+			c.When = &w
+		}
+		if f.Until != nil {
+			u := *f.Until
+			c.Until = &u
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // scheduleSeed is the simulation seed of schedule j: small enough to read,

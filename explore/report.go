@@ -80,6 +80,10 @@ type Violation struct {
 	// same verdict while every fault kind of that shrunk scenario was at
 	// work. Such a violation is counted, not shrunk again.
 	CoveredBy int `json:"covered_by,omitempty"`
+	// Strengthened is how many rounds of robustify (every fault's length
+	// and size x1.5) the written scenario went through after shrinking,
+	// because as shrunk it reproduced too rarely on redis-server.
+	Strengthened int `json:"strengthened,omitempty"`
 }
 
 // Reproduced says how often the shrunk scenario failed the same check
@@ -88,6 +92,11 @@ type Violation struct {
 type Reproduced struct {
 	Virtual string `json:"virtual"`
 	Redis   string `json:"redis,omitempty"`
+	// AsShrunk is how the scenario as shrunk reproduced, when it fell
+	// short of the rule on redis-server and a strengthened version
+	// (Violation.Strengthened) did better and was written instead; the
+	// figures above are then the strengthened scenario's.
+	AsShrunk *Reproduced `json:"as_shrunk,omitempty"`
 }
 
 // Write writes explore.json and summary.md into dir, each atomically.
@@ -228,6 +237,9 @@ func (v Violation) Line() string {
 	if v.Reproduced.Redis != "" {
 		repro += ", redis " + v.Reproduced.Redis
 	}
+	if a := v.Reproduced.AsShrunk; a != nil {
+		repro += fmt.Sprintf(" (strengthened x%d; as shrunk: virtual %s, redis %s)", v.Strengthened, orDash(a.Virtual), orDash(a.Redis))
+	}
 	where := v.Scenario
 	if where == "" {
 		where = fmt.Sprintf("schedule %d", v.Schedule)
@@ -277,6 +289,10 @@ func (r *Report) Markdown() string {
 		fmt.Fprintf(&b, "- schedule %d (seed %d), %d runs with this signature, first after %.1f s\n", v.Schedule, v.Seed, v.Hits, v.FoundAfter)
 		if v.ShrunkSignature != "" {
 			fmt.Fprintf(&b, "- shrunk in %d steps (%d tries) to `%s`\n", v.ShrinkSteps, v.ShrinkTries, v.ShrunkSignature)
+		}
+		if a := v.Reproduced.AsShrunk; a != nil {
+			fmt.Fprintf(&b, "- as shrunk it reproduced %s in virtual time and %s on redis-server; strengthened %d times (every fault's length and size x%.1f), it reproduced %s and %s\n",
+				orDash(a.Virtual), orDash(a.Redis), v.Strengthened, strength, orDash(v.Reproduced.Virtual), orDash(v.Reproduced.Redis))
 		}
 		if v.Note != "" {
 			fmt.Fprintf(&b, "- %s\n", v.Note)

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -130,27 +131,51 @@ func Shrink(ctx context.Context, s *scenarios.Scenario, algo string, target Find
 	cur := s
 	for out.Tries < maxShrinkTries && ctx.Err() == nil {
 		kept := false
-		for _, c := range candidates(cur, algo, last) {
+		cands := candidates(cur, algo, last)
+		if !out.Passed {
+			cands = append(cands, widened(cur)...)
+		}
+		for _, cd := range cands {
 			if out.Tries >= maxShrinkTries || ctx.Err() != nil {
 				break
+			}
+			c, probe := cd.s, cd.probe
+			if probe == nil {
+				probe = c
 			}
 			if _, err := c.Config(algo); err != nil {
 				continue // not a valid scenario: not a candidate
 			}
+			if _, err := probe.Config(algo); err != nil {
+				continue
+			}
 			out.Tries++
-			k, o, err := r.reproduce(ctx, c, algo, target, true)
+			k, o, err := r.reproduce(ctx, probe, algo, target, true)
 			if err != nil {
 				if ctx.Err() != nil {
 					break
 				}
 				continue // a run the candidate could not play; try the next
 			}
-			if r.passes(k, o, target) {
-				cur, last, kept = c, o, true
-				out.Steps++
-				out.Passed = true
-				break
+			if !r.passes(k, o, target) {
+				continue
 			}
+			if probe != c {
+				// The probe, with less margin, failed as often as the
+				// rule asks; the candidate itself is kept, and its own
+				// seed's run must fail too (it is what `locksim run`
+				// plays, and what the next candidates are read from).
+				if o, err = runOnce(ctx, c, algo, deref(c.Seed, 0)); err != nil || !o.Same(target) {
+					if ctx.Err() != nil {
+						break
+					}
+					continue
+				}
+			}
+			cur, last, kept = c, o, true
+			out.Steps++
+			out.Passed = true
+			break
 		}
 		if !kept {
 			break
@@ -162,6 +187,9 @@ func Shrink(ctx context.Context, s *scenarios.Scenario, algo string, target Find
 	return out, nil
 }
 
+// scaled is d times f, to the nanosecond.
+func scaled(d time.Duration, f float64) time.Duration { return time.Duration(float64(d) * f) }
+
 func unfiredOf(o outcome) []int {
 	if o.res == nil {
 		return nil
@@ -169,10 +197,79 @@ func unfiredOf(o outcome) []int {
 	return o.res.Unfired
 }
 
-// candidates are the one-step changes of s, biggest first.
-func candidates(s *scenarios.Scenario, algo string, last outcome) []*scenarios.Scenario {
-	var out []*scenarios.Scenario
-	add := func(c *scenarios.Scenario) { out = append(out, c) }
+// margin is the share of a shortened length that a shrunk scenario keeps
+// in reserve: a length (a fault's for, a clock move, a delay, the run's
+// duration) is lowered to L only when the scenario with margin*L fails
+// too. In virtual time a pause 1 ms past the lease fails every time; on
+// redis-server, in real time on a loaded machine, scheduling and network
+// jitter of tens of milliseconds would make it a coin toss, so the shrunk
+// scenario stays a quarter away from the edge.
+const margin = 0.75
+
+// candidate is one step of shrinking: s is what is kept when probe (s
+// with less margin, or s itself when nil) still fails.
+type candidate struct {
+	s, probe *scenarios.Scenario
+}
+
+// candidates are the one-step changes of s, biggest first: fewer faults,
+// then points in place of times (a point plays the same on every backend
+// and under any load, a time only on a clock as exact as the simulation's),
+// then fewer clients and nodes, a shorter run, and shorter or smaller
+// faults.
+func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
+	var out []candidate
+	add := func(c *scenarios.Scenario) { out = append(out, candidate{s: c}) }
+	// addShorter adds c with its probe: c again with set applied to
+	// margin times the new length.
+	addShorter := func(c *scenarios.Scenario, set func(p *scenarios.Scenario, scale float64)) {
+		set(c, 1)
+		p := clone(c)
+		set(p, margin)
+		out = append(out, candidate{s: c, probe: p})
+	}
+	// Faults that fire together (a burst on several nodes): the group
+	// alone, then the rest without it; one at a time would split it.
+	for _, group := range sameTriggers(s.Faults) {
+		if len(group) < len(s.Faults) {
+			alone, rest := clone(s), clone(s)
+			alone.Faults, rest.Faults = nil, nil
+			for i, f := range clone(s).Faults {
+				if slices.Contains(group, i) {
+					alone.Faults = append(alone.Faults, f)
+				} else {
+					rest.Faults = append(rest.Faults, f)
+				}
+			}
+			dropReplicas(alone)
+			dropReplicas(rest)
+			add(alone)
+			add(rest)
+		}
+	}
+	// One fault alone, as it is and, when it starts at a time, at the
+	// points near that time: the biggest steps, and the only ones that
+	// reach a one-fault cause when the found schedule fails only with
+	// all its faults at their times.
+	if len(s.Faults) > 2 {
+		for i, f := range s.Faults {
+			c := clone(s)
+			c.Faults = []scenarios.FaultSpec{c.Faults[i]}
+			dropReplicas(c)
+			if len(c.Faults) == 0 {
+				continue // the replication lag alone, which goes with the replica
+			}
+			add(c)
+			if f.At == nil || last.res == nil {
+				continue
+			}
+			for _, ps := range pointsBefore(last.res.History, f.At.D(), deref(s.Clients, 2)) {
+				p := clone(c)
+				p.Faults[0].At, p.Faults[0].When = nil, ps
+				add(p)
+			}
+		}
+	}
 	// Fewer faults.
 	for i := range s.Faults {
 		c := clone(s)
@@ -180,7 +277,22 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []*scenarios.S
 		dropReplicas(c)
 		add(c)
 	}
-	// Points in place of times.
+	// Points in place of times: first faults that start together (a
+	// burst on several nodes) move together, so they stay one moment;
+	// then each on its own.
+	if last.res != nil {
+		for _, group := range sameTimes(s.Faults) {
+			at := s.Faults[group[0]].At.D()
+			for _, ps := range pointsBefore(last.res.History, at, deref(s.Clients, 2)) {
+				c := clone(s)
+				for _, i := range group {
+					w := *ps
+					c.Faults[i].At, c.Faults[i].When = nil, &w
+				}
+				add(c)
+			}
+		}
+	}
 	for i, f := range s.Faults {
 		if f.At == nil || last.res == nil {
 			continue
@@ -204,9 +316,9 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []*scenarios.S
 	// A shorter run: a half, then three quarters.
 	if d := deref(s.Duration, scenarios.Duration(3*time.Second)).D(); d > 200*time.Millisecond {
 		for _, nd := range []time.Duration{d / 2, d * 3 / 4} {
-			c := clone(s)
-			c.Duration = dur(nd.Round(10 * time.Millisecond))
-			add(c)
+			addShorter(clone(s), func(c *scenarios.Scenario, scale float64) {
+				c.Duration = dur(scaled(nd, scale).Round(10 * time.Millisecond))
+			})
 		}
 	}
 	// Shorter faults, earlier points, smaller moves.
@@ -223,9 +335,10 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []*scenarios.S
 			add(c)
 		}
 		if f.For != nil && f.For.D() >= 2*time.Millisecond {
-			c := clone(s)
-			c.Faults[i].For = dur((f.For.D() / 2).Round(time.Millisecond))
-			add(c)
+			half := f.For.D() / 2
+			addShorter(clone(s), func(c *scenarios.Scenario, scale float64) {
+				c.Faults[i].For = dur(max(scaled(half, scale).Round(time.Millisecond), time.Millisecond))
+			})
 		}
 		if f.When != nil {
 			// An earlier visit: the first, halfway, the one before.
@@ -244,22 +357,100 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []*scenarios.S
 			if *field == nil || (**field).D().Abs() < 20*time.Millisecond {
 				continue
 			}
-			c := clone(s)
-			half := dur(((**field).D() / 2).Round(time.Millisecond))
-			switch field {
-			case &f.By:
-				c.Faults[i].By = half
-			case &f.Offset:
-				c.Faults[i].Offset = half
-			case &f.Latency:
-				c.Faults[i].Latency = half
-			}
-			add(c)
+			half := (**field).D() / 2
+			addShorter(clone(s), func(c *scenarios.Scenario, scale float64) {
+				v := dur(scaled(half, scale).Round(time.Millisecond))
+				switch field {
+				case &f.By:
+					c.Faults[i].By = v
+				case &f.Offset:
+					c.Faults[i].Offset = v
+				case &f.Latency:
+					c.Faults[i].Latency = v
+				}
+			})
 		}
 		if f.RestartAfter != nil && f.RestartAfter.D() > 0 {
 			c := clone(s)
 			c.Faults[i].RestartAfter = dur(0)
 			add(c)
+		}
+	}
+	return out
+}
+
+// widenHold is how much longer widened holds the lock.
+const widenHold = 4
+
+// widened are the neighbours of a found scenario that does not meet the
+// rule yet, tried after every smaller one: the same faults with each
+// client holding the lock widenHold times as long. A fault that breaks a
+// lease while its holder is inside (a node clock jump at after-acquire)
+// shows only when another client asks during the hold; a 20 ms hold
+// leaves that to the interleaving, a longer one makes it the rule. It is
+// not smaller, so it is tried only to reach the rule, never after.
+func widened(s *scenarios.Scenario) []candidate {
+	h := deref(s.Hold, scenarios.Duration(20*time.Millisecond)).D()
+	ttl := deref(s.Options.TTL, scenarios.Duration(500*time.Millisecond)).D()
+	if h*widenHold >= ttl {
+		return nil // a hold past the lease is another failure
+	}
+	c := clone(s)
+	c.Hold = dur(h * widenHold)
+	return []candidate{{s: c}}
+}
+
+// sameTriggers are the groups of two or more faults (indexes) that fire
+// together: at the same time, or at the same visit of the same point.
+func sameTriggers(fs []scenarios.FaultSpec) [][]int {
+	key := func(f scenarios.FaultSpec) string {
+		switch {
+		case f.At != nil:
+			return "at " + f.At.D().String()
+		case f.When != nil:
+			return fmt.Sprintf("when %d %s %d", deref(f.When.Client, deref(f.Client, -1)), f.When.Point, deref(f.When.Nth, 1))
+		}
+		return ""
+	}
+	var out [][]int
+	done := map[int]bool{}
+	for i, f := range fs {
+		k := key(f)
+		if k == "" || done[i] {
+			continue
+		}
+		group := []int{i}
+		for j := i + 1; j < len(fs); j++ {
+			if key(fs[j]) == k {
+				group = append(group, j)
+				done[j] = true
+			}
+		}
+		if len(group) > 1 {
+			out = append(out, group)
+		}
+	}
+	return out
+}
+
+// sameTimes are the groups of two or more faults (indexes) that start at
+// the same time, in order of their first fault.
+func sameTimes(fs []scenarios.FaultSpec) [][]int {
+	var out [][]int
+	done := map[int]bool{}
+	for i, f := range fs {
+		if f.At == nil || done[i] {
+			continue
+		}
+		group := []int{i}
+		for j := i + 1; j < len(fs); j++ {
+			if fs[j].At != nil && fs[j].At.D() == f.At.D() {
+				group = append(group, j)
+				done[j] = true
+			}
+		}
+		if len(group) > 1 {
+			out = append(out, group)
 		}
 	}
 	return out

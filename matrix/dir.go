@@ -60,7 +60,7 @@ func (d *outDir) finish(m *Matrix) error {
 		{FileHTML, m.WriteHTML},
 	}
 	for _, f := range files {
-		if err := artifact.WriteSynced(filepath.Join(d.tmp, f.name), f.write); err != nil {
+		if err := d.dir.WriteNew(f.name, f.write); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 	}

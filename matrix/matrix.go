@@ -311,6 +311,7 @@ func runJobs(ctx context.Context, cfg Config, root string, jobs []job, cells []C
 		}
 	}
 
+	pics := newPictures(ctx, len(cells))
 	queue := make(chan job)
 	var wg sync.WaitGroup
 	var interrupted error
@@ -319,7 +320,14 @@ func runJobs(ctx context.Context, cfg Config, root string, jobs []job, cells []C
 		go func() {
 			defer wg.Done()
 			for j := range queue {
-				r, err := runOne(ctx, cfg, root, j)
+				r, err := runOne(ctx, cfg, root, j, pics.rule(j.cell, j.run))
+				if j.run == 0 {
+					verdict := r.Verdict
+					if r.Error != "" {
+						verdict = ""
+					}
+					pics.firstDone(j.cell, verdict)
+				}
 				mu.Lock()
 				cells[j.cell].Runs[j.run] = r
 				if err != nil && ctx.Err() != nil && interrupted == nil {
@@ -356,12 +364,12 @@ feed:
 // runOne executes one job into root/runs/<algo>/: one results root per
 // design, so that the designs' runs of a scenario, which share seeds and
 // may share a start second, never compete for a run directory name.
-func runOne(ctx context.Context, cfg Config, root string, j job) (CellRun, error) {
+func runOne(ctx context.Context, cfg Config, root string, j job, pictures func(scenarios.Outcome) bool) (CellRun, error) {
 	r := CellRun{Seed: deref(j.s.Seed)}
 	start := time.Now()
 	o, err := scenarios.Execute(ctx, j.s, j.algo, scenarios.RunOptions{
 		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Timeout: cfg.Timeout, Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy, RealTime: cfg.RealTime,
-		SparePictures: j.run > 0, // every cell's first run is drawn; a repeat only when it is worth a look
+		Pictures: pictures,
 	})
 	r.WallMS = float64(time.Since(start)) / float64(time.Millisecond)
 	r.Verdict, r.Checks, r.AsExpected, r.Notes, r.Unplayed = o.Verdict, o.Checks, o.AsExpected && err == nil, o.Notes, o.Unplayed

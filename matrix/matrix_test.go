@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
@@ -114,6 +116,20 @@ func TestMatrixSmall(t *testing.T) {
 			assert.Equal(t, r.Verdict, v.Verdict)
 			assert.Equal(t, c.Algorithm, v.Algorithm)
 			assert.True(t, strings.HasPrefix(r.Dir, "runs/"), r.Dir)
+			// Pictures only where a reader is sent: the run the cell
+			// links to, and every run that differs.
+			_, perr := os.Stat(filepath.Join(back.Dir, filepath.FromSlash(r.Dir), report.FilePNG))
+			_, cerr := os.Stat(filepath.Join(back.Dir, filepath.FromSlash(r.Dir), report.FileCheck))
+			bad := func(v checker.Verdict) bool { return v == checker.Unsafe || v == checker.Deadlock }
+			drawn := i == 0 || !r.AsExpected || (bad(r.Verdict) && !bad(c.Runs[0].Verdict))
+			assert.Equal(t, drawn, perr == nil, "%s run %d: timeline.png drawn", key, i)
+			assert.Equal(t, drawn, cerr == nil, "%s run %d: check.html drawn", key, i)
+			if i == c.ShownRun() {
+				assert.True(t, drawn, "%s: the cell's run has its pictures", key)
+			}
+			if bad(r.Verdict) && !slices.ContainsFunc(c.Runs[:i], func(p matrix.CellRun) bool { return bad(p.Verdict) }) {
+				assert.True(t, drawn, "%s: the review's finding (the first unsafe run) has its pictures", key)
+			}
 		}
 		assert.Equal(t, agreed, c.Agreed, key)
 		assert.Equal(t, agreed == 2, c.AsExpected, key)

@@ -138,7 +138,7 @@ func WriteRun(dir string, in Run) (err error) {
 		if err := beforeWrite(f.name); err != nil {
 			return fmt.Errorf("report: %s: %w", f.name, err)
 		}
-		if err := artifact.WriteSynced(filepath.Join(d.Path(), f.name), f.write); err != nil {
+		if err := d.WriteNew(f.name, f.write); err != nil {
 			return fmt.Errorf("report: %s: %w", f.name, err)
 		}
 	}

@@ -121,7 +121,7 @@ func writeSummary(w io.Writer, in Run) error {
 		fmt.Fprintf(&b, "- F%d %s: %s\n", f.ID, f.Desc, faultSpan(f))
 	}
 	if in.NoPictures {
-		b.WriteString("\nNo timeline or check.html for this run: a matrix repeat that came out as expected (`locksim run` of its scenario.yaml draws them) · ")
+		b.WriteString("\nNo timeline or check.html for this run: its caller drew pictures only for the runs a reader is sent to, and this one came out as expected (`locksim run` of its scenario.yaml draws them) · ")
 	} else {
 		b.WriteString("\n[timeline.png](timeline.png) ([svg](timeline.svg)) · [check.html](check.html) (porcupine, with fault windows) · ")
 	}

@@ -16,7 +16,6 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -375,10 +374,7 @@ func (p *panel) rowTicks() []plot.Tick {
 func (t *timeline) writeTo(w io.Writer, format string) error {
 	switch format {
 	case "png":
-		cw := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(t.w, t.h), vgimg.UseDPI(dpi))}
-		t.draw(draw.New(cw))
-		_, err := cw.WriteTo(w)
-		return err
+		return t.writePNG(w)
 	case "svg":
 		cw := vgsvg.New(t.w, t.h)
 		t.draw(draw.New(cw))

@@ -45,11 +45,13 @@ type RunOptions struct {
 	// RealTime runs on miniredis in real time. Without it a miniredis run
 	// goes in virtual time when ctx carries a vtime.Host (see VirtualTime).
 	RealTime bool
-	// SparePictures draws the timeline and check.html only for a run worth
-	// a look: one not as expected, or whose verdict is not safe. The
-	// matrix's repeats use it; drawing costs more than a run in virtual
-	// time.
-	SparePictures bool
+	// Pictures decides, from the run's outcome, whether its report draws
+	// the timeline (PNG and SVG) and check.html; nil draws them always.
+	// Drawing costs more CPU than a run in virtual time, so a caller that
+	// makes many runs nobody will open (the matrix's repeats) leaves them
+	// out; verdict.json, history.jsonl and summary.md are always written,
+	// and `locksim run` of the run's scenario.yaml draws them again.
+	Pictures func(Outcome) bool
 }
 
 // VirtualTime reports whether a run of cfg with o goes in virtual time:
@@ -156,7 +158,7 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 		}
 	}
 	out.AsExpected, out.Unplayed = in.Met(), in.Unplayed
-	in.NoPictures = o.SparePictures && out.AsExpected && cr.Verdict == checker.Safe
+	in.NoPictures = o.Pictures != nil && !o.Pictures(out)
 
 	dir, err := report.WriteNewRun(o.Out, s.Name, res.Started, cfg.Seed, in)
 	if err != nil {

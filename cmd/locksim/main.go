@@ -67,7 +67,11 @@ func program(host vtime.Host) int {
 	// go-redis logs every failed dial; a killed node is a planned event here.
 	redis.SetLogger(quietLogger{})
 	ctx, stop := watchSignals(vtime.NewContext(context.Background(), host), os.Stderr, os.Exit)
-	err := newRoot().ExecuteContext(ctx)
+	root := newRoot()
+	var prof cpuProfile
+	prof.register(root)
+	err := root.ExecuteContext(ctx)
+	prof.stop()
 	stop()
 	_ = sim.CloseAll() // a backstop: nothing started here outlives the process
 	if err == nil {

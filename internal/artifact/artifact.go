@@ -79,6 +79,27 @@ func NewDir(parent, name string) (*Dir, error) {
 // Path is where the directory's files go until it is published.
 func (d *Dir) Path() string { return d.path }
 
+// WriteNew writes the new file name (it must not exist) in the directory
+// through a buffer, so a failing writer leaves no file behind. It does not
+// sync: Publish syncs every file once before the rename, which is what
+// makes the result durable, and a second sync per file cost a matrix of
+// thousands of runs as much as its writes.
+func (d *Dir) WriteNew(name string, write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(d.path, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(buf.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // Discard removes everything written: a failed or interrupted result
 // leaves nothing that looks like one.
 func (d *Dir) Discard() { _ = os.RemoveAll(d.path) }

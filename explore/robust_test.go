@@ -1,0 +1,161 @@
+package explore
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A round of strengthening grows every length and size by half and the
+// run by the most a length grew; points, nodes and kinds stay.
+func TestStrengthen(t *testing.T) {
+	s := mustParse(t, `name: weak
+algorithm: redlock
+nodes: 3
+clients: 2
+duration: 1s
+faults:
+  - {kind: pause-client, client: 0, when: {point: after-enter, nth: 1}, for: 520ms}
+  - {kind: clock-jump-node, node: 1, by: 400ms, at: 200ms}
+  - {kind: kill-node, node: 2, at: 100ms, restart_after: 10ms, keep_data: false}
+  - {kind: delay, client: 1, latency: 80ms, at: 300ms, for: 100ms}
+`)
+	c := strengthen(s)
+	require.NotNil(t, c)
+	assert.Equal(t, 780*time.Millisecond, c.Faults[0].For.D())
+	assert.Equal(t, "after-enter", c.Faults[0].When.Point)
+	assert.Equal(t, 600*time.Millisecond, c.Faults[1].By.D())
+	assert.Equal(t, 15*time.Millisecond, c.Faults[2].RestartAfter.D())
+	assert.Equal(t, 120*time.Millisecond, c.Faults[3].Latency.D())
+	assert.Equal(t, 150*time.Millisecond, c.Faults[3].For.D())
+	assert.Equal(t, 1260*time.Millisecond, c.Duration.D(), "the run grows by the pause's 260ms")
+	assert.Equal(t, 520*time.Millisecond, s.Faults[0].For.D(), "the original is untouched")
+	assert.Equal(t, time.Second, s.Duration.D())
+	_, err := c.Config("redlock")
+	require.NoError(t, err)
+
+	crash := mustParse(t, `name: crash
+algorithm: setnx-expire
+faults:
+  - {kind: crash-client, client: 0, when: {point: between-setnx-and-expire}}
+`)
+	assert.Nil(t, strengthen(crash), "nothing to grow")
+}
+
+func TestTally(t *testing.T) {
+	r := Rule{Reruns: 10, Need: 8}
+	assert.True(t, tally{k: 8, n: 10}.meets(r))
+	assert.False(t, tally{k: 7, n: 10}.meets(r))
+	assert.False(t, tally{k: 8, n: 9}.meets(r), "an interrupted confirmation meets nothing")
+	assert.False(t, tally{k: 8, n: 10, err: errors.New("x")}.meets(r))
+	assert.True(t, tally{k: 5, n: 10}.better(tally{k: 3, n: 10}))
+	assert.False(t, tally{k: 3, n: 10}.better(tally{k: 3, n: 10}))
+	assert.True(t, tally{k: 0, n: 10}.better(tally{}), "a count beats none")
+	assert.Equal(t, "3/10", tally{k: 3, n: 10}.String())
+	assert.Equal(t, "1/2, then failed: x", tally{k: 1, n: 2, err: errors.New("x")}.String())
+}
+
+// A strengthened violation shows its figures as shrunk beside the final
+// ones, in the CLI's line, in summary.md and in explore.json.
+func TestStrengthenedViolationIsReported(t *testing.T) {
+	v := Violation{Check: "exclusion", Verdict: "unsafe", Signature: "exclusion unsafe [pause-client]", FaultsBefore: 3, FaultsAfter: 1,
+		Strengthened: 2, Reproduced: Reproduced{Virtual: "10/10", Redis: "9/10", AsShrunk: &Reproduced{Virtual: "10/10", Redis: "3/10"}}}
+	assert.Contains(t, v.Line(), "virtual 10/10, redis 9/10 (strengthened x2; as shrunk: virtual 10/10, redis 3/10)")
+	r := &Report{Algorithm: "setnx-expire", Violations: []Violation{v}}
+	assert.Contains(t, r.Markdown(), "as shrunk it reproduced 10/10 in virtual time and 3/10 on redis-server; strengthened 2 times")
+	dir := t.TempDir()
+	require.NoError(t, r.Write(dir))
+	back, err := ReadReport(dir)
+	require.NoError(t, err)
+	require.NotNil(t, back.Violations[0].Reproduced.AsShrunk)
+	assert.Equal(t, "3/10", back.Violations[0].Reproduced.AsShrunk.Redis)
+	assert.Equal(t, 2, back.Violations[0].Strengthened)
+}
+
+// Faults that start at one time (a burst) are grouped, so that shrinking
+// moves them to a point together and they stay one moment.
+func TestSameTimes(t *testing.T) {
+	s := mustParse(t, `name: burst
+algorithm: redlock
+nodes: 3
+faults:
+  - {kind: kill-node, node: 0, at: 418ms, for: 100ms}
+  - {kind: clock-jump-node, node: 0, at: 2.13s, by: 1s}
+  - {kind: pause-client, client: 0, when: {point: after-acquire}, for: 100ms}
+  - {kind: clock-jump-node, node: 2, at: 2.13s, by: 1s}
+  - {kind: clock-jump-node, node: 1, at: 418ms, by: 1s}
+`)
+	assert.Equal(t, [][]int{{0, 4}, {1, 3}}, sameTimes(s.Faults))
+}
+
+// Faults that fire at the same visit of the same point, or at the same
+// time, are one group for shrinking.
+func TestSameTriggers(t *testing.T) {
+	s := mustParse(t, `name: bursts
+algorithm: redlock
+nodes: 3
+clients: 2
+faults:
+  - {kind: kill-node, node: 0, when: {client: 1, point: before-exit, nth: 2}, for: 100ms}
+  - {kind: kill-node, node: 1, when: {client: 1, point: before-exit, nth: 2}, for: 100ms}
+  - {kind: clock-jump-node, node: 2, when: {client: 0, point: after-check, nth: 3}, by: 1s}
+  - {kind: clock-jump-node, node: 0, when: {client: 0, point: after-check, nth: 3}, by: 1s}
+  - {kind: clock-jump-node, node: 1, when: {client: 0, point: after-check, nth: 2}, by: 1s}
+  - {kind: pause-client, client: 0, at: 1s, for: 100ms}
+`)
+	assert.Equal(t, [][]int{{0, 1}, {2, 3}}, sameTriggers(s.Faults))
+	var groups [][]string
+	for _, c := range candidates(s, "redlock", outcome{})[:4] {
+		var kinds []string
+		for _, f := range c.s.Faults {
+			kinds = append(kinds, f.Kind)
+		}
+		groups = append(groups, kinds)
+	}
+	assert.Equal(t, [][]string{
+		{"kill-node", "kill-node"},
+		{"clock-jump-node", "clock-jump-node", "clock-jump-node", "pause-client"},
+		{"clock-jump-node", "clock-jump-node"},
+		{"kill-node", "kill-node", "clock-jump-node", "pause-client"},
+	}, groups, "first each group alone, then the rest without it")
+}
+
+// A found scenario short of the rule may be widened: the same faults with
+// a hold four times as long, never one that outlasts the lease.
+func TestWidened(t *testing.T) {
+	s := mustParse(t, `name: jump
+algorithm: redlock
+options: {ttl: 500ms}
+hold: 20ms
+faults:
+  - {kind: clock-jump-node, node: 0, when: {client: 1, point: after-acquire}, by: 600ms}
+`)
+	w := widened(s)
+	require.Len(t, w, 1)
+	assert.Equal(t, 80*time.Millisecond, w[0].s.Hold.D())
+	assert.Equal(t, 20*time.Millisecond, s.Hold.D(), "the original is untouched")
+	s.Hold = dur(200 * time.Millisecond)
+	assert.Empty(t, widened(s), "800ms would outlast the 500ms lease")
+}
+
+// A schedule with a failover has a replication lag fault that goes with
+// the replica; alone it is no candidate (setpx's exploration once
+// panicked on it).
+func TestCandidatesWithReplicationLag(t *testing.T) {
+	s := mustParse(t, `name: lag
+algorithm: setpx
+nodes: 1
+replicas: 1
+clients: 2
+faults:
+  - {kind: delay, groups: [[r0], [n0]], latency: 600ms, at: 0s}
+  - {kind: failover, node: 0, when: {client: 0, point: after-acquire}}
+  - {kind: kill-node, node: 0, at: 1s, keep_data: false, restart_after: 10ms}
+`)
+	for _, c := range candidates(s, "setpx", outcome{}) {
+		assert.NotEmpty(t, c.s.Faults)
+	}
+}

@@ -1,0 +1,33 @@
+package matrix
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/scenarios"
+)
+
+// Run 0 is always drawn, a repeat when it differs, and an unsafe or
+// deadlocked repeat only when run 0 was neither; a repeat waits for run 0
+// to know, but not past a cancelled context.
+func TestPicturesRule(t *testing.T) {
+	p := newPictures(context.Background(), 2)
+	assert.Nil(t, p.rule(0, 0), "run 0: always")
+	p.firstDone(0, checker.Unsafe)
+	p.firstDone(1, checker.Safe)
+	out := func(v checker.Verdict, as bool) scenarios.Outcome {
+		return scenarios.Outcome{Verdict: v, AsExpected: as}
+	}
+	assert.True(t, p.rule(0, 3)(out(checker.Safe, false)), "differs")
+	assert.False(t, p.rule(0, 3)(out(checker.Safe, true)), "as expected and safe")
+	assert.False(t, p.rule(0, 3)(out(checker.Unsafe, true)), "run 0 was unsafe already")
+	assert.True(t, p.rule(1, 3)(out(checker.Deadlock, true)), "the pair's first bad run may be this one")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	waiting := newPictures(ctx, 1)
+	cancel()
+	assert.False(t, waiting.rule(0, 1)(out(checker.Unsafe, true)), "a cancelled matrix does not wait for run 0")
+}
