@@ -363,16 +363,16 @@ func (c *Cluster) sentinelClient(id, i int) *redis.Client {
 		return d.DialContext(ctx, network, addr)
 	}
 	return redis.NewFailoverClient(&redis.FailoverOptions{
-		MasterName:               MasterName(i),
-		SentinelAddrs:            addrs,
-		Dialer:                   dial,
-		ContextTimeoutEnabled:    true,
-		MaxRetries:               -1,
-		DialerRetries:            1,
-		DialTimeout:              clientTimeout,
-		ReadTimeout:              clientTimeout,
-		WriteTimeout:             clientTimeout,
-		PoolSize:                 4,
-		DisableIdentity:          true,
+		MasterName:            MasterName(i),
+		SentinelAddrs:         addrs,
+		Dialer:                dial,
+		ContextTimeoutEnabled: true,
+		MaxRetries:            -1,
+		DialerRetries:         1,
+		DialTimeout:           clientTimeout,
+		ReadTimeout:           clientTimeout,
+		WriteTimeout:          clientTimeout,
+		PoolSize:              4,
+		DisableIdentity:       true,
 	})
 }
