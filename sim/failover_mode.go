@@ -47,6 +47,9 @@ const (
 // withDefaults fills the mode from the backend and the Sentinel settings,
 // and names the first field that cannot work.
 func (f FailoverConfig) withDefaults(b Backend, replicas int) (FailoverConfig, error) {
+	if f.Mode != "" && f.Mode != FailoverSentinel && (f.DownAfter != 0 || f.FailoverTimeout != 0 || f.ParallelSyncs != 0) {
+		return f, fmt.Errorf("failover: down_after, failover_timeout and parallel_syncs are Sentinel's settings; mode %s has no use for them", f.Mode)
+	}
 	if f.Mode == "" {
 		switch {
 		case b == BackendMiniredis:
@@ -76,6 +79,9 @@ func (f FailoverConfig) withDefaults(b Backend, replicas int) (FailoverConfig, e
 	default:
 		return f, fmt.Errorf("failover.mode %q: unknown; want sentinel, direct or emulated", f.Mode)
 	}
+	if f.Mode != FailoverSentinel {
+		return f, nil
+	}
 	if f.DownAfter == 0 {
 		f.DownAfter = DefaultDownAfter
 	}
@@ -93,10 +99,18 @@ func (f FailoverConfig) withDefaults(b Backend, replicas int) (FailoverConfig, e
 	case f.ParallelSyncs < 1:
 		return f, fmt.Errorf("failover.parallel_syncs %d: must be at least 1", f.ParallelSyncs)
 	}
-	if f.Mode != FailoverSentinel && (f.DownAfter != DefaultDownAfter || f.FailoverTimeout != DefaultFailoverTimeout || f.ParallelSyncs != DefaultParallelSyncs) {
-		return f, fmt.Errorf("failover: down_after, failover_timeout and parallel_syncs are Sentinel's settings; mode %s has no use for them", f.Mode)
-	}
 	return f, nil
+}
+
+// Check names the first field of f that cannot work with backend b and
+// replicas per master (a scenario's failover: block). Sentinel's settings
+// given without a mode apply when the backend's default is sentinel.
+func (f FailoverConfig) Check(b Backend, replicas int) error {
+	if b == "" {
+		b = BackendMiniredis
+	}
+	_, err := f.withDefaults(b, replicas)
+	return err
 }
 
 // Sentinel reports whether Sentinel runs the cluster's failovers.
@@ -107,4 +121,14 @@ func (cfg ClusterConfig) Sentinel() bool { return cfg.Failover.Mode == FailoverS
 func (cfg ClusterConfig) sentinelMode() bool {
 	f, err := cfg.Failover.withDefaults(cfg.Backend, cfg.Replicas)
 	return err == nil && f.Mode == FailoverSentinel
+}
+
+// ResolvedFailover is the failover cfg runs with, defaults filled in (the
+// zero value when cfg cannot run).
+func (cfg ClusterConfig) ResolvedFailover() FailoverConfig {
+	if cfg.Backend == "" {
+		cfg.Backend = BackendMiniredis
+	}
+	f, _ := cfg.Failover.withDefaults(cfg.Backend, cfg.Replicas)
+	return f
 }
