@@ -33,12 +33,15 @@ type Info struct {
 	Extendable  bool // implements Extender
 	Peer        bool // someone else's library behind an adapter
 	ClientClock bool // compares client timestamps stored in Redis
+	// NeedsReplica: the design asks a replica to acknowledge (WAIT), so a
+	// scenario without replicas does not apply to it.
+	NeedsReplica bool
 }
 
 // order is the canonical catalogue order; designs register themselves.
 var order = []string{
 	"naive", "setnx-expire", "setnx-getset", "lua-setnx", "lua-setnx-del",
-	"setpx", "setpx-del", "reentrant", "rwlock", "rwlock-hash", "rwlock-counted",
+	"setpx", "setpx-del", "setpx-wait", "reentrant", "rwlock", "rwlock-hash", "rwlock-counted",
 	"redlock", "fenced", "redsync", "redislock",
 }
 

@@ -141,7 +141,7 @@ func (s *Scenario) Algorithms() []string {
 	}
 	var out []string
 	for _, n := range names {
-		if e, ok := s.Expectations.For(n); ok && e.Verdict == Skip {
+		if e, ok := s.Expect(n); ok && e.Verdict == Skip {
 			continue
 		}
 		out = append(out, n)
@@ -151,7 +151,11 @@ func (s *Scenario) Algorithms() []string {
 
 // Expect returns what the scenario expects of algo: its own entry, else the
 // "*" entry; false when it expects nothing (then a run only reports).
+// A design that needs a replica (setpx-wait) is skipped where there is none.
 func (s *Scenario) Expect(algo string) (Expectation, bool) {
+	if info, err := lock.Lookup(algo); err == nil && info.NeedsReplica && deref(s.Replicas) < 1 {
+		return Expectation{Verdict: Skip, Reason: "no replica to acknowledge its WAIT (replicas: 0)"}, true
+	}
 	return s.Expectations.For(algo)
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // ClusterConfig says which nodes StartCluster runs. The zero value of each
@@ -189,6 +190,7 @@ func (c *Cluster) startMiniredis() error {
 		}
 		if c.cfg.Replicas > 0 {
 			n.writes.enable() // what a failover would lose
+			n.replicated = func(now time.Time) time.Time { return c.net.replicatedUpTo(i, now) }
 		}
 		c.nodes = append(c.nodes, n)
 	}
