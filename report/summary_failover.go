@@ -35,9 +35,10 @@ func failoverSection(cfg sim.Config, h history.History) string {
 		b.WriteString("- no sentinel called a master down during the run\n")
 		return b.String()
 	}
+	var prev time.Duration // the previous episode's end: a fault before it is not this one's
 	for _, fo := range fos {
-		from, what := fo.Down, "the first +sdown"
-		if op, ok := downFault(h, fo.Down); ok {
+		from, what := fo.Down, "the first +sdown (no fault brought it down)"
+		if op, ok := downFault(h, prev, fo.Down); ok {
 			from, what = op.Call, fmt.Sprintf("fault %d (%s)", op.FaultID, op.Fault)
 		}
 		fmt.Fprintf(&b, "- `%s`: master down at %s by %s; +sdown after %s", fo.Master, fmtMS(from), what, fmtMS(fo.Down-from))
@@ -61,17 +62,18 @@ func failoverSection(cfg sim.Config, h history.History) string {
 			fmt.Fprintf(&b, " (%d election(s) started, %d aborted)", fo.Tries, fo.Aborts)
 		}
 		b.WriteString("\n")
+		prev = fo.End
 	}
 	return b.String()
 }
 
 // downFault is the last failover, kill-node or pause-node fault that
-// started before a sentinel called the master down.
-func downFault(h history.History, down time.Duration) (history.Op, bool) {
+// started after since and before a sentinel called the master down.
+func downFault(h history.History, since, down time.Duration) (history.Op, bool) {
 	var best history.Op
 	found := false
 	for _, op := range h.Ops {
-		if op.Kind != history.KindFault || op.Outcome == history.Fail || op.Target == nil || op.Call > down {
+		if op.Kind != history.KindFault || op.Outcome == history.Fail || op.Target == nil || op.Call > down || op.Call < since {
 			continue
 		}
 		switch op.Target.Kind {
