@@ -269,19 +269,33 @@ func (n *redisNode) isReplica() bool {
 	return n.replica
 }
 
-// rejoinSentinel restarts node i's killed server empty; the sentinels make
-// it a replica of whichever server they promoted (+convert-to-slave), or
-// find their master back if they had not failed over yet.
+// rejoinSentinel restarts node i's killed server empty. If the sentinels
+// had failed over, it is made a replica of the server they promoted and
+// synced at once, as they would do themselves (+convert-to-slave) only
+// after watching it for some 8 to 18 s: a design that waits for a
+// replica's acknowledgement (setpx-wait) needs one again for the liveness
+// probe. If they had not, the master is back and they find it up.
 func (c *Cluster) rejoinSentinel(i int) error {
+	master, _ := c.Node(i).(*redisNode)
 	for _, n := range []Node{c.Node(i), c.Replica(i)} {
 		r, ok := n.(*redisNode)
 		if !ok || r.Up() {
 			continue
 		}
-		if n == c.Replica(i) {
+		replica := n == c.Replica(i)
+		if replica {
 			r.setReplica(true)
 		}
 		if err := r.Restart(false); err != nil {
+			return fmt.Errorf("rejoin: node %d: %w", i, err)
+		}
+		if !replica || master == nil || !master.Up() {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), syncTimeout+ctlTimeout)
+		err := r.follow(ctx, master, master.Addr())
+		cancel()
+		if err != nil {
 			return fmt.Errorf("rejoin: node %d: %w", i, err)
 		}
 	}
