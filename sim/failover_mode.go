@@ -129,6 +129,9 @@ func (cfg ClusterConfig) ResolvedFailover() FailoverConfig {
 	if cfg.Backend == "" {
 		cfg.Backend = BackendMiniredis
 	}
-	f, _ := cfg.Failover.withDefaults(cfg.Backend, cfg.Replicas)
+	f, err := cfg.Failover.withDefaults(cfg.Backend, cfg.Replicas)
+	if err != nil {
+		return FailoverConfig{}
+	}
 	return f
 }
