@@ -3,6 +3,8 @@ package checker
 import (
 	"cmp"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/history"
@@ -45,7 +47,7 @@ type NodeHold struct {
 
 // NodeState is a span in which a node did not serve normally.
 type NodeState struct {
-	State   string        `json:"state"` // down, paused, failover
+	State   string        `json:"state"` // down, paused, failover; master down (Sentinel), failover in progress
 	Start   time.Duration `json:"start"`
 	End     time.Duration `json:"end"`
 	FaultID int           `json:"fault_id"`
@@ -127,6 +129,7 @@ func Nodes(h history.History, n int) []NodeLane {
 			}
 		}
 	}
+	sentinelStates(h, lanes)
 	for i := range clockEvents {
 		slices.SortStableFunc(clockEvents[i], func(a, b nodeClockEvent) int { return cmp.Compare(a.at, b.at) })
 		slices.Sort(losses[i])
@@ -298,4 +301,34 @@ func nodeExpiry(evs []nodeClockEvent, set, ttl time.Duration) time.Duration {
 		return forever
 	}
 	return cur + time.Duration(left/rate)
+}
+
+// sentinelStates shades a master's row through Sentinel's failover: from
+// the first +sdown to the quorum's +odown ("master down"), then to the
+// +switch-master ("failover in progress"; to its end, or the history's,
+// when there was none). FaultID is 0: the sentinels are no fault.
+func sentinelStates(h history.History, lanes []NodeLane) {
+	var last time.Duration
+	for _, op := range h.Ops {
+		last = max(last, op.Return)
+	}
+	for _, fo := range history.SentinelFailovers(h) {
+		i, err := strconv.Atoi(strings.TrimPrefix(fo.Master, "locksim-n"))
+		if err != nil || i < 0 || i >= len(lanes) {
+			continue
+		}
+		end := fo.End
+		if end == 0 {
+			end = last
+		}
+		odown := fo.ODown
+		if odown == 0 {
+			odown = end
+		}
+		l := &lanes[i]
+		l.States = append(l.States, NodeState{State: "master down (Sentinel)", Start: fo.Down, End: odown})
+		if odown < end {
+			l.States = append(l.States, NodeState{State: "failover in progress", Start: odown, End: end})
+		}
+	}
 }

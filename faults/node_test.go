@@ -162,9 +162,15 @@ func TestFailoverWithCutReplicationLosesTheLockKey(t *testing.T) {
 			require.True(t, old.Up(), "the old master rejoined")
 			cl := redis.NewClient(&redis.Options{Addr: old.Addr()})
 			defer cl.Close()
-			info, err := cl.Info(ctx, "replication").Result()
-			require.NoError(t, err)
-			assert.Contains(t, info, "role:slave")
+			// Sentinel makes it a replica once it sees it back
+			// (+convert-to-slave), at its next INFO.
+			eventually(t, "the old master a replica", func() error {
+				info, err := cl.Info(ctx, "replication").Result()
+				if err == nil && !strings.Contains(info, "role:slave") {
+					err = fmt.Errorf("not a replica yet: %q", info)
+				}
+				return err
+			})
 		}
 	})
 }

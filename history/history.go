@@ -41,6 +41,12 @@ const (
 	// it reads Reading + (t - Call) * Rate at true time t, until its next
 	// clock record. A client without one reads true time.
 	KindClock Kind = "clock"
+
+	// Something a redis-sentinel announced (sentinel failover mode): Event
+	// is its channel (+sdown, +odown, +switch-master...), Detail the
+	// message, Source the sentinel (s0, s1, s2); Call = Return = when the
+	// harness heard it.
+	KindSentinel Kind = "sentinel"
 )
 
 // Outcome of an operation. Unknown is never guessed into ok or fail.
@@ -101,6 +107,10 @@ type Op struct {
 	// TTL is the expiry an acquire (or extend) set on the nodes, by the
 	// nodes' clocks; 0 when the lock has no expiry or it is not known.
 	TTL time.Duration `json:"ttl,omitempty"`
+	// Event, Detail and Source describe a sentinel record (KindSentinel).
+	Event  string `json:"event,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	Source string `json:"source,omitempty"`
 }
 
 // Why a failed acquire failed (Op.Reason).
@@ -177,7 +187,7 @@ func ReadJSONL(r io.Reader) (History, error) {
 func (op Op) validate() error {
 	switch op.Kind {
 	case KindAcquire, KindCheck, KindExtend, KindRelease, KindProbe,
-		KindEnter, KindExit, KindWrite, KindFault, KindClock:
+		KindEnter, KindExit, KindWrite, KindFault, KindClock, KindSentinel:
 	default:
 		return fmt.Errorf("unknown kind %q", op.Kind)
 	}

@@ -41,7 +41,16 @@ func forEach(t *testing.T, nodes int, f func(t *testing.T, info lock.Info, cl *s
 				if info.MultiNode {
 					n = nodes
 				}
-				cl, conns := simtest.Cluster(t, b, n)
+				cfg := sim.ClusterConfig{Backend: b, Nodes: n}
+				if info.NeedsReplica {
+					// WAIT needs a replica to acknowledge; Sentinel is not
+					// what this table tests.
+					cfg.Replicas = 1
+					if b == sim.BackendRedis {
+						cfg.Failover.Mode = sim.FailoverDirect
+					}
+				}
+				cl, conns := simtest.ClusterWith(t, cfg)
 				f(t, info, cl, conns)
 			})
 		}

@@ -36,12 +36,15 @@ type Info struct {
 	// Notify: release is a script that publishes on the lock's channel
 	// when Options.Wait is WaitNotify, and the design waits for it.
 	Notify bool
+	// NeedsReplica: the design asks a replica to acknowledge (WAIT), so a
+	// scenario without replicas does not apply to it.
+	NeedsReplica bool
 }
 
 // order is the canonical catalogue order; designs register themselves.
 var order = []string{
 	"naive", "setnx-expire", "setnx-getset", "lua-setnx", "lua-setnx-del",
-	"setpx", "setpx-del", "reentrant", "rwlock", "rwlock-hash", "rwlock-counted",
+	"setpx", "setpx-del", "setpx-wait", "reentrant", "rwlock", "rwlock-hash", "rwlock-counted",
 	"redlock", "fenced", "redsync", "redislock",
 }
 

@@ -88,6 +88,8 @@ func writeSummary(w io.Writer, in Run) error {
 		b.WriteString(wit.String())
 	}
 
+	b.WriteString(failoverSection(res.Config, res.History))
+
 	if len(res.Notes) > 0 {
 		b.WriteString("\n## Notes\n\n")
 		for _, n := range res.Notes {

@@ -197,6 +197,10 @@ func (s *Scenario) checkWorld() error {
 	default:
 		return s.errf("persistence", "unknown persistence; want none, everysec or always (%s)", shown(s.Persistence))
 	}
+	if err := s.Failover.sim().Check(sim.Backend(s.Backend), deref(s.Replicas)); err != nil {
+		field, msg, _ := strings.Cut(err.Error(), " ")
+		return s.errf(strings.TrimSuffix(field, ":"), "%s", msg)
+	}
 	// The numbers the file gives, by the simulator's range rules
 	// (sim.CheckValue), before defaults: an explicit 0, which a sim.Config
 	// reads as unset, is judged too.

@@ -32,6 +32,7 @@ func (s *Scenario) Config(algo string) (sim.Config, error) {
 			Nodes:       deref(s.Nodes),
 			Replicas:    deref(s.Replicas),
 			Persistence: sim.Persistence(s.Persistence),
+			Failover:    s.Failover.sim(),
 		},
 		Clients:   deref(s.Clients),
 		Keys:      deref(s.Keys),
@@ -174,6 +175,7 @@ func (s *Scenario) Resolved(algo string) ([]byte, error) {
 		Nodes:       ptr(d.Cluster.Nodes),
 		Replicas:    ptr(d.Cluster.Replicas),
 		Persistence: string(d.Cluster.Persistence),
+		Failover:    resolvedFailover(d.Cluster),
 		Clients:     ptr(d.Clients),
 		Keys:        ptr(d.Keys),
 		ReadRatio:   ptr(d.ReadRatio),
@@ -242,4 +244,18 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// resolvedFailover: the failover block a run's scenario.yaml shows, only
+// where there is a replica to fail over to.
+func resolvedFailover(c sim.ClusterConfig) *Failover {
+	if c.Replicas < 1 {
+		return nil
+	}
+	f := c.ResolvedFailover()
+	out := &Failover{Mode: string(f.Mode)}
+	if f.Mode == sim.FailoverSentinel {
+		out.DownAfter, out.FailoverTimeout, out.ParallelSyncs = ptr(Duration(f.DownAfter)), ptr(Duration(f.FailoverTimeout)), ptr(f.ParallelSyncs)
+	}
+	return out
 }

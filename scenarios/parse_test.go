@@ -103,7 +103,13 @@ func TestParseMinimal(t *testing.T) {
 	require.NoError(t, err)
 	_, ok := s.Expect("setpx")
 	assert.False(t, ok, "nothing expected")
-	assert.Len(t, s.Algorithms(), len(lock.Names()), "no algorithm: every design")
+	needReplica := 0
+	for _, i := range lock.Algorithms() {
+		if i.NeedsReplica {
+			needReplica++
+		}
+	}
+	assert.Len(t, s.Algorithms(), len(lock.Names())-needReplica, "no algorithm: every design that needs no replica")
 	cfg, err := s.Config("setpx")
 	require.NoError(t, err)
 	assert.True(t, cfg.Options.ValidityCheck)
@@ -189,6 +195,9 @@ func TestParseBad(t *testing.T) {
 		{"backend external", "name: x\nbackend: external\n", 2, "backend", []string{"not supported yet", "(external)"}},
 		{"backend unknown", "name: x\nbackend: memcached\n", 2, "backend", []string{"(memcached)"}},
 		{"persistence on miniredis", "name: x\npersistence: always\n", 2, "persistence", []string{"backend: redis", "(always)"}},
+		{"unknown failover mode", "name: x\nbackend: redis\nreplicas: 1\nfailover: {mode: raft}\n", 4, "failover.mode", []string{"raft", "sentinel, direct or emulated"}},
+		{"sentinel on miniredis", "name: x\nreplicas: 1\nfailover: {mode: sentinel}\n", 3, "failover.mode", []string{"needs backend redis"}},
+		{"sentinel setting for direct", "name: x\nbackend: redis\nreplicas: 1\nfailover: {mode: direct, down_after: 1s}\n", 4, "failover", []string{"Sentinel's settings"}},
 		{"replicas", "name: x\nreplicas: 2\n", 2, "replicas", []string{"0 or 1", "(2)"}},
 		{"read ratio range", "name: x\nread_ratio: 1.5\n", 2, "read_ratio", []string{"(1.5)"}},
 		{"read ratio without read lock", "name: x\nalgorithm: setpx\nread_ratio: 0.5\n", 3, "read_ratio", []string{"setpx has no read lock", "(0.5)"}},

@@ -16,7 +16,10 @@
 // package matrix, which imports this one and never the other way round.
 package scenarios
 
-import "github.com/locksim/locksim/lock"
+import (
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim"
+)
 
 // Scenario is one scenario file as written. Pointer fields are nil when the
 // file leaves them out; Config and Resolved apply the defaults of sim.Config
@@ -34,6 +37,10 @@ type Scenario struct {
 	Nodes       *int   `yaml:"nodes,omitempty"`       // masters [1]
 	Replicas    *int   `yaml:"replicas,omitempty"`    // per master, 0 or 1 [0]
 	Persistence string `yaml:"persistence,omitempty"` // none | everysec | always (redis backend)
+	// Failover says who promotes a replica: {mode: sentinel | direct |
+	// emulated, down_after, failover_timeout, parallel_syncs} [sentinel on
+	// redis with replicas, emulated on miniredis].
+	Failover *Failover `yaml:"failover,omitempty"`
 
 	Clients   *int     `yaml:"clients,omitempty"`    // [2]
 	Keys      *int     `yaml:"keys,omitempty"`       // lock keys the clients pick from [1]
@@ -137,7 +144,7 @@ func (s *Scenario) Algorithms() []string {
 	}
 	var out []string
 	for _, n := range names {
-		if e, ok := s.Expectations.For(n); ok && e.Verdict == Skip {
+		if e, ok := s.Expect(n); ok && e.Verdict == Skip {
 			continue
 		}
 		out = append(out, n)
@@ -147,6 +154,26 @@ func (s *Scenario) Algorithms() []string {
 
 // Expect returns what the scenario expects of algo: its own entry, else the
 // "*" entry; false when it expects nothing (then a run only reports).
+// A design that needs a replica (setpx-wait) is skipped where there is none.
 func (s *Scenario) Expect(algo string) (Expectation, bool) {
+	if info, err := lock.Lookup(algo); err == nil && info.NeedsReplica && deref(s.Replicas) < 1 {
+		return Expectation{Verdict: Skip, Reason: "no replica to acknowledge its WAIT (replicas: 0)"}, true
+	}
 	return s.Expectations.For(algo)
+}
+
+// Failover is a scenario's failover: block (sim.FailoverConfig).
+type Failover struct {
+	Mode            string    `yaml:"mode,omitempty"`
+	DownAfter       *Duration `yaml:"down_after,omitempty"`       // [500ms]
+	FailoverTimeout *Duration `yaml:"failover_timeout,omitempty"` // [2s]
+	ParallelSyncs   *int      `yaml:"parallel_syncs,omitempty"`   // [1]
+}
+
+func (f *Failover) sim() sim.FailoverConfig {
+	if f == nil {
+		return sim.FailoverConfig{}
+	}
+	return sim.FailoverConfig{Mode: sim.FailoverMode(f.Mode), DownAfter: deref(f.DownAfter).D(),
+		FailoverTimeout: deref(f.FailoverTimeout).D(), ParallelSyncs: deref(f.ParallelSyncs)}
 }

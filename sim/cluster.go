@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // ClusterConfig says which nodes StartCluster runs. The zero value of each
@@ -19,7 +20,9 @@ type ClusterConfig struct {
 	// Replicas per master, 0 or 1. On redis each master gets a real replica
 	// that replicates through a proxy (so the link can be delayed or cut);
 	// on miniredis replication is emulated for failover (see Failover).
-	Replicas    int
+	Replicas int
+	// Failover says who promotes a replica (see FailoverConfig).
+	Failover    FailoverConfig
 	Persistence Persistence // redis backend only; default PersistenceNone
 	RedisServer string      // redis-server binary; default "redis-server" from PATH
 	Dir         string      // parent of the cluster's temp dir; default os.TempDir()
@@ -69,6 +72,12 @@ func (cfg ClusterConfig) withDefaults() (ClusterConfig, error) {
 	}
 	if cfg.Replicas < 0 || cfg.Replicas > 1 {
 		return cfg, fmt.Errorf("cluster: %d replicas per master: 0 or 1 are supported", cfg.Replicas)
+	}
+	if cfg.Backend != BackendExternal {
+		var err error
+		if cfg.Failover, err = cfg.Failover.withDefaults(cfg.Backend, cfg.Replicas); err != nil {
+			return cfg, err
+		}
 	}
 	if cfg.ProxiedClients < 0 {
 		return cfg, fmt.Errorf("cluster: %d proxied clients: must not be negative", cfg.ProxiedClients)
@@ -130,6 +139,8 @@ type Cluster struct {
 	nodes    []Node
 	replicas []Node // per node index; nil entries where there is none
 
+	sentinels *sentinels // sentinel mode only
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -179,6 +190,7 @@ func (c *Cluster) startMiniredis() error {
 		}
 		if c.cfg.Replicas > 0 {
 			n.writes.enable() // what a failover would lose
+			n.replicated = func(now time.Time) time.Time { return c.net.replicatedUpTo(i, now) }
 		}
 		c.nodes = append(c.nodes, n)
 	}
@@ -203,7 +215,12 @@ func (c *Cluster) startRedis(ctx context.Context) error {
 		c.nodes = append(c.nodes, n)
 	}
 	if c.cfg.Replicas > 0 {
-		return c.startReplicas(ctx)
+		if err := c.startReplicas(ctx); err != nil {
+			return err
+		}
+	}
+	if c.cfg.Sentinel() {
+		return c.startSentinels(ctx)
 	}
 	return nil
 }
@@ -253,6 +270,9 @@ func (c *Cluster) Close() error {
 	c.closeOnce.Do(func() {
 		unregister(c)
 		var errs []error
+		if err := c.closeSentinels(); err != nil {
+			errs = append(errs, fmt.Errorf("sentinels: %w", err))
+		}
 		// Proxies first: their connections would otherwise be dropped
 		// from under them by the nodes' shutdown.
 		if err := c.net.close(); err != nil {

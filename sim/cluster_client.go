@@ -48,6 +48,10 @@ func (c *Cluster) ClientConns(id int) []redis.UniversalClient {
 	nodes := c.Nodes()
 	cs := make([]redis.UniversalClient, len(nodes))
 	for i, n := range nodes {
+		if c.cfg.Sentinel() {
+			cs[i] = c.sentinelClient(id, i)
+			continue
+		}
 		addr, ok := c.net.dialAddr(Link{ClientEnd(id), NodeEnd(i)})
 		if !ok {
 			addr = n.Addr()

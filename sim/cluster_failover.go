@@ -57,9 +57,20 @@ func (c *Cluster) startClientProxies() error {
 		for i := range c.nodes {
 			links = append(links, Link{ClientEnd(id), NodeEnd(i)})
 		}
+		if c.sentinels != nil {
+			for k := range c.sentinels.procs {
+				links = append(links, Link{ClientEnd(id), SentinelEnd(k)})
+			}
+		}
 	}
 	return parallel(links, func(l Link) error {
-		_, err := c.net.addProxy(l, c.nodes[l.To.Index].Addr())
+		upstream := ""
+		if l.To.Role == RoleSentinel {
+			upstream = c.sentinels.procs[l.To.Index].addr
+		} else {
+			upstream = c.nodes[l.To.Index].Addr()
+		}
+		_, err := c.net.addProxy(l, upstream)
 		return err
 	})
 }
@@ -91,6 +102,10 @@ func (c *Cluster) Failover(i int) (string, error) {
 	if err := proc.Kill(); err != nil {
 		return "", fmt.Errorf("failover: node %d: %w", i, err)
 	}
+	if c.cfg.Sentinel() {
+		// The sentinels take it from here (followSwitch).
+		return fmt.Sprintf("node %d: master %s killed; Sentinel fails over to %s", i, master.Addr(), replica.Addr()), nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), ctlTimeout)
 	defer cancel()
 	r := replica.(*redisNode)
@@ -112,6 +127,9 @@ func (c *Cluster) Failover(i int) (string, error) {
 func (c *Cluster) Rejoin(i int) error {
 	if c.cfg.Backend != BackendRedis {
 		return nil
+	}
+	if c.cfg.Sentinel() {
+		return c.rejoinSentinel(i)
 	}
 	old, ok := c.Replica(i).(*redisNode)
 	master, _ := c.Node(i).(*redisNode)
@@ -210,6 +228,16 @@ func (n *redisNode) promote(ctx context.Context) error {
 	if err := c.client.ReplicaOf(ctx, "NO", "ONE").Err(); err != nil {
 		return fmt.Errorf("REPLICAOF NO ONE: %w", err)
 	}
+	return n.adoptMaster(ctx)
+}
+
+// adoptMaster is the harness's side of a promotion (by promote, or by the
+// sentinels): the node's own clock rules its keys from now on.
+func (n *redisNode) adoptMaster(ctx context.Context) error {
+	c, err := n.control()
+	if err != nil {
+		return err
+	}
 	n.shift.mu.Lock()
 	defer n.shift.mu.Unlock()
 	n.setReplica(false)
@@ -239,4 +267,37 @@ func (n *redisNode) isReplica() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.replica
+}
+
+// rejoinSentinel restarts node i's killed server empty. If the sentinels
+// had failed over, it is made a replica of the server they promoted and
+// synced at once, as they would do themselves (+convert-to-slave) only
+// after watching it for some 8 to 18 s: a design that waits for a
+// replica's acknowledgement (setpx-wait) needs one again for the liveness
+// probe. If they had not, the master is back and they find it up.
+func (c *Cluster) rejoinSentinel(i int) error {
+	master, _ := c.Node(i).(*redisNode)
+	for _, n := range []Node{c.Node(i), c.Replica(i)} {
+		r, ok := n.(*redisNode)
+		if !ok || r.Up() {
+			continue
+		}
+		replica := n == c.Replica(i)
+		if replica {
+			r.setReplica(true)
+		}
+		if err := r.Restart(false); err != nil {
+			return fmt.Errorf("rejoin: node %d: %w", i, err)
+		}
+		if !replica || master == nil || !master.Up() {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), syncTimeout+ctlTimeout)
+		err := r.follow(ctx, master, master.Addr())
+		cancel()
+		if err != nil {
+			return fmt.Errorf("rejoin: node %d: %w", i, err)
+		}
+	}
+	return nil
 }

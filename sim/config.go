@@ -75,6 +75,11 @@ func (c Config) WithDefaults() Config {
 	if c.Cluster.Nodes == 0 {
 		c.Cluster.Nodes = max(c.Cluster.nodeCount(), 1)
 	}
+	if c.Cluster.Replicas > 0 {
+		if f := c.Cluster.ResolvedFailover(); f.Mode != "" {
+			c.Cluster.Failover = f
+		}
+	}
 	if c.Clients == 0 {
 		c.Clients = 2
 	}

@@ -13,16 +13,17 @@ type (
 )
 
 const (
-	KindAcquire = history.KindAcquire
-	KindCheck   = history.KindCheck
-	KindExtend  = history.KindExtend
-	KindRelease = history.KindRelease
-	KindProbe   = history.KindProbe
-	KindEnter   = history.KindEnter
-	KindExit    = history.KindExit
-	KindWrite   = history.KindWrite
-	KindFault   = history.KindFault
-	KindClock   = history.KindClock
+	KindAcquire  = history.KindAcquire
+	KindCheck    = history.KindCheck
+	KindExtend   = history.KindExtend
+	KindRelease  = history.KindRelease
+	KindProbe    = history.KindProbe
+	KindEnter    = history.KindEnter
+	KindExit     = history.KindExit
+	KindWrite    = history.KindWrite
+	KindFault    = history.KindFault
+	KindClock    = history.KindClock
+	KindSentinel = history.KindSentinel
 
 	OK      = history.OK
 	Fail    = history.Fail

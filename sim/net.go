@@ -194,6 +194,24 @@ func (n *Network) retarget(to Endpoint, upstream string) error {
 	return parallel(ps, func(p *linkProxy) error { return api.retarget(p.name, upstream) })
 }
 
+// retargetLink points link's proxy at upstream, if it does not lead there
+// already (a sentinel client following the master it was told of).
+func (n *Network) retargetLink(l Link, upstream string) error {
+	n.mu.Lock()
+	p, ok := n.proxies[l]
+	if !ok || p.upstream == upstream {
+		n.mu.Unlock()
+		return nil
+	}
+	p.upstream = upstream
+	n.mu.Unlock()
+	api, err := n.api()
+	if err != nil {
+		return err
+	}
+	return api.retarget(p.name, upstream)
+}
+
 // Start puts f in force on links and returns its id for Stop. A link that
 // would need a proxy it does not have is refused: a fault that silently did
 // nothing would make a run look safe.

@@ -14,6 +14,7 @@ const (
 	RoleNode                     // a Redis node (the current master of that index)
 	RoleReplica                  // the replica of the node with the same index
 	RoleResource                 // the protected resource
+	RoleSentinel                 // a redis-sentinel (sentinel failover mode)
 )
 
 // Endpoint is one end of a link: client i, node i, node i's replica or the
@@ -31,6 +32,9 @@ func ReplicaEnd(i int) Endpoint { return Endpoint{RoleReplica, i} }
 
 var ResourceEnd = Endpoint{Role: RoleResource}
 
+// SentinelEnd is sentinel k (sentinel failover mode).
+func SentinelEnd(k int) Endpoint { return Endpoint{RoleSentinel, k} }
+
 // String is the short name scenario files use: c0, n2, r1, resource.
 func (e Endpoint) String() string {
 	switch e.Role {
@@ -42,6 +46,8 @@ func (e Endpoint) String() string {
 		return "r" + strconv.Itoa(e.Index)
 	case RoleResource:
 		return "resource"
+	case RoleSentinel:
+		return "s" + strconv.Itoa(e.Index)
 	}
 	return fmt.Sprintf("endpoint(%d,%d)", e.Role, e.Index)
 }
@@ -59,6 +65,7 @@ func ParseEndpoint(s string) (Endpoint, error) {
 	}{
 		{RoleClient, []string{"client-", "client", "c"}},
 		{RoleReplica, []string{"replica-", "replica", "r"}},
+		{RoleSentinel, []string{"sentinel-", "sentinel", "s"}},
 		{RoleNode, []string{"node-", "node", "n"}},
 	} {
 		for _, pre := range p.prefixes {
@@ -73,7 +80,7 @@ func ParseEndpoint(s string) (Endpoint, error) {
 			return Endpoint{p.role, i}, nil
 		}
 	}
-	return Endpoint{}, fmt.Errorf("endpoint %q: want c<i> (a client), n<i> (a node), r<i> (node i's replica) or resource", s)
+	return Endpoint{}, fmt.Errorf("endpoint %q: want c<i> (a client), n<i> (a node), r<i> (node i's replica), s<k> (a sentinel) or resource", s)
 }
 
 // Link is a network path between two endpoints. From is the side that opens
@@ -99,6 +106,11 @@ func Links(cfg Config) []Link {
 			out = append(out, Link{ClientEnd(c), NodeEnd(n)})
 		}
 		out = append(out, Link{ClientEnd(c), ResourceEnd})
+		if cfg.Cluster.sentinelMode() {
+			for k := 0; k < Sentinels; k++ {
+				out = append(out, Link{ClientEnd(c), SentinelEnd(k)})
+			}
+		}
 	}
 	for r := 0; r < cfg.Cluster.Replicas && r < 1; r++ {
 		for n := 0; n < nodes; n++ {

@@ -34,6 +34,9 @@ type miniNode struct {
 	// writes feeds the failover emulation (cluster_failover.go); it is
 	// on only in clusters with replicas.
 	writes writeLog
+	// replicated feeds the WAIT emulation (node_miniredis_wait.go); set
+	// only in clusters with replicas.
+	replicated replicatedUpToFunc
 
 	pushMu sync.Mutex // orders clock pushes so SetTime never goes backwards
 
@@ -116,7 +119,7 @@ func (n *miniNode) preHook(p *server.Peer, cmd string, args ...string) bool {
 		return true // killed while held: drop the command unanswered
 	}
 	n.pushClock()
-	return false
+	return n.emulateWait(p, cmd, args)
 }
 
 // scriptCall reports whether p is a peer miniredis made for one redis.call

@@ -78,13 +78,19 @@ func redisArgs(port int, dir string, p Persistence) []string {
 
 // startRedisProc starts redis-server and waits until it answers PING.
 func startRedisProc(ctx context.Context, bin string, port int, dir string, p Persistence) (*redisProc, error) {
+	return startProc(ctx, bin, redisArgs(port, dir, p), port, dir)
+}
+
+// startProc starts bin with args (a redis-server or a redis-sentinel that
+// listens on port and logs into dir) and waits until it answers PING.
+func startProc(ctx context.Context, bin string, args []string, port int, dir string) (*redisProc, error) {
 	stdio, err := os.OpenFile(filepath.Join(dir, redisStdioName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open redis-server output file: %w", err)
 	}
 	defer stdio.Close() // the child has its own copy
 
-	cmd := exec.Command(bin, redisArgs(port, dir, p)...)
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = stdio, stdio
 	cmd.SysProcAttr = &syscall.SysProcAttr{
@@ -111,7 +117,7 @@ func startRedisProc(ctx context.Context, bin string, port int, dir string, p Per
 
 	if err := proc.waitReady(ctx, port); err != nil {
 		proc.kill()
-		return nil, fmt.Errorf("redis-server on port %d: %w%s", port, err, lastLogLine(dir))
+		return nil, fmt.Errorf("%s on port %d: %w%s", filepath.Base(bin), port, err, lastLogLine(dir))
 	}
 	return proc, nil
 }

@@ -130,6 +130,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	if ctx.Err() == nil && !cfg.NoProbe {
 		probe(ctx, w)
 	}
+	recordSentinels(rec, cluster.SentinelEvents())
 	res.History = rec.History()
 	res.Wall = time.Since(started) // the bubble's when virtual; Run corrects it
 	if ctx.Err() != nil {
@@ -156,4 +157,17 @@ func appendNew(dst []string, xs ...string) []string {
 		}
 	}
 	return dst
+}
+
+// recordSentinels adds what the sentinels announced during the run to the
+// history (what they said while the cluster started is not the run's).
+func recordSentinels(rec *Recorder, evs []SentinelEvent) {
+	for _, ev := range evs {
+		if ev.At.Before(rec.Origin()) {
+			continue
+		}
+		at := ev.At.Sub(rec.Origin())
+		rec.Add(Op{Kind: KindSentinel, Client: NoClient, Call: at, Return: at, Outcome: OK,
+			Event: ev.Event, Detail: ev.Detail, Source: SentinelEnd(ev.Sentinel).String()})
+	}
 }

@@ -32,7 +32,7 @@ func doctorCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			checks := []check{
 				binaryVersion("redis-server", "needed for --backend redis (apt-get install redis-server)"),
-				binaryVersion("redis-sentinel", "optional (apt-get install redis-sentinel)"),
+				sentinelAnswers(cmd.Context()),
 				loopbackPorts(),
 				leftDirsCheck(),
 			}
@@ -87,6 +87,18 @@ func binaryVersion(name, hint string) check {
 		return check{name, false, fmt.Sprintf("%s --version: %v", path, err)}
 	}
 	return check{name, true, fmt.Sprintf("%s (%s)", strings.TrimSpace(string(out)), path)}
+}
+
+// sentinelAnswers starts a redis-sentinel and asks it SENTINEL MASTERS:
+// the redis backend's failovers are Sentinel's by default.
+func sentinelAnswers(ctx context.Context) check {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd, err := sim.CheckSentinel(ctx, "")
+	if err != nil {
+		return check{"redis-sentinel", false, fmt.Sprintf("%v: needed for failover on --backend redis (apt-get install redis-sentinel; or failover: {mode: direct})", err)}
+	}
+	return check{"redis-sentinel", true, cmd + " starts and answers SENTINEL MASTERS"}
 }
 
 // loopbackPorts opens and closes a few listeners, as the redis backend does.

@@ -1,0 +1,99 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/sim"
+)
+
+// failoverSection is summary.md's "Failover" section: who failed over (the
+// sentinels, the harness or the emulation) and, under Sentinel, what each
+// failover took, measured from the fault that brought the master down.
+func failoverSection(cfg sim.Config, h history.History) string {
+	if cfg.Cluster.Replicas < 1 {
+		return ""
+	}
+	f := cfg.Cluster.ResolvedFailover()
+	var b strings.Builder
+	b.WriteString("\n## Failover\n\n")
+	switch f.Mode {
+	case sim.FailoverSentinel:
+		fmt.Fprintf(&b, "By Redis Sentinel: %d redis-sentinel processes, quorum %d, down_after %v, failover_timeout %v, parallel_syncs %d; nothing promoted by hand, and the clients follow the master through Sentinel.\n\n",
+			sim.Sentinels, sim.SentinelQuorum, f.DownAfter, f.FailoverTimeout, f.ParallelSyncs)
+	case sim.FailoverDirect:
+		b.WriteString("Direct: the harness kills the master and promotes the replica at once (REPLICAOF NO ONE).\n")
+		return b.String()
+	default:
+		b.WriteString("Emulated on miniredis: the node loses what its replica would not have had.\n")
+		return b.String()
+	}
+	fos := history.SentinelFailovers(h)
+	if len(fos) == 0 {
+		b.WriteString("- no sentinel called a master down during the run\n")
+		return b.String()
+	}
+	var prev time.Duration // the previous episode's end: a fault before it is not this one's
+	for _, fo := range fos {
+		from, what := fo.Down, "the first +sdown (no fault brought it down)"
+		if op, ok := downFault(h, prev, fo.Down); ok {
+			from, what = op.Call, fmt.Sprintf("fault %d (%s)", op.FaultID, op.Fault)
+		}
+		fmt.Fprintf(&b, "- `%s`: master down at %s by %s; +sdown after %s", fo.Master, fmtMS(from), what, fmtMS(fo.Down-from))
+		if fo.ODown > 0 {
+			fmt.Fprintf(&b, ", +odown after %s", fmtMS(fo.ODown-from))
+		}
+		switch fo.EndedBy {
+		case "switch-master":
+			fmt.Fprintf(&b, ", **+switch-master after %s** (to %s)", fmtMS(fo.Switch-from), fo.NewMaster)
+			if at, ok := firstAcquireAfter(h, fo.Switch); ok {
+				fmt.Fprintf(&b, "; first successful acquire %s after the master went down (%s after the switch)", fmtMS(at-from), fmtMS(at-fo.Switch))
+			} else {
+				b.WriteString("; no acquire succeeded after it")
+			}
+		case "recovered":
+			fmt.Fprintf(&b, "; seen up again after %s, no promotion", fmtMS(fo.End-from))
+		default:
+			b.WriteString("; still no promotion when the run ended")
+		}
+		if fo.Tries > 1 || fo.Aborts > 0 {
+			fmt.Fprintf(&b, " (%d election(s) started, %d aborted)", fo.Tries, fo.Aborts)
+		}
+		b.WriteString("\n")
+		prev = fo.End
+	}
+	return b.String()
+}
+
+// downFault is the last failover, kill-node or pause-node fault that
+// started after since and before a sentinel called the master down.
+func downFault(h history.History, since, down time.Duration) (history.Op, bool) {
+	var best history.Op
+	found := false
+	for _, op := range h.Ops {
+		if op.Kind != history.KindFault || op.Outcome == history.Fail || op.Target == nil || op.Call > down || op.Call < since {
+			continue
+		}
+		switch op.Target.Kind {
+		case "failover", "kill-node", "pause-node":
+			if !found || op.Call > best.Call {
+				best, found = op, true
+			}
+		}
+	}
+	return best, found
+}
+
+// firstAcquireAfter is when the first acquire that returned ok after t did.
+func firstAcquireAfter(h history.History, t time.Duration) (time.Duration, bool) {
+	var first time.Duration
+	found := false
+	for _, op := range h.Ops {
+		if op.Kind == history.KindAcquire && op.Outcome == history.OK && op.Return >= t && (!found || op.Return < first) {
+			first, found = op.Return, true
+		}
+	}
+	return first, found
+}
