@@ -25,7 +25,7 @@ func (f PauseClient) Start(w *sim.World) error {
 	if err != nil {
 		return err
 	}
-	c.Gate.Pause()
+	c.Pause()
 	return nil
 }
 
@@ -34,7 +34,7 @@ func (f PauseClient) Stop(w *sim.World) error {
 	if err != nil {
 		return err
 	}
-	c.Gate.Resume()
+	c.Resume()
 	return nil
 }
 

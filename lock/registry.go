@@ -33,7 +33,39 @@ type Info struct {
 	Extendable  bool // implements Extender
 	Peer        bool // someone else's library behind an adapter
 	ClientClock bool // compares client timestamps stored in Redis
+
+	// Process: the design runs as a child process per client (package
+	// adapter); its internal steps are out of reach, so faults can target
+	// only the client loop's points and the points in Points.
+	Process bool
+	// Like names the built-in design this one should behave like: a
+	// scenario that names Like, or expects something of it, covers this
+	// design too unless it says otherwise.
+	Like string
+	// ClockFaults: client clock faults reach the design (always for a Go
+	// design, which reads the injected clock; for a process design only
+	// where its runtime honours libfaketime).
+	ClockFaults bool
+	// Points are the internal points the design announces through
+	// Options.Hook, beyond the built-in designs' (lock.Points): an outside
+	// lock's own steps that faults may then target.
+	Points []Point
+	// Unavailable says why the design cannot run on this machine ("" when
+	// it can): a missing interpreter or package. nil means always available.
+	Unavailable func() string
 }
+
+// Missing is Unavailable's answer, "" for a design that can run here.
+func (i Info) Missing() string {
+	if i.Unavailable == nil {
+		return ""
+	}
+	return i.Unavailable()
+}
+
+// ReachesClock reports whether client clock faults reach the design: every
+// Go design reads the injected clock; a process design says so itself.
+func (i Info) ReachesClock() bool { return !i.Process || i.ClockFaults }
 
 // order is the canonical catalogue order; designs register themselves.
 var order = []string{
@@ -70,6 +102,25 @@ func Register(i Info) error {
 	return nil
 }
 
+// A PrefixFactory resolves a design named prefix:arg (process:./my-adapter)
+// that is not registered by name.
+type PrefixFactory func(arg string) (Info, error)
+
+var prefixes = map[string]PrefixFactory{}
+
+// RegisterPrefix lets names of the form prefix:arg resolve through f, for
+// designs made up on the command line (package adapter's process:CMD).
+func RegisterPrefix(prefix string, f PrefixFactory) error {
+	if prefix == "" || strings.ContainsAny(prefix, ": ,\t\n") {
+		return fmt.Errorf("lock: register prefix: bad prefix %q", prefix)
+	}
+	if _, dup := prefixes[prefix]; dup {
+		return fmt.Errorf("lock: register prefix %q: already registered", prefix)
+	}
+	prefixes[prefix] = f
+	return nil
+}
+
 // Algorithms lists every registered design in catalogue order.
 func Algorithms() []Info {
 	out := make([]Info, 0, len(registry))
@@ -85,6 +136,11 @@ func Algorithms() []Info {
 func Lookup(name string) (Info, error) {
 	i, ok := registry[name]
 	if !ok {
+		if p, arg, found := strings.Cut(name, ":"); found {
+			if f, ok := prefixes[p]; ok {
+				return f(arg)
+			}
+		}
 		return Info{}, fmt.Errorf("unknown algorithm %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	return i, nil

@@ -16,7 +16,11 @@
 // package matrix, which imports this one and never the other way round.
 package scenarios
 
-import "github.com/locksim/locksim/lock"
+import (
+	"slices"
+
+	"github.com/locksim/locksim/lock"
+)
 
 // Scenario is one scenario file as written. Pointer fields are nil when the
 // file leaves them out; Config and Resolved apply the defaults of sim.Config
@@ -127,14 +131,20 @@ type PointSpec struct {
 // Algorithms lists the designs a run of this scenario covers by default: the
 // ones it names (every registered design when it names none), less those it
 // expects as skip. Expect gives a skipped design's reason.
+//
+// A scenario that names designs covers the designs that behave like one of
+// them too (redis-py where it names setpx); a design that cannot play it
+// (see Expect) is left out.
 func (s *Scenario) Algorithms() []string {
-	names := []string(s.Algorithm)
-	if len(names) == 0 {
-		names = lock.Names()
+	list := slices.Clone(s.Algorithm) // in the scenario's order
+	for _, n := range lock.Names() {
+		if s.Covers(n) && !slices.Contains(list, n) {
+			list = append(list, n)
+		}
 	}
 	var out []string
-	for _, n := range names {
-		if e, ok := s.Expectations.For(n); ok && e.Verdict == Skip {
+	for _, n := range list {
+		if e, ok := s.Expect(n); ok && e.Verdict == Skip {
 			continue
 		}
 		out = append(out, n)
@@ -143,7 +153,14 @@ func (s *Scenario) Algorithms() []string {
 }
 
 // Expect returns what the scenario expects of algo: its own entry, else the
-// "*" entry; false when it expects nothing (then a run only reports).
+// entry of the design algo behaves like, else the "*" entry; false when it
+// expects nothing (then a run only reports). A design that cannot play the
+// scenario (unavailable here; a process design where a fault needs an
+// internal point or a client clock it does not read) is expected as skip,
+// with the reason.
 func (s *Scenario) Expect(algo string) (Expectation, bool) {
+	if why := s.cannotRun(algo); why != "" {
+		return Expectation{Verdict: Skip, Reason: why}, true
+	}
 	return s.Expectations.For(algo)
 }

@@ -68,6 +68,9 @@ func newClient(id int, w *World, sched *schedule) (*Client, error) {
 }
 
 func (c *Client) close() {
+	if p, ok := c.locker.(lock.ProcessControl); ok {
+		_ = p.Close()
+	}
 	for _, r := range c.conns {
 		_ = r.Close()
 	}
@@ -446,6 +449,9 @@ func (c *Client) Crash() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.Gate.Crash()
+	if p, ok := c.locker.(lock.ProcessControl); ok {
+		_ = p.Kill()
+	}
 	if c.inside != nil && !c.exiting && !c.w.cfg.Fencing() {
 		c.applyLocked(c.inside, KindExit, false, "client crashed inside its critical section")
 		c.inside = nil
