@@ -32,8 +32,8 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 	addrs := make([]string, len(nodes))
 	for i, n := range nodes {
 		rc, ok := n.(*redis.Client)
-		if !ok || rc.Options().Dialer != nil {
-			return nil, fmt.Errorf("%s: a process design needs the nodes on TCP (it runs in real time, not in virtual time)", name)
+		if !ok {
+			return nil, fmt.Errorf("%s: node %d: a process design needs plain node clients (%T)", name, i, n)
 		}
 		addrs[i] = rc.Options().Addr
 	}

@@ -46,6 +46,13 @@ func (s *Scenario) cannotRun(algo string) string {
 	if m := info.Missing(); m != "" {
 		return "not available here: " + m
 	}
+	if _, own := s.Expectations[algo]; info.Like != "" && !own && !slices.Contains(s.Algorithm, algo) {
+		// a guest in a scenario written for the design it behaves like:
+		// what it lacks (a watchdog, a read lock) skips it, with the reason
+		if err := s.checkDesign(algo); err != nil {
+			return fmt.Sprintf("needs what %s lacks: %v", algo, err)
+		}
+	}
 	if !info.Process {
 		return ""
 	}
