@@ -145,4 +145,3 @@ func (l *locker) Stop() error     { return l.c.signal(syscall.SIGSTOP) }
 func (l *locker) Continue() error { return l.c.signal(syscall.SIGCONT) }
 func (l *locker) Kill() error     { return l.c.signal(syscall.SIGKILL) }
 func (l *locker) Close() error    { return l.c.close() }
-
