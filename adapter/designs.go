@@ -56,6 +56,9 @@ func init() {
 		New:      factory("redis-py", RedisPy()),
 		Like:     "setpx", Process: true, Peer: true, Expires: true, Extendable: true,
 		Unavailable: once(func() string {
+			if _, err := os.Stat(RedisPy().Argv[1]); err != nil {
+				return "redis-py: its adapter script is missing (" + RedisPy().Argv[1] + "; set LOCKSIM_ADAPTER_DIR)"
+			}
 			return probe("redis-py", exec.Command(Python, "-c", "import redis"), "install Debian's python3-redis")
 		}),
 	}))
