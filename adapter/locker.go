@@ -43,7 +43,7 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 	}
 	c, err := startChild(cmd.Argv, env, cmd.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w: %w", name, lock.ErrNoStart, err)
 	}
 	l := &locker{name: name, c: c, o: o}
 	hello := request{Op: "hello", Owner: o.Owner, Nodes: addrs, Options: &helloOptions{
@@ -58,14 +58,14 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 	}
 	if err != nil {
 		_ = c.close()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w: %w", name, lock.ErrNoStart, err)
 	}
 	return l, nil
 }
 
 // helloTimeout bounds a child's start (an interpreter loading its
 // libraries on a loaded machine).
-const helloTimeout = 20 * time.Second
+const helloTimeout = time.Minute
 
 func (l *locker) Name() string { return l.name }
 

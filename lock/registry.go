@@ -1,12 +1,17 @@
 package lock
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
+
+// ErrNoStart: a design's factory could not start what the design runs on
+// (a process design's child): this machine's failure, not bad input.
+var ErrNoStart = errors.New("design did not start")
 
 // Factory builds one client's Locker over the nodes (go-redis clients, one
 // per Redis master). Single-node designs use nodes[0].

@@ -21,7 +21,10 @@ function answer(msg) {
 
 function hello(req) {
   options = req.options || {};
-  const timeout = options.node_timeout_ms || Math.max(Math.floor((options.ttl_ms || 500) / 10), 5);
+  // a node's reply is a lost vote after the run's node timeout, or a
+  // quarter of the TTL if longer: a Node child on a loaded machine is not
+  // scheduled as promptly as locksim's own Go designs
+  const timeout = Math.max(options.node_timeout_ms || 0, Math.floor((options.ttl_ms || 500) / 4));
   clients = req.nodes.map((addr) => {
     const i = addr.lastIndexOf(':');
     const c = new Redis({
@@ -53,7 +56,12 @@ function hello(req) {
     c.once('ready', resolve);
     setTimeout(resolve, 1000).unref();
   }));
-  return Promise.all(ready).then(() => ({ result: 'ok', name: 'node-redlock', version }));
+  // load redlock's scripts, so that the first round is not also the one
+  // that compiles them (EVALSHA, NOSCRIPT, EVAL) in a freshly started
+  // runtime; a node that restarts later loses them, as in production
+  const load = () => Promise.all(clients.map((c) => Promise.all(Object.values(redlock.scripts).map(
+    (sc) => c.script('load', sc.value).catch(() => {})))));
+  return Promise.all(ready).then(load).then(() => ({ result: 'ok', name: 'node-redlock', version }));
 }
 
 function failed(err) {
