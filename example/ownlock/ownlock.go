@@ -96,4 +96,3 @@ func (m *myLock) Extend(ctx context.Context, l *lock.Lease) error {
 	l.Renew(start, lock.Validity(m.o.TTL, m.o.Clock.Now().Sub(start), m.o.Drift))
 	return nil
 }
-
