@@ -73,12 +73,22 @@ function failed(err) {
   return { result: 'error', error: String(err && err.message || err) + (clientErrors ? ` (${clientErrors} node errors)` : '') };
 }
 
+// A failed round is a definite no even when some nodes did not answer:
+// redlock does not act as the holder and sends the unlock to every node
+// (a lost reply may hide a SET that took effect); what that misses expires
+// within the TTL and nobody relies on it. Redlock's own rule, as locksim's
+// redlock design applies it.
 function acquire(req) {
   const t0 = Date.now();
   return redlock.lock(req.key, req.ttl_ms || options.ttl_ms || 500).then((lk) => {
     held.set(lk.value, lk);
     return { result: 'ok', token: lk.value, validity_ms: lk.expiration - t0 };
-  }, failed);
+  }, (err) => {
+    if (err instanceof Redlock.LockError) {
+      return { result: 'refused', error: err.message + (clientErrors ? ` (${clientErrors} node errors)` : '') };
+    }
+    return failed(err);
+  });
 }
 
 function known(req) {
