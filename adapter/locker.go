@@ -70,9 +70,8 @@ const helloTimeout = time.Minute
 func (l *locker) Name() string { return l.name }
 
 func (l *locker) Acquire(ctx context.Context, key string) (*lock.Lease, error) {
-	if err := l.o.Hook(ctx, lock.Event{Point: lock.PointBeforeAcquire, Key: key}); err != nil {
-		return nil, err
-	}
+	// no point here: the client loop passes before-acquire itself (once
+	// per cycle), and a second one would count twice for nth triggers
 	wait := int64(0)
 	start := l.o.Clock.Now()
 	r, err := l.c.call(ctx, request{Op: "acquire", Key: key, TTLms: l.o.TTL.Milliseconds(), WaitMs: &wait})
