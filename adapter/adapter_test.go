@@ -2,6 +2,7 @@ package adapter_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 
 	"github.com/locksim/locksim/adapter"
@@ -172,5 +174,24 @@ func children(t *testing.T) []string {
 			return out
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestChildThatDoesNotStart: a child that exits before its hello is a
+// failure of the machine (lock.ErrNoStart) naming the command and what it
+// wrote to stderr, and an unknown command is unavailable, saying so.
+func TestChildThatDoesNotStart(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer rdb.Close()
+	_, err := lock.New("process:/bin/sh -c 'echo cannot-import-thing >&2; exit 1'", []redis.UniversalClient{rdb}, lock.Options{})
+	if !errors.Is(err, lock.ErrNoStart) || !strings.Contains(err.Error(), "exit") {
+		t.Errorf("err = %v, want ErrNoStart naming the command", err)
+	}
+	info, err := lock.Lookup("process:/no/such/adapter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := info.Missing(); !strings.Contains(m, "command not found") {
+		t.Errorf("Missing() = %q, want command not found", m)
 	}
 }

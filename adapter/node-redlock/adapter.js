@@ -21,10 +21,9 @@ function answer(msg) {
 
 function hello(req) {
   options = req.options || {};
-  // a node's reply is a lost vote after the run's node timeout, or a
-  // quarter of the TTL if longer: a Node child on a loaded machine is not
-  // scheduled as promptly as locksim's own Go designs
-  const timeout = Math.max(options.node_timeout_ms || 0, Math.floor((options.ttl_ms || 500) / 4));
+  // a node's reply is a lost vote after the run's node timeout (Redlock's
+  // "small compared to the TTL"; locksim's redlock uses the same)
+  const timeout = options.node_timeout_ms || Math.max(Math.floor((options.ttl_ms || 500) / 10), 5);
   clients = req.nodes.map((addr) => {
     const i = addr.lastIndexOf(':');
     const c = new Redis({
