@@ -16,11 +16,7 @@
 // package matrix, which imports this one and never the other way round.
 package scenarios
 
-import (
-	"slices"
-
-	"github.com/locksim/locksim/lock"
-)
+import "github.com/locksim/locksim/lock"
 
 // Scenario is one scenario file as written. Pointer fields are nil when the
 // file leaves them out; Config and Resolved apply the defaults of sim.Config
@@ -130,20 +126,17 @@ type PointSpec struct {
 
 // Algorithms lists the designs a run of this scenario covers by default: the
 // ones it names (every registered design when it names none), less those it
-// expects as skip. Expect gives a skipped design's reason.
-//
-// A scenario that names designs covers the designs that behave like one of
-// them too (redis-py where it names setpx); a design that cannot play it
-// (see Expect) is left out.
+// expects as skip or that cannot play it (see Expect, which gives the
+// reason). A design that behaves like a named one (lock.Info.Like) is not
+// run by default but is covered (Covers): the matrix runs it, and --algos
+// names it.
 func (s *Scenario) Algorithms() []string {
-	list := slices.Clone(s.Algorithm) // in the scenario's order
-	for _, n := range lock.Names() {
-		if s.Covers(n) && !slices.Contains(list, n) {
-			list = append(list, n)
-		}
+	names := []string(s.Algorithm)
+	if len(names) == 0 {
+		names = lock.Names()
 	}
 	var out []string
-	for _, n := range list {
+	for _, n := range names {
 		if e, ok := s.Expect(n); ok && e.Verdict == Skip {
 			continue
 		}
