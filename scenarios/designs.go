@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -50,7 +51,12 @@ func (s *Scenario) cannotRun(algo string) string {
 		// a guest in a scenario written for the design it behaves like:
 		// what it lacks (a watchdog, a read lock) skips it, with the reason
 		if err := s.checkDesign(algo); err != nil {
-			return fmt.Sprintf("needs what %s lacks: %v", algo, err)
+			msg := err.Error()
+			var e *Error
+			if errors.As(err, &e) {
+				msg, _, _ = strings.Cut(e.Msg, "; list the algorithms")
+			}
+			return "the scenario needs what " + algo + " lacks: " + msg
 		}
 	}
 	if !info.Process {
