@@ -2,16 +2,15 @@ package adapter
 
 // request is one line locksim writes to the child.
 type request struct {
-	Op      string         `json:"op"`
-	ID      int64          `json:"id,omitempty"`
-	Owner   string         `json:"owner,omitempty"`
-	Nodes   []string       `json:"nodes,omitempty"`
-	Options *helloOptions  `json:"options,omitempty"`
-	Key     string         `json:"key,omitempty"`
-	Token   string         `json:"token,omitempty"`
-	TTLms   int64          `json:"ttl_ms,omitempty"`
-	WaitMs  *int64         `json:"wait_ms,omitempty"`
-	Extra   map[string]any `json:"extra,omitempty"`
+	Op      string        `json:"op"`
+	ID      int64         `json:"id,omitempty"`
+	Owner   string        `json:"owner,omitempty"`
+	Nodes   []string      `json:"nodes,omitempty"`
+	Options *helloOptions `json:"options,omitempty"`
+	Key     string        `json:"key,omitempty"`
+	Token   string        `json:"token,omitempty"`
+	TTLms   int64         `json:"ttl_ms,omitempty"`
+	WaitMs  *int64        `json:"wait_ms,omitempty"`
 }
 
 // helloOptions are the run's lock options as the child sees them.
