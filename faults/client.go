@@ -13,7 +13,9 @@ import (
 )
 
 // PauseClient stops a whole client process, background goroutines included,
-// as a long GC pause or a frozen VM does. It resumes on Stop.
+// as a long GC pause or a frozen VM does; a process design's child is
+// stopped with SIGSTOP, in the middle of a command if need be. It resumes
+// on Stop.
 type PauseClient struct{ Client int }
 
 func (f PauseClient) String() string { return fmt.Sprintf("pause-client %d", f.Client) }
@@ -25,7 +27,7 @@ func (f PauseClient) Start(w *sim.World) error {
 	if err != nil {
 		return err
 	}
-	c.Gate.Pause()
+	c.Pause()
 	return nil
 }
 
@@ -34,12 +36,12 @@ func (f PauseClient) Stop(w *sim.World) error {
 	if err != nil {
 		return err
 	}
-	c.Gate.Resume()
+	c.Resume()
 	return nil
 }
 
-// CrashClient kills a client: it never runs again and never releases what it
-// holds. Stop heals nothing; a crash is forever.
+// CrashClient kills a client (a process design's child with SIGKILL): it
+// never runs again and never releases what it holds. Stop heals nothing; a crash is forever.
 type CrashClient struct{ Client int }
 
 func (f CrashClient) String() string { return fmt.Sprintf("crash-client %d", f.Client) }

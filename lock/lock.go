@@ -74,6 +74,17 @@ type Extender interface {
 	Extend(ctx context.Context, l *Lease) error
 }
 
+// ProcessControl is implemented by designs that run outside the Go
+// process (package adapter): the simulator stops, resumes and kills that
+// process together with the client that drives it, and closes it when the
+// client is done.
+type ProcessControl interface {
+	Stop() error     // SIGSTOP: a stop-the-world pause, mid-command if need be
+	Continue() error // SIGCONT
+	Kill() error     // SIGKILL: a crash
+	Close() error    // end the process and wait for it
+}
+
 // ReadLocker is implemented by read/write designs: Acquire takes the write
 // (exclusive) lock and AcquireRead a shared one.
 type ReadLocker interface {
@@ -138,6 +149,11 @@ func (l *Lease) Remaining(now time.Time) time.Duration {
 	}
 	return s.Add(v).Sub(now)
 }
+
+// Renew moves the lease's validity window: measured from start (client
+// clock, when the renewal was sent), lasting validity. Designs outside this
+// package call it when an extend succeeds.
+func (l *Lease) Renew(start time.Time, validity time.Duration) { l.renewed(start, validity) }
 
 func (l *Lease) renewed(start time.Time, validity time.Duration) {
 	l.mu.Lock()

@@ -1,12 +1,17 @@
 package lock
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
+
+// ErrNoStart: a design's factory could not start what the design runs on
+// (a process design's child): this machine's failure, not bad input.
+var ErrNoStart = errors.New("design did not start")
 
 // Factory builds one client's Locker over the nodes (go-redis clients, one
 // per Redis master). Single-node designs use nodes[0].
@@ -39,7 +44,39 @@ type Info struct {
 	// NeedsReplica: the design asks a replica to acknowledge (WAIT), so a
 	// scenario without replicas does not apply to it.
 	NeedsReplica bool
+
+	// Process: the design runs as a child process per client (package
+	// adapter); its internal steps are out of reach, so faults can target
+	// only the client loop's points and the points in Points.
+	Process bool
+	// Like names the built-in design this one should behave like: a
+	// scenario that names Like, or expects something of it, covers this
+	// design too unless it says otherwise.
+	Like string
+	// ClockFaults: client clock faults reach the design (always for a Go
+	// design, which reads the injected clock; for a process design only
+	// where its runtime honours libfaketime).
+	ClockFaults bool
+	// Points are the internal points the design announces through
+	// Options.Hook, beyond the built-in designs' (lock.Points): an outside
+	// lock's own steps that faults may then target.
+	Points []Point
+	// Unavailable says why the design cannot run on this machine ("" when
+	// it can): a missing interpreter or package. nil means always available.
+	Unavailable func() string
 }
+
+// Missing is Unavailable's answer, "" for a design that can run here.
+func (i Info) Missing() string {
+	if i.Unavailable == nil {
+		return ""
+	}
+	return i.Unavailable()
+}
+
+// ReachesClock reports whether client clock faults reach the design: every
+// Go design reads the injected clock; a process design says so itself.
+func (i Info) ReachesClock() bool { return !i.Process || i.ClockFaults }
 
 // order is the canonical catalogue order; designs register themselves.
 var order = []string{
@@ -76,6 +113,25 @@ func Register(i Info) error {
 	return nil
 }
 
+// A PrefixFactory resolves a design named prefix:arg (process:./my-adapter)
+// that is not registered by name.
+type PrefixFactory func(arg string) (Info, error)
+
+var prefixes = map[string]PrefixFactory{}
+
+// RegisterPrefix lets names of the form prefix:arg resolve through f, for
+// designs made up on the command line (package adapter's process:CMD).
+func RegisterPrefix(prefix string, f PrefixFactory) error {
+	if prefix == "" || strings.ContainsAny(prefix, ": ,\t\n") {
+		return fmt.Errorf("lock: register prefix: bad prefix %q", prefix)
+	}
+	if _, dup := prefixes[prefix]; dup {
+		return fmt.Errorf("lock: register prefix %q: already registered", prefix)
+	}
+	prefixes[prefix] = f
+	return nil
+}
+
 // Algorithms lists every registered design in catalogue order.
 func Algorithms() []Info {
 	out := make([]Info, 0, len(registry))
@@ -91,6 +147,11 @@ func Algorithms() []Info {
 func Lookup(name string) (Info, error) {
 	i, ok := registry[name]
 	if !ok {
+		if p, arg, found := strings.Cut(name, ":"); found {
+			if f, ok := prefixes[p]; ok {
+				return f(arg)
+			}
+		}
 		return Info{}, fmt.Errorf("unknown algorithm %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	return i, nil

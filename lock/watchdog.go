@@ -5,6 +5,15 @@ import (
 	"errors"
 )
 
+// StartWatchdog is the watchdog of the built-in designs for a design
+// outside this package: it renews l every TTL/3 of o.Clock through renew
+// (which must call l.Renew on success and return ErrNotHeld when the lock
+// is gone), passing o.Hook before and after each renewal so that a paused
+// client's watchdog pauses with it. Release must call l.StopWatchdog first.
+func StartWatchdog(o Options, l *Lease, renew func(context.Context) error) {
+	startWatchdog(o.WithDefaults(), l, renew)
+}
+
 // startWatchdog renews l every TTL/3 (client clock) until the lease is
 // released or renewal is refused. Each renewal first passes the hook, so a
 // paused client's watchdog pauses with it and a crashed one's stops: a

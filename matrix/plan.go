@@ -161,7 +161,7 @@ func columns(cfg Config) ([]string, error) {
 
 // appliesTo: a scenario that lists designs applies to those alone.
 func appliesTo(s *scenarios.Scenario, algo string) bool {
-	return len(s.Algorithm) == 0 || slices.Contains(s.Algorithm, algo)
+	return s.Covers(algo)
 }
 
 // planCell decides whether a pair runs. A pair that runs comes back with

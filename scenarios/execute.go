@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vtime"
@@ -59,6 +60,9 @@ type RunOptions struct {
 // and only where ctx carries a vtime.Host to run the bubble.
 func (o RunOptions) VirtualTime(ctx context.Context, cfg sim.Config) bool {
 	cfg = cfg.WithDefaults()
+	if info, err := lock.Lookup(cfg.Algorithm); err == nil && info.Process {
+		return false // a child process lives on the wall clock and on TCP
+	}
 	return !o.RealTime && cfg.Cluster.Backend == sim.BackendMiniredis && cfg.Cluster.Toxiproxy == "" &&
 		vtime.FromContext(ctx).Valid()
 }

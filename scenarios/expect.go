@@ -293,10 +293,16 @@ type Expectations map[string]Expectation
 // Others is the key of the expectation for designs not named.
 const Others = "*"
 
-// For returns the expectation of algo: its own, else the "*" one.
+// For returns the expectation of algo: its own, else that of the design
+// algo should behave like (lock.Info.Like), else the "*" one.
 func (x Expectations) For(algo string) (Expectation, bool) {
 	if e, ok := x[algo]; ok {
 		return e, true
+	}
+	if l := like(algo); l != "" {
+		if e, ok := x[l]; ok {
+			return e, true
+		}
 	}
 	e, ok := x[Others]
 	return e, ok

@@ -129,7 +129,7 @@ func (s *Scenario) unmet(algo string, h history.History) []string {
 	v := checker.Read(h)
 	var out []string
 	for i, r := range s.Require {
-		if len(r.Designs) > 0 && !slices.Contains(r.Designs, algo) {
+		if len(r.Designs) > 0 && !names(r.Designs, algo) {
 			continue
 		}
 		if !r.met(h, v) {

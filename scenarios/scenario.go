@@ -136,7 +136,10 @@ type PointSpec struct {
 
 // Algorithms lists the designs a run of this scenario covers by default: the
 // ones it names (every registered design when it names none), less those it
-// expects as skip. Expect gives a skipped design's reason.
+// expects as skip or that cannot play it (see Expect, which gives the
+// reason). A design that behaves like a named one (lock.Info.Like) is not
+// run by default but is covered (Covers): the matrix runs it, and --algos
+// names it.
 func (s *Scenario) Algorithms() []string {
 	names := []string(s.Algorithm)
 	if len(names) == 0 {
@@ -153,11 +156,18 @@ func (s *Scenario) Algorithms() []string {
 }
 
 // Expect returns what the scenario expects of algo: its own entry, else the
-// "*" entry; false when it expects nothing (then a run only reports).
-// A design that needs a replica (setpx-wait) is skipped where there is none.
+// entry of the design algo behaves like, else the "*" entry; false when it
+// expects nothing (then a run only reports). A design that cannot play the
+// scenario (unavailable here; a process design where a fault needs an
+// internal point or a client clock it does not read; a design that needs a
+// replica, setpx-wait, where there is none) is expected as skip, with the
+// reason.
 func (s *Scenario) Expect(algo string) (Expectation, bool) {
 	if info, err := lock.Lookup(algo); err == nil && info.NeedsReplica && deref(s.Replicas) < 1 {
 		return Expectation{Verdict: Skip, Reason: "no replica to acknowledge its WAIT (replicas: 0)"}, true
+	}
+	if why := s.cannotRun(algo); why != "" {
+		return Expectation{Verdict: Skip, Reason: why}, true
 	}
 	return s.Expectations.For(algo)
 }

@@ -449,6 +449,9 @@ func (c *Client) Crash() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.Gate.Crash()
+	if p, ok := c.locker.(lock.ProcessControl); ok {
+		_ = p.Kill()
+	}
 	if c.inside != nil && !c.exiting && !c.w.cfg.Fencing() {
 		c.applyLocked(c.inside, KindExit, false, "client crashed inside its critical section")
 		c.inside = nil

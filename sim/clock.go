@@ -36,6 +36,14 @@ func NewClientClock(origin, epoch time.Time) *ClientClock {
 	return &ClientClock{origin: origin, epoch: epoch, rate: 1}
 }
 
+// rebase restarts the clock at true time 0 = origin, reading epoch then;
+// before the run starts, when nothing reads it yet.
+func (c *ClientClock) rebase(origin, epoch time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.origin, c.epoch = origin, epoch
+}
+
 func (c *ClientClock) trueNow() time.Duration { return time.Since(c.origin) }
 
 // readLocked is the client's reading at true time t.

@@ -166,6 +166,9 @@ func (c Config) Validate() error {
 	if err != nil {
 		return fmt.Errorf("algorithm: %w", err)
 	}
+	if info.Process && c.VirtualTime {
+		return fmt.Errorf("algorithm %s: a process design runs on the wall clock and on TCP, not in virtual time", c.Algorithm)
+	}
 	// Numeric ranges first (CheckValue): they are the same for every
 	// design. lock.Options.Validate then guards what only the lock knows.
 	if err := c.checkRanges(); err != nil {

@@ -75,6 +75,13 @@ func (g *Gate) Resume() {
 	}
 }
 
+// Paused reports whether a pause is in force.
+func (g *Gate) Paused() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.pauses > 0
+}
+
 // Crash stops the client for good and wakes whatever waits at the gate.
 func (g *Gate) Crash() {
 	g.mu.Lock()

@@ -36,6 +36,9 @@ func probe(ctx context.Context, w *World) {
 		w.rec.Add(Op{Kind: KindProbe, Client: NoClient, Outcome: Unknown, Call: w.rec.Now(), Return: w.rec.Now(), Err: err.Error()})
 		return
 	}
+	if p, ok := l.(lock.ProcessControl); ok {
+		defer p.Close() // the probe's own child
+	}
 	for k := 0; k < cfg.Keys; k++ {
 		key := fmt.Sprintf("locksim:%d", k)
 		pctx, cancel := context.WithTimeout(ctx, bound)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -95,11 +96,19 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 		c, err := newClient(i, w, sched)
 		if err != nil {
 			closeClients(w.clients)
+			if errors.Is(err, lock.ErrNoStart) {
+				return nil, fmt.Errorf("%w: client %d: %w", ErrHarness, i, err)
+			}
 			return nil, fmt.Errorf("%w: client %d: %w", ErrConfig, i, err)
 		}
 		w.clients = append(w.clients, c)
 	}
 	defer closeClients(w.clients)
+	// True time starts once every client is ready.
+	rec.restart()
+	for _, c := range w.clients {
+		c.Clock.rebase(rec.Origin(), time.Now())
+	}
 
 	// Clients get the duration plus a grace period to finish their cycle;
 	// past that they are cut off (a hung node cannot hang the harness).

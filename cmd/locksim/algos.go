@@ -19,10 +19,15 @@ func algosCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			if asJSON {
-				type row struct{ Name, Summary, Weakness, Source string }
+				type row struct {
+					Name, Summary, Weakness, Source string
+					Like                            string `json:",omitempty"`
+					Process                         bool   `json:",omitempty"`
+					Unavailable                     string `json:",omitempty"`
+				}
 				var rows []row
 				for _, i := range lock.Algorithms() {
-					rows = append(rows, row{i.Name, i.Summary, i.Weakness, i.Source})
+					rows = append(rows, row{i.Name, i.Summary, i.Weakness, i.Source, i.Like, i.Process, i.Missing()})
 				}
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
@@ -31,6 +36,12 @@ func algosCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			for _, i := range lock.Algorithms() {
 				fmt.Fprintf(tw, "%s\t%s\n\tweakness: %s\n\tsource: %s\n", i.Name, i.Summary, i.Weakness, i.Source)
+				if i.Like != "" {
+					fmt.Fprintf(tw, "\tshould behave like: %s\n", i.Like)
+				}
+				if m := i.Missing(); m != "" {
+					fmt.Fprintf(tw, "\tnot available here: %s\n", m)
+				}
 			}
 			return tw.Flush()
 		},

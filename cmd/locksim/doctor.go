@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -36,6 +37,7 @@ func doctorCmd() *cobra.Command {
 				loopbackPorts(),
 				leftDirsCheck(),
 			}
+
 			if toxiproxy != "" {
 				checks = append(checks, toxiproxyReachable(cmd.Context(), toxiproxy))
 			}
@@ -51,6 +53,15 @@ func doctorCmd() *cobra.Command {
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%s %-16s %s\n", mark, c.name, c.detail)
 			}
+			// A process design that cannot run here is only left out of
+			// runs: n/a, not a failure.
+			for _, c := range processDesigns() {
+				mark := "ok  "
+				if !c.ok {
+					mark = "n/a "
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s %-16s %s\n", mark, c.name, c.detail)
+			}
 			if failed > 0 {
 				return harnessErr(fmt.Errorf("doctor: %d of %d checks failed", failed, len(checks)))
 			}
@@ -60,6 +71,23 @@ func doctorCmd() *cobra.Command {
 	cmd.Flags().StringVar(&toxiproxy, "toxiproxy", "", "also check a toxiproxy server's API at `ADDR` (host:port)")
 	cmd.Flags().StringSliceVar(&addrs, "addrs", nil, "also check that the Redis servers at `host:port,...` (run's --addrs) answer PING")
 	return cmd
+}
+
+// processDesigns says for each process design whether it can run here
+// (its interpreter and packages, lock.Info.Unavailable).
+func processDesigns() []check {
+	var out []check
+	for _, i := range lock.Algorithms() {
+		if !i.Process {
+			continue
+		}
+		if m := i.Missing(); m != "" {
+			out = append(out, check{i.Name, false, "left out of runs: " + m})
+			continue
+		}
+		out = append(out, check{i.Name, true, "usable: " + i.Source})
+	}
+	return out
 }
 
 // serverAnswers checks one of the external backend's servers.

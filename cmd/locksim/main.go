@@ -11,6 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 
+	_ "github.com/locksim/locksim/adapter" // process designs: redis-py, node-redlock, process:CMD
+
 	"github.com/locksim/locksim/internal/exitcode"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vtime"

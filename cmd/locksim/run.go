@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -142,6 +143,21 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	algos := f.algos
 	if len(algos) == 0 {
 		algos = s.Algorithms()
+		for _, info := range lock.Algorithms() {
+			if m := info.Missing(); m != "" && s.Covers(info.Name) {
+				fmt.Fprintf(stderr, "note: %s left out: not available here: %s\n", info.Name, m)
+			}
+		}
+	}
+	// A design named on the command line that cannot run on this machine
+	// fails the run, saying what is missing; left to the scenario's
+	// default, it is only left out.
+	for _, a := range f.algos {
+		if info, err := lock.Lookup(a); err == nil {
+			if m := info.Missing(); m != "" {
+				return harnessErr(fmt.Errorf("--algos %s: not available here: %s", a, m))
+			}
+		}
 	}
 	opts := f.where.runOptions()
 	opts.Out, opts.CheckTimeout, opts.Timeout = f.out, f.checkTimeout, f.timeout

@@ -1,0 +1,197 @@
+package adapter_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
+
+	"github.com/locksim/locksim/adapter"
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/simtest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, simtest.LeakOptions()...) }
+
+// requireDesign skips a test whose design cannot run here, or fails it
+// where CI promised everything (LOCKSIM_REQUIRE_REDIS=1).
+func requireDesign(t *testing.T, name string) {
+	t.Helper()
+	info, err := lock.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := info.Missing(); m != "" {
+		if os.Getenv(simtest.RequireEnv) == "1" {
+			t.Fatalf("%s (%s=1 makes this a failure)", m, simtest.RequireEnv)
+		}
+		t.Skipf("skipping: %s (set %s=1 to fail instead)", m, simtest.RequireEnv)
+	}
+}
+
+// wallClockTries: a real-time run a loaded machine kept from playing its
+// scenario runs again, up to this many times; a played run never does.
+const wallClockTries = 3
+
+func executePlayed(t *testing.T, s *scenarios.Scenario, algo string, backend string) scenarios.Outcome {
+	t.Helper()
+	run := *s
+	if backend != "" {
+		run.Backend = backend
+	}
+	for try := 1; ; try++ {
+		o, err := scenarios.Execute(context.Background(), &run, algo, scenarios.RunOptions{Out: t.TempDir(), RealTime: true, Pictures: func(o scenarios.Outcome) bool { return !o.AsExpected }})
+		if err != nil {
+			t.Fatalf("%s/%s: %v", s.Name, algo, err)
+		}
+		if len(o.Unplayed) == 0 || try == wallClockTries {
+			return o
+		}
+		t.Logf("%s/%s: try %d did not play the scenario (%v); again", s.Name, algo, try, o.Unplayed)
+	}
+}
+
+// TestProcessDesignsPlayTheCatalogue runs a pause and a crash scenario
+// with each bundled adapter and checks the verdicts the scenarios expect
+// of the designs they behave like; afterwards none of their children is
+// left.
+func TestProcessDesignsPlayTheCatalogue(t *testing.T) {
+	for _, algo := range []string{"redis-py", "node-redlock"} {
+		for _, name := range []string{"crash-holder", "gc-pause-after-check"} {
+			t.Run(algo+"/"+name, func(t *testing.T) {
+				requireDesign(t, algo)
+				s, err := scenarios.Lookup(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := executePlayed(t, s, algo, "")
+				if !o.AsExpected {
+					t.Errorf("%s/%s: verdict %s %v, expected %s; not played: %v (report %s)", name, algo, o.Verdict, o.Checks, o.Expected, o.Unplayed, o.Dir)
+				}
+				if kids := children(t); len(kids) > 0 {
+					t.Errorf("children left after the run: %v", kids)
+				}
+			})
+		}
+	}
+}
+
+// TestInternalPointRefused: a fault on a design's internal point skips a
+// process design, saying why, and so does a client clock fault.
+func TestInternalPointRefused(t *testing.T) {
+	for _, tc := range []struct{ scenario, want string }{
+		{"crash-between-setnx-expire", "internal point between-setnx-and-expire"},
+		{"getset-client-clock-ahead", "would not reach"},
+	} {
+		s, err := scenarios.Lookup(tc.scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, ok := s.Expect("redis-py")
+		if !ok || e.Verdict != scenarios.Skip || !strings.Contains(e.Reason, tc.want) {
+			t.Errorf("%s: redis-py expected %v %q, want skip naming %q", tc.scenario, e.Verdict, e.Reason, tc.want)
+		}
+	}
+}
+
+// TestLikeCoversScenarios: a scenario written for setpx or redlock covers
+// the process design that behaves like it, with the same expectation.
+func TestLikeCoversScenarios(t *testing.T) {
+	s, err := scenarios.Lookup("redlock-node-clock-jump")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Covers("node-redlock") || s.Covers("redis-py") {
+		t.Errorf("redlock-node-clock-jump covers node-redlock %v, redis-py %v; want true, false", s.Covers("node-redlock"), s.Covers("redis-py"))
+	}
+	want, _ := s.Expect("redlock")
+	got, _ := s.Expect("node-redlock")
+	if got.String() != want.String() {
+		t.Errorf("node-redlock expected %s, redlock %s", got, want)
+	}
+}
+
+// TestProcessCommand: process:CMD runs an adapter command without
+// registering it.
+func TestProcessCommand(t *testing.T) {
+	requireDesign(t, "redis-py")
+	algo := "process:" + adapter.Python + " " + filepath.Join(adapter.Dir(), "redis-py", "adapter.py")
+	s, err := scenarios.Lookup("crash-holder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := executePlayed(t, s, algo, "")
+	if !o.AsExpected {
+		t.Errorf("%s: verdict %s, expected %s; not played %v (report %s)", algo, o.Verdict, o.Expected, o.Unplayed, o.Dir)
+	}
+}
+
+// TestVirtualTimeRefused: a process design cannot run in virtual time.
+func TestVirtualTimeRefused(t *testing.T) {
+	cfg := sim.Config{Algorithm: "redis-py", VirtualTime: true}.WithDefaults()
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "virtual time") {
+		t.Errorf("Validate = %v, want a refusal naming virtual time", err)
+	}
+}
+
+// children lists the processes whose parent is this test process.
+func children(t *testing.T) []string {
+	t.Helper()
+	// a child being reaped may linger an instant
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		var out []string
+		ents, err := os.ReadDir("/proc")
+		if err != nil {
+			t.Skipf("no /proc: %v", err)
+		}
+		me := strconv.Itoa(os.Getpid())
+		for _, e := range ents {
+			if _, err := strconv.Atoi(e.Name()); err != nil {
+				continue
+			}
+			stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if err != nil {
+				continue
+			}
+			// pid (comm) state ppid ...
+			rest := string(stat[strings.LastIndexByte(string(stat), ')')+2:])
+			if f := strings.Fields(rest); len(f) > 1 && f[1] == me {
+				cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+				out = append(out, e.Name()+" "+strings.ReplaceAll(string(cmd), "\x00", " "))
+			}
+		}
+		if len(out) == 0 || time.Now().After(deadline) {
+			return out
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestChildThatDoesNotStart: a child that exits before its hello is a
+// failure of the machine (lock.ErrNoStart) naming the command and what it
+// wrote to stderr, and an unknown command is unavailable, saying so.
+func TestChildThatDoesNotStart(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer rdb.Close()
+	_, err := lock.New("process:/bin/sh -c 'echo cannot-import-thing >&2; exit 1'", []redis.UniversalClient{rdb}, lock.Options{})
+	if !errors.Is(err, lock.ErrNoStart) || !strings.Contains(err.Error(), "exit") {
+		t.Errorf("err = %v, want ErrNoStart naming the command", err)
+	}
+	info, err := lock.Lookup("process:/no/such/adapter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := info.Missing(); !strings.Contains(m, "command not found") {
+		t.Errorf("Missing() = %q, want command not found", m)
+	}
+}

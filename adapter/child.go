@@ -1,0 +1,209 @@
+package adapter
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// errChildGone: the child exited or broke the protocol; every later request
+// fails with it.
+var errChildGone = errors.New("adapter process gone")
+
+// replyGuard bounds the wait for one reply in true time, so that a child
+// that never answers cannot hang a run; the run's own context usually ends
+// the wait first.
+const replyGuard = 30 * time.Second
+
+// child is one running adapter process: requests go out on its stdin one at
+// a time, a reader goroutine hands each reply line to the request waiting
+// for its id and drops replies nobody waits for any more.
+type child struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	name  string
+
+	mu      sync.Mutex // one request at a time
+	nextID  int64
+	replies chan reply
+	done    chan struct{} // closed when the reader ended (the child's stdout closed)
+	waited  chan struct{} // closed when cmd.Wait returned
+	stderr  *tailBuffer
+
+	closeOnce sync.Once
+}
+
+// startChild runs argv with env added, in its own process group, to die
+// with locksim (Pdeathsig) and never to see the terminal's Ctrl-C itself:
+// locksim ends it.
+func startChild(argv []string, env []string, dir string) (*child, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	c := &child{cmd: cmd, stdin: stdin, name: strings.Join(argv, " "), replies: make(chan reply, 1),
+		done: make(chan struct{}), waited: make(chan struct{}), stderr: &tailBuffer{max: 2048}}
+	cmd.Stderr = c.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", c.name, err)
+	}
+	go c.read(stdout)
+	go func() {
+		<-c.done
+		_ = cmd.Wait()
+		close(c.waited)
+	}()
+	return c, nil
+}
+
+func (c *child) read(stdout io.Reader) {
+	defer close(c.done)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		var r reply
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			r = reply{ID: -1, Result: resultError, Error: fmt.Sprintf("bad reply line %q: %v", trim(sc.Text()), err)}
+		}
+		select {
+		case c.replies <- r:
+		default:
+			// nobody waits (a request whose context ended): drop it
+			select {
+			case <-c.replies:
+			default:
+			}
+			c.replies <- r
+		}
+	}
+}
+
+// call sends req and waits for the reply with its id. A context that ends
+// first, a child that exits or a reply that never comes is an error: the
+// outcome of the request is then unknown.
+func (c *child) call(ctx context.Context, req request) (reply, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nextID++
+	req.ID = c.nextID
+	line, err := json.Marshal(req)
+	if err != nil {
+		return reply{}, err
+	}
+	// drop a stale reply left by an earlier request that gave up
+	select {
+	case <-c.replies:
+	default:
+	}
+	if _, err := c.stdin.Write(append(line, '\n')); err != nil {
+		return reply{}, c.gone(err)
+	}
+	guard := time.NewTimer(replyGuard)
+	defer guard.Stop()
+	for {
+		select {
+		case r := <-c.replies:
+			if r.ID == -1 {
+				return reply{}, fmt.Errorf("%s: %s", c.name, r.Error)
+			}
+			if r.ID != req.ID {
+				continue // a late reply to an abandoned request
+			}
+			return r, nil
+		case <-c.done:
+			return reply{}, c.gone(nil)
+		case <-ctx.Done():
+			return reply{}, ctx.Err()
+		case <-guard.C:
+			return reply{}, fmt.Errorf("%s: no reply to %s within %v", c.name, req.Op, replyGuard)
+		}
+	}
+}
+
+func (c *child) gone(err error) error {
+	msg := c.stderr.String()
+	if msg != "" {
+		return fmt.Errorf("%w: %s: %s", errChildGone, c.name, msg)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", errChildGone, c.name, err)
+	}
+	return fmt.Errorf("%w: %s exited", errChildGone, c.name)
+}
+
+func (c *child) signal(sig syscall.Signal) error {
+	select {
+	case <-c.waited:
+		return nil
+	default:
+	}
+	return c.cmd.Process.Signal(sig)
+}
+
+// close ends the child: its stdin closes, which asks it to exit; one that
+// has not exited within a moment (or is stopped) is killed. It waits for
+// the process either way, so none outlives the run.
+func (c *child) close() error {
+	c.closeOnce.Do(func() {
+		_ = c.stdin.Close()
+		_ = c.signal(syscall.SIGCONT)
+		t := time.NewTimer(time.Second)
+		defer t.Stop()
+		select {
+		case <-c.waited:
+		case <-t.C:
+			_ = c.signal(syscall.SIGKILL)
+			<-c.waited
+		}
+	})
+	return nil
+}
+
+// tailBuffer keeps the last max bytes the child wrote to stderr, for error
+// messages.
+type tailBuffer struct {
+	mu  sync.Mutex
+	b   []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
+	return trim(lines[len(lines)-1])
+}
+
+func trim(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "..."
+	}
+	return s
+}

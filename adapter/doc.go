@@ -1,0 +1,29 @@
+// Package adapter puts locks written in any language under locksim: a
+// process design runs one child process per simulated client and speaks
+// line-delimited JSON with it on the child's stdin and stdout. locksim's
+// client loop keeps driving the cycle (validity check, enter, hold, exit,
+// release), so the loop's points, the resource, the checks and the charts
+// work as for a Go design; the child reaches the nodes through the
+// client's proxies, so network and node faults reach it too.
+//
+// The protocol, one JSON object per line each way, one request at a time:
+//
+//	-> {"op":"hello","owner":"client-0","nodes":["127.0.0.1:40001"],"options":{"ttl_ms":500,"drift":0.01}}
+//	<- {"result":"ok","name":"redis-py","version":"4.3.4"}
+//	-> {"op":"acquire","id":1,"key":"locksim:0","ttl_ms":500,"wait_ms":0}
+//	<- {"id":1,"result":"ok","token":"9c4e..."}
+//	-> {"op":"extend","id":2,"key":"locksim:0","token":"9c4e...","ttl_ms":500}
+//	<- {"id":2,"result":"ok"}
+//	-> {"op":"release","id":3,"key":"locksim:0","token":"9c4e..."}
+//	<- {"id":3,"result":"refused","error":"cannot release a lock that's no longer owned"}
+//
+// result is ok, refused (a definite no: the lock is held by someone else,
+// or no longer held by this owner) or error (anything else: the outcome is
+// unknown). An ok acquire may carry validity_ms, how long from the moment
+// the child read the request the lock may be relied on, by the child's
+// clock (Redlock's TTL - elapsed - drift); without it locksim applies the
+// single-node arithmetic, TTL less the time the acquire took less
+// TTL*drift. wait_ms is the acquire's own deadline for retrying (0: one
+// attempt; locksim's loop retries as for every design). The child exits
+// when its stdin closes.
+package adapter

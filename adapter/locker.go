@@ -1,0 +1,146 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/lock"
+)
+
+// locker is one client's process design: a lock.Locker whose every call is
+// a request to its child.
+type locker struct {
+	name string
+	c    *child
+	o    lock.Options
+}
+
+var (
+	_ lock.Locker         = (*locker)(nil)
+	_ lock.Extender       = (*locker)(nil)
+	_ lock.ProcessControl = (*locker)(nil)
+)
+
+// newLocker starts the child of cmd for one client and says hello: the
+// addresses the client reaches the nodes at (its proxies when the run has
+// them) and the run's options.
+func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.Options) (*locker, error) {
+	addrs := make([]string, len(nodes))
+	for i, n := range nodes {
+		rc, ok := n.(*redis.Client)
+		if !ok {
+			return nil, fmt.Errorf("%s: node %d: a process design needs plain node clients (%T)", name, i, n)
+		}
+		addrs[i] = rc.Options().Addr
+	}
+	env, err := cmd.env(o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	c, err := startChild(cmd.Argv, env, cmd.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", name, lock.ErrNoStart, err)
+	}
+	l := &locker{name: name, c: c, o: o}
+	hello := request{Op: "hello", Owner: o.Owner, Nodes: addrs, Options: &helloOptions{
+		TTLms: o.TTL.Milliseconds(), Drift: o.Drift, RetryDelayMs: o.Retry.Interval.Milliseconds(),
+		NodeTimeoutMs: o.NodeTimeout.Milliseconds(),
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), helloTimeout)
+	defer cancel()
+	r, err := c.call(ctx, hello)
+	if err == nil && r.Result != resultOK {
+		err = fmt.Errorf("hello refused: %s", r.Error)
+	}
+	if err != nil {
+		_ = c.close()
+		return nil, fmt.Errorf("%s: %w: %w", name, lock.ErrNoStart, err)
+	}
+	return l, nil
+}
+
+// helloTimeout bounds a child's start (an interpreter loading its
+// libraries on a loaded machine).
+const helloTimeout = time.Minute
+
+func (l *locker) Name() string { return l.name }
+
+func (l *locker) Acquire(ctx context.Context, key string) (*lock.Lease, error) {
+	// no point here: the client loop passes before-acquire itself (once
+	// per cycle), and a second one would count twice for nth triggers
+	wait := int64(0)
+	start := l.o.Clock.Now()
+	r, err := l.c.call(ctx, request{Op: "acquire", Key: key, TTLms: l.o.TTL.Milliseconds(), WaitMs: &wait})
+	if err != nil {
+		return nil, fmt.Errorf("%s: acquire %s: %w", l.name, key, err)
+	}
+	switch r.Result {
+	case resultOK:
+		if r.Token == "" {
+			return nil, fmt.Errorf("%s: acquire %s: ok without a token", l.name, key)
+		}
+		return lock.NewLease(key, r.Token, lock.Exclusive, start, l.validity(r, start)), nil
+	case resultRefused:
+		return nil, fmt.Errorf("%s: %w: %s", l.name, lock.ErrNotAcquired, r.Error)
+	default:
+		return nil, fmt.Errorf("%s: acquire %s: %s", l.name, key, r.Error)
+	}
+}
+
+// validity is the lease's validity from start (client clock, when the
+// request was sent): the child's own figure, counted from a moment no
+// earlier than start, so the deadline is never later than the child's;
+// else the single-node arithmetic.
+func (l *locker) validity(r reply, start time.Time) time.Duration {
+	if r.ValidityMs != nil {
+		v := time.Duration(*r.ValidityMs * float64(time.Millisecond))
+		if v <= 0 {
+			return time.Nanosecond // spent on arrival; 0 would mean "never expires"
+		}
+		return v
+	}
+	v := lock.Validity(l.o.TTL, l.o.Clock.Now().Sub(start), l.o.Drift)
+	return max(v, time.Nanosecond)
+}
+
+func (l *locker) Release(ctx context.Context, le *lock.Lease) error {
+	le.StopWatchdog()
+	if err := l.o.Hook(ctx, lock.Event{Point: lock.PointBeforeRelease, Key: le.Key, Lease: le}); err != nil {
+		return err
+	}
+	r, err := l.c.call(ctx, request{Op: "release", Key: le.Key, Token: le.Token})
+	return l.answer("release", le.Key, r, err)
+}
+
+func (l *locker) Extend(ctx context.Context, le *lock.Lease) error {
+	start := l.o.Clock.Now()
+	r, err := l.c.call(ctx, request{Op: "extend", Key: le.Key, Token: le.Token, TTLms: l.o.TTL.Milliseconds()})
+	if err := l.answer("extend", le.Key, r, err); err != nil {
+		return err
+	}
+	le.Renew(start, l.validity(r, start))
+	return nil
+}
+
+func (l *locker) answer(op, key string, r reply, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %s %s: %w", l.name, op, key, err)
+	}
+	switch r.Result {
+	case resultOK:
+		return nil
+	case resultRefused:
+		return fmt.Errorf("%s: %w: %s", l.name, lock.ErrNotHeld, r.Error)
+	default:
+		return fmt.Errorf("%s: %s %s: %s", l.name, op, key, r.Error)
+	}
+}
+
+func (l *locker) Stop() error     { return l.c.signal(syscall.SIGSTOP) }
+func (l *locker) Continue() error { return l.c.signal(syscall.SIGCONT) }
+func (l *locker) Kill() error     { return l.c.signal(syscall.SIGKILL) }
+func (l *locker) Close() error    { return l.c.close() }

@@ -1,0 +1,39 @@
+package adapter
+
+// request is one line locksim writes to the child.
+type request struct {
+	Op      string        `json:"op"`
+	ID      int64         `json:"id,omitempty"`
+	Owner   string        `json:"owner,omitempty"`
+	Nodes   []string      `json:"nodes,omitempty"`
+	Options *helloOptions `json:"options,omitempty"`
+	Key     string        `json:"key,omitempty"`
+	Token   string        `json:"token,omitempty"`
+	TTLms   int64         `json:"ttl_ms,omitempty"`
+	WaitMs  *int64        `json:"wait_ms,omitempty"`
+}
+
+// helloOptions are the run's lock options as the child sees them.
+type helloOptions struct {
+	TTLms         int64   `json:"ttl_ms"`
+	Drift         float64 `json:"drift"`
+	RetryDelayMs  int64   `json:"retry_delay_ms"`
+	NodeTimeoutMs int64   `json:"node_timeout_ms,omitempty"`
+}
+
+// reply is one line the child writes back.
+type reply struct {
+	ID         int64    `json:"id"`
+	Result     string   `json:"result"`
+	Token      string   `json:"token,omitempty"`
+	ValidityMs *float64 `json:"validity_ms,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	Name       string   `json:"name,omitempty"`
+	Version    string   `json:"version,omitempty"`
+}
+
+const (
+	resultOK      = "ok"
+	resultRefused = "refused"
+	resultError   = "error"
+)
