@@ -26,7 +26,8 @@ var LoopPoints = []string{"before-acquire", "after-acquire", "after-check", "aft
 // is derived from (cfg.Seed, j) too.
 //
 // A design that uses one master (every design but the multi-node ones)
-// gets one node: faults on other nodes could not reach it.
+// gets one node: faults on other nodes could not reach it. A design that
+// needs a replica (setpx-wait) gets one.
 func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 	rnd := rand.New(rand.NewPCG(cfg.Seed, uint64(j)+0x5eed))
 	info, _ := lock.Lookup(cfg.Algorithm)
@@ -46,6 +47,10 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 		Hold:      dur(cfg.Hold),
 		Seed:      ptr(scheduleSeed(cfg.Seed, j)),
 	}
+	if info.NeedsReplica { // setpx-wait: a WAIT needs a replica to answer it
+		s.Replicas = ptr(1)
+	}
+	failover := false
 	n := 1 + rnd.IntN(cfg.MaxFaults)
 	if slices.Equal(cfg.Kinds, []string{KindNone}) {
 		n = 0
@@ -53,9 +58,10 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 	for len(s.Faults) < n {
 		kind := cfg.Kinds[rnd.IntN(len(cfg.Kinds))]
 		if kind == faults.KindFailover {
-			if s.Replicas != nil { // one failover per schedule
+			if failover { // one failover per schedule
 				continue
 			}
+			failover = true
 			s.Replicas = ptr(1)
 			// Replication lags behind from the start, so that the
 			// failover loses what the lag holds back.

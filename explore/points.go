@@ -34,6 +34,9 @@ func Points(ctx context.Context, cfg Config) ([]string, error) {
 		Duration:  dur(max(4*cfg.TTL, time.Second)),
 		Hold:      dur(cfg.Hold),
 	}
+	if info, err := lock.Lookup(cfg.Algorithm); err == nil && info.NeedsReplica {
+		s.Replicas = ptr(1)
+	}
 	for _, p := range internal {
 		s.Faults = append(s.Faults, scenarios.FaultSpec{
 			Kind: faults.KindPauseClient, Client: ptr(0),

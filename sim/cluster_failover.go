@@ -199,11 +199,28 @@ func (n *redisNode) follow(ctx context.Context, master *redisNode, via string) e
 	if err := c.client.ReplicaOf(ctx, host, port).Err(); err != nil {
 		return fmt.Errorf("REPLICAOF %s: %w", via, err)
 	}
+	// Synced when the replica says its link is up and the master counts
+	// it online: the replica can report the link up while the master is
+	// still in wait_bgsave, and a WAIT then gets no acknowledgement.
 	deadline := time.Now().Add(syncTimeout)
 	for {
 		info, err := c.client.Info(ctx, "replication").Result()
 		if err == nil && strings.Contains(info, "master_link_status:up") && strings.Contains(info, "master_sync_in_progress:0") {
-			return nil
+			var minfo string
+			if minfo, err = mc.client.Info(ctx, "replication").Result(); err == nil && strings.Contains(minfo, "state=online") {
+				// and its acknowledgements flow: right after the sync a
+				// replica may acknowledge only on its once-a-second
+				// cron, so a design's first WAIT (setpx-wait's 200 ms)
+				// would go unanswered. A PUBLISH moves the replication
+				// offset without touching the keyspace; one WAIT that
+				// the replica answers proves the path.
+				var acks int64
+				if err = mc.client.Publish(ctx, "locksim:replica-probe", "sync").Err(); err == nil {
+					if acks, err = mc.client.Do(ctx, "WAIT", 1, time.Until(deadline).Milliseconds()).Int64(); err == nil && acks >= 1 {
+						return nil
+					}
+				}
+			}
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("replica did not sync with %s within %v (last: %v)", via, syncTimeout, err)

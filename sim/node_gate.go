@@ -10,6 +10,24 @@ type gate struct {
 	mu     sync.Mutex
 	open   chan struct{} // non-nil while paused; closed to release the waiters
 	killed bool
+	dead   chan struct{} // closed by kill; made anew, lazily, after a revive
+}
+
+// died is closed when the node is killed: a command that waits inside the
+// node (an emulated WAIT) gives up on it. Killing closes the server, which
+// waits for every connection goroutine while the node's lock is held; in
+// virtual time a goroutine blocked on that lock stops the clock, so a
+// waiting command must end on the kill, not on a timer.
+func (g *gate) died() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.dead == nil {
+		g.dead = make(chan struct{})
+		if g.killed {
+			close(g.dead)
+		}
+	}
+	return g.dead
 }
 
 // pass blocks while the gate is paused and reports whether the command may
@@ -63,10 +81,14 @@ func (g *gate) kill() {
 	defer g.mu.Unlock()
 	g.killed = true
 	g.resumeLocked()
+	if g.dead != nil {
+		close(g.dead)
+	}
 }
 
 func (g *gate) revive() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.killed = false
+	g.dead = nil
 }

@@ -42,6 +42,7 @@ func (n *miniNode) emulateWait(p *server.Peer, cmd string, args []string) bool {
 	}
 	deadline := issued.Add(timeout)
 	acked := 0
+	dead := n.gate.died()
 	for want > 0 {
 		if !n.replicated(time.Now()).Before(issued) {
 			acked = 1
@@ -51,7 +52,11 @@ func (n *miniNode) emulateWait(p *server.Peer, cmd string, args []string) bool {
 		if left <= 0 {
 			break
 		}
-		time.Sleep(min(waitPoll, left))
+		select {
+		case <-time.After(min(waitPoll, left)):
+		case <-dead:
+			return true // killed while waiting: the answer is never sent
+		}
 	}
 	p.WriteInt(acked)
 	return true
