@@ -138,19 +138,8 @@ func measure(ctx context.Context, cfg bench.Config, out string, timeout time.Dur
 	if perr := stopProfile(); perr != nil {
 		fmt.Fprintln(stderr, "lockbench:", oneLine(perr))
 	}
-	switch {
-	case parent.Err() == nil && err != nil && errors.Is(context.Cause(ctx), errTimeout):
-		fmt.Fprintf(stderr, "lockbench: --timeout %v ran out before the measuring was done: nodes stopped, nothing written\n", timeout)
-		return exitInterrupted
-	case parent.Err() != nil:
-		fmt.Fprintln(stderr, "lockbench: interrupted: nodes stopped, nothing written")
-		return exitInterrupted
-	case errors.Is(err, bench.ErrConfig):
-		fmt.Fprintln(stderr, "lockbench:", oneLine(err))
-		return exitUsage
-	case err != nil:
-		fmt.Fprintln(stderr, "lockbench:", oneLine(err))
-		return exitHarness
+	if code, failed := measureFailed(parent, ctx, err, timeout, stderr); failed {
+		return code
 	}
 	rep.Command = command
 	if err := rep.Write(out); err != nil {
@@ -180,4 +169,26 @@ func usesMiniredis(cfg bench.Config) bool {
 // oneLine keeps an error on one line, whatever a library put in it.
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// measureFailed says how a measuring that returned err ends: interrupted
+// (Ctrl-C, or --timeout ran out: ctx is the measuring's own, parent the
+// caller's), bad input, or a harness failure; failed is false when it did
+// not fail.
+func measureFailed(parent, ctx context.Context, err error, timeout time.Duration, stderr io.Writer) (code int, failed bool) {
+	switch {
+	case parent.Err() == nil && err != nil && errors.Is(context.Cause(ctx), errTimeout):
+		fmt.Fprintf(stderr, "lockbench: --timeout %v ran out before the measuring was done: nodes stopped, nothing written\n", timeout)
+		return exitInterrupted, true
+	case parent.Err() != nil:
+		fmt.Fprintln(stderr, "lockbench: interrupted: nodes stopped, nothing written")
+		return exitInterrupted, true
+	case errors.Is(err, bench.ErrConfig):
+		fmt.Fprintln(stderr, "lockbench:", oneLine(err))
+		return exitUsage, true
+	case err != nil:
+		fmt.Fprintln(stderr, "lockbench:", oneLine(err))
+		return exitHarness, true
+	}
+	return exitOK, false
 }

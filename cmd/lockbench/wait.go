@@ -126,19 +126,8 @@ func measureWait(ctx context.Context, cfg bench.WaitConfig, out string, timeout 
 	fmt.Fprintf(stdout, "lockbench --wait: %d rows, about %s of measuring; results to %s\n", len(cfg.Clients)*len(cfg.Variants), est.Round(time.Second), out)
 	cfg.Progress = func(done, total int) { fmt.Fprintf(stdout, "  %d/%d segments\n", done, total) }
 	rep, err := bench.RunWait(ctx, cfg)
-	switch {
-	case parent.Err() == nil && err != nil && errors.Is(context.Cause(ctx), errTimeout):
-		fmt.Fprintf(stderr, "lockbench: --timeout %v ran out before the measuring was done: nodes stopped, nothing written\n", timeout)
-		return exitInterrupted
-	case parent.Err() != nil:
-		fmt.Fprintln(stderr, "lockbench: interrupted: nodes stopped, nothing written")
-		return exitInterrupted
-	case errors.Is(err, bench.ErrConfig):
-		fmt.Fprintln(stderr, "lockbench:", oneLine(err))
-		return exitUsage
-	case err != nil:
-		fmt.Fprintln(stderr, "lockbench:", oneLine(err))
-		return exitHarness
+	if code, failed := measureFailed(parent, ctx, err, timeout, stderr); failed {
+		return code
 	}
 	rep.Command = command
 	if err := rep.Write(out); err != nil {
