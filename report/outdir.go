@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 )
 
+// RunsDir is the directory under a results root that holds the run
+// directories: <root>/locksim/<scenario>/<stamp>-<design>-s<seed>.
+const RunsDir = "locksim"
+
 // CheckOutRoot tells, before any work starts, whether a results root can
 // be written: it must be a directory or not exist yet, and the nearest
 // directory that does exist must take a new entry. A run that finds this

@@ -218,7 +218,7 @@ func RunDir(root, scenario, design string, started time.Time, seed uint64) (stri
 	if design != "" {
 		name += "-" + pathElem(design)
 	}
-	base := filepath.Join(root, "locksim", pathElem(scenario), name+"-s"+strconv.FormatUint(seed, 10))
+	base := filepath.Join(root, RunsDir, pathElem(scenario), name+"-s"+strconv.FormatUint(seed, 10))
 	name, err := artifact.FreeName(base)
 	if err != nil {
 		return "", fmt.Errorf("report: %w", err)

@@ -131,21 +131,32 @@ func TestBadOutPathTable(t *testing.T) {
 			{"run", "--algo", "setpx", "--backend", "redis", "--duration", "30s"},
 			{"matrix", "--scenarios", "control-contention", "--algos", "setpx"},
 		} {
-			t.Run(tc.name+"/"+cmd[0], func(t *testing.T) {
-				tmp := t.TempDir()
-				t.Setenv("TMPDIR", tmp) // where a redis node's data dir would go
-				_, stderr, code := execute(t, append(cmd, "--out", tc.out)...)
-				assert.Equal(t, exitUsage, code, stderr)
-				msg := strings.TrimSpace(stderr)
-				assert.NotContains(t, msg, "\n", "one line")
-				assert.Contains(t, msg, "--out")
-				assert.Contains(t, msg, tc.want)
-				left, err := os.ReadDir(tmp)
-				require.NoError(t, err)
-				assert.Empty(t, left, "no node was started")
-			})
+			testBadOut(t, tc.name+"/"+cmd[0], cmd, tc.out, tc.want)
 		}
 	}
+	// The runs go to <out>/locksim: a file there is found before the run,
+	// not when its report is due (CI once built its binary there).
+	holder := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(holder, "locksim"), []byte("a binary\n"), 0o755))
+	testBadOut(t, "runs dir is a file/run", []string{"run", "--algo", "setpx", "--backend", "redis", "--duration", "30s"}, holder, "locksim inside it, where the runs go: exists and is not a directory")
+}
+
+// testBadOut runs cmd with --out out and expects it refused as bad input
+// with want in its one line, before any node started.
+func testBadOut(t *testing.T, name string, cmd []string, out, want string) {
+	t.Run(name, func(t *testing.T) {
+		tmp := t.TempDir()
+		t.Setenv("TMPDIR", tmp) // where a redis node's data dir would go
+		_, stderr, code := execute(t, append(cmd, "--out", out)...)
+		assert.Equal(t, exitUsage, code, stderr)
+		msg := strings.TrimSpace(stderr)
+		assert.NotContains(t, msg, "\n", "one line")
+		assert.Contains(t, msg, "--out")
+		assert.Contains(t, msg, want)
+		left, err := os.ReadDir(tmp)
+		require.NoError(t, err)
+		assert.Empty(t, left, "no node was started")
+	})
 }
 
 // --algos is the flag on every command; --algo stays as its alias.

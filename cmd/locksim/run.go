@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -176,6 +177,9 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	}
 	if err := report.CheckOutRoot(f.out); err != nil {
 		return usageErr(fmt.Errorf("--out %q: %w", f.out, err))
+	}
+	if err := report.CheckOutRoot(filepath.Join(f.out, report.RunsDir)); err != nil {
+		return usageErr(fmt.Errorf("--out %q: %s inside it, where the runs go: %w", f.out, report.RunsDir, err))
 	}
 	if err := f.where.preflight(ctx); err != nil {
 		return usageErr(err)
