@@ -43,7 +43,7 @@ func (c *Cluster) startReplicas(ctx context.Context) error {
 			return fmt.Errorf("replica of node %d: %w", i, err)
 		}
 		c.replicas[i] = r
-		if err := r.follow(ctx, m.(*redisNode), via); err != nil {
+		if err := r.follow(ctx, m.(*redisNode), via, true); err != nil {
 			return fmt.Errorf("replica of node %d: %w", i, err)
 		}
 	}
@@ -149,7 +149,7 @@ func (c *Cluster) Rejoin(i int) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), syncTimeout+ctlTimeout)
 	defer cancel()
-	if err := old.follow(ctx, master, via); err != nil {
+	if err := old.follow(ctx, master, via, false); err != nil {
 		return fmt.Errorf("rejoin: node %d: %w", i, err)
 	}
 	return nil
@@ -176,8 +176,11 @@ func (c *Cluster) emulateFailover(i int) (string, error) {
 }
 
 // follow makes n a replica of master, reached through via, and waits until
-// the initial sync is done.
-func (n *redisNode) follow(ctx context.Context, master *redisNode, via string) error {
+// the initial sync is done; with acked, also until the master counts it
+// online and a WAIT through it is answered (a cluster's first replica,
+// which a design's WAIT may need at once). A rejoin after a failover does
+// not ask that much: Sentinel may be reconfiguring the same servers.
+func (n *redisNode) follow(ctx context.Context, master *redisNode, via string, acked bool) error {
 	host, port, err := net.SplitHostPort(via)
 	if err != nil {
 		return err
@@ -206,6 +209,9 @@ func (n *redisNode) follow(ctx context.Context, master *redisNode, via string) e
 	for {
 		info, err := c.client.Info(ctx, "replication").Result()
 		if err == nil && strings.Contains(info, "master_link_status:up") && strings.Contains(info, "master_sync_in_progress:0") {
+			if !acked {
+				return nil
+			}
 			var minfo string
 			if minfo, err = mc.client.Info(ctx, "replication").Result(); err == nil && strings.Contains(minfo, "state=online") {
 				// and its acknowledgements flow: right after the sync a
@@ -310,7 +316,7 @@ func (c *Cluster) rejoinSentinel(i int) error {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), syncTimeout+ctlTimeout)
-		err := r.follow(ctx, master, master.Addr())
+		err := r.follow(ctx, master, master.Addr(), false)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("rejoin: node %d: %w", i, err)
