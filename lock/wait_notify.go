@@ -100,7 +100,9 @@ func (b *base) blockNotify(ctx context.Context, acquire Acquirer, key string, p 
 				continue
 			}
 		}
-		wait := b.holderTTL(ctx, key, err)
+		// At least minNotifyWait: a refusal while the key reads as gone
+		// (it expired or was released in between) must not spin.
+		wait := max(b.holderTTL(ctx, key, err), minNotifyWait)
 		if err := b.at(ctx, PointWaitForUnlock, key, nil); err != nil {
 			return nil, err
 		}
@@ -109,6 +111,10 @@ func (b *base) blockNotify(ctx context.Context, acquire Acquirer, key string, p 
 		}
 	}
 }
+
+// minNotifyWait is the shortest wait between two refused attempts of a
+// notified waiter.
+const minNotifyWait = time.Millisecond
 
 // sleepOrMessage waits d on clk, cut short by a message on channel. A nil
 // or broken sub only sleeps.
