@@ -15,6 +15,7 @@ import (
 
 	"github.com/locksim/locksim/adapter"
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
@@ -49,7 +50,12 @@ func executePlayed(t *testing.T, s *scenarios.Scenario, algo string, backend str
 		run.Backend = backend
 	}
 	for try := 1; ; try++ {
-		o, err := scenarios.Execute(context.Background(), &run, algo, scenarios.RunOptions{Out: t.TempDir(), RealTime: true, Pictures: func(o scenarios.Outcome) bool { return !o.AsExpected }})
+		o, err := scenarios.Execute(context.Background(), &run, algo, scenarios.RunOptions{Out: t.TempDir(), RealTime: true, Pictures: func(o scenarios.Outcome) report.Pictures {
+			if o.AsExpected {
+				return report.NoPictures
+			}
+			return report.AllPictures
+		}})
 		if err != nil {
 			t.Fatalf("%s/%s: %v", s.Name, algo, err)
 		}

@@ -159,7 +159,7 @@ func withHeading(page []byte, r Result, p Page) []byte {
 <li>Blue boxes on a client's row: its <b>lease windows</b>, from the acquire's reply until release or expiry by its own clock.</li>
 <li>Rows named <b>faults: client N</b>, <b>faults: node N</b> and <b>faults: network</b>: the faults, on the lane of whom they hit (F&lt;id&gt; as in summary.md; hover for the schedule).</li>
 <li>Porcupine searches for a legal order of the operations against a mutex: grey marks where it placed each one; red marks where the search failed, i.e. where two clients were inside at once. <b>Jump to first error</b> goes there.</li>
-<li>The time axis keeps the order of events but is not to scale (porcupine closes gaps); the timeline (timeline.png) is to scale.</li>
+<li>The time axis keeps the order of events but is not to scale (porcupine closes gaps); the timeline (timeline.svg) is to scale.</li>
 </ul></details>
 </div>
 `, section)

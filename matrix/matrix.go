@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -364,7 +365,7 @@ feed:
 // runOne executes one job into root/runs/<algo>/: one results root per
 // design, so that the designs' runs of a scenario, which share seeds and
 // may share a start second, never compete for a run directory name.
-func runOne(ctx context.Context, cfg Config, root string, j job, pictures func(scenarios.Outcome) bool) (CellRun, error) {
+func runOne(ctx context.Context, cfg Config, root string, j job, pictures func(scenarios.Outcome) report.Pictures) (CellRun, error) {
 	r := CellRun{Seed: deref(j.s.Seed)}
 	start := time.Now()
 	o, err := scenarios.Execute(ctx, j.s, j.algo, scenarios.RunOptions{

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -15,7 +16,10 @@ import (
 // So run 0 is always drawn, a repeat when it is not as expected, and an
 // unsafe or deadlocked repeat when run 0 was neither (then it may be the
 // review's finding; a few mixed pairs draw more than one). The other
-// repeats keep verdict.json, history.jsonl and summary.md.
+// repeats keep verdict.json, history.jsonl and summary.md. A run 0 that
+// came out safe as expected gets the SVG timeline and check.html but no
+// PNG: the PNGs are the findings' (the review page inlines them) and the
+// runs that differ.
 //
 // Drawing was most of a matrix's CPU in virtual time (rasterizing and
 // encoding the PNG, then porcupine's page), and a 10-run matrix that drew
@@ -45,23 +49,30 @@ func (p *pictures) firstDone(cell int, v checker.Verdict) {
 // rule is RunOptions.Pictures for run of cell. A repeat may wait for run
 // 0 of its cell: the jobs are handed out in run order, so run 0 is
 // already running (its worker waits for nothing) or done.
-func (p *pictures) rule(cell, run int) func(scenarios.Outcome) bool {
+func (p *pictures) rule(cell, run int) func(scenarios.Outcome) report.Pictures {
 	if run == 0 {
-		return nil // always
+		return func(o scenarios.Outcome) report.Pictures {
+			if o.AsExpected && o.Verdict == checker.Safe {
+				return report.VectorPictures
+			}
+			return report.AllPictures
+		}
 	}
-	return func(o scenarios.Outcome) bool {
+	return func(o scenarios.Outcome) report.Pictures {
 		if !o.AsExpected {
-			return true
+			return report.AllPictures
 		}
 		if !bad(o.Verdict) {
-			return false
+			return report.NoPictures
 		}
 		select {
 		case <-p.first[cell]:
-			return !bad(p.verdict[cell])
+			if !bad(p.verdict[cell]) {
+				return report.AllPictures
+			}
 		case <-p.ctx.Done():
-			return false
 		}
+		return report.NoPictures
 	}
 }
 

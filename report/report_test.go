@@ -88,6 +88,42 @@ func TestWriteRunWritesEveryFile(t *testing.T) {
 	assert.Contains(t, string(page), "pause-client 0", "check.html carries the fault windows")
 }
 
+// Fewer pictures leave out exactly their files, and what is written
+// links only to what is there.
+func TestWriteRunPictures(t *testing.T) {
+	for _, tc := range []struct {
+		pictures Pictures
+		missing  []string
+	}{
+		{VectorPictures, []string{FilePNG}},
+		{NoPictures, []string{FileCheck, FileSVG, FilePNG}},
+	} {
+		in := gcPauseRun(t)
+		in.Pictures = tc.pictures
+		dir := filepath.Join(t.TempDir(), "run")
+		require.NoError(t, WriteRun(dir, in))
+		var want []string
+		for _, f := range allFiles {
+			if !slices.Contains(tc.missing, f) {
+				want = append(want, f)
+			}
+		}
+		slices.Sort(want)
+		assert.Equal(t, want, listDir(t, dir), "pictures %d", tc.pictures)
+		for _, f := range []string{FileSummary, FileCheck} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if f == FileCheck && tc.pictures == NoPictures {
+				continue
+			}
+			require.NoError(t, err)
+			for _, gone := range tc.missing {
+				assert.False(t, strings.Contains(string(b), "("+gone+")") || strings.Contains(string(b), `href="`+gone+`"`),
+					"%s links to %s, which is not written", f, gone)
+			}
+		}
+	}
+}
+
 func TestVerdictRoundTrip(t *testing.T) {
 	in := gcPauseRun(t)
 	dir := filepath.Join(t.TempDir(), "run")

@@ -47,10 +47,35 @@ type Run struct {
 	// acted and which of its requirements did not happen: the run did not
 	// play the scenario, so it cannot meet its expectation.
 	Unplayed []string
-	// NoPictures leaves out timeline.png, timeline.svg and check.html:
-	// for repeats that came out as expected, where drawing would cost more
-	// than the run. The history holds everything; a rerun draws them.
-	NoPictures bool
+	// Pictures is how many of the run's pictures the report draws; the
+	// zero value draws them all. Drawing costs more than a run in virtual
+	// time, so callers that make many runs draw less for the runs nobody
+	// is sent to. The history holds everything; a rerun draws them.
+	Pictures Pictures
+}
+
+// Pictures says which of a run's pictures its report draws.
+type Pictures int
+
+const (
+	// AllPictures: timeline.png, timeline.svg and check.html.
+	AllPictures Pictures = iota
+	// VectorPictures: timeline.svg and check.html, not the PNG (most of
+	// a picture's cost is rasterizing and encoding it).
+	VectorPictures
+	// NoPictures: none of them.
+	NoPictures
+)
+
+// draws reports whether a report with these pictures writes file.
+func (p Pictures) draws(file string) bool {
+	switch file {
+	case FilePNG:
+		return p == AllPictures
+	case FileSVG, FileCheck:
+		return p != NoPictures
+	}
+	return true
 }
 
 // Met: the run completed, played its scenario, and its verdict and
@@ -114,7 +139,7 @@ func WriteRun(dir string, in Run) (err error) {
 		}
 	}
 	var tl *timeline
-	if !in.NoPictures {
+	if in.Pictures != NoPictures {
 		if tl, err = newTimeline(in); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
@@ -132,7 +157,7 @@ func WriteRun(dir string, in Run) (err error) {
 		{FileSummary, func(w io.Writer) error { return writeSummary(w, in) }},
 	}
 	for _, f := range files {
-		if in.NoPictures && (f.name == FileCheck || f.name == FileSVG || f.name == FilePNG) {
+		if !in.Pictures.draws(f.name) {
 			continue
 		}
 		if err := beforeWrite(f.name); err != nil {
@@ -164,9 +189,15 @@ func writeVerdict(w io.Writer, in Run) error {
 // checked without Verbose) and fails the report.
 func writeCheckHTML(w io.Writer, in Run) error {
 	var buf bytes.Buffer
+	links := [][2]string{{"summary.md", FileSummary}}
+	for _, f := range []string{FilePNG, FileSVG} {
+		if in.Pictures.draws(f) {
+			links = append(links, [2]string{f, f})
+		}
+	}
+	links = append(links, [2]string{"verdict.json", FileVerdict})
 	err := checker.VisualizePage(&buf, in.Sim.History, in.Check, checker.Page{
-		Scenario: in.Scenario, Design: in.Algorithm,
-		Links: [][2]string{{"summary.md", FileSummary}, {"timeline.png", FilePNG}, {"timeline.svg", FileSVG}, {"verdict.json", FileVerdict}},
+		Scenario: in.Scenario, Design: in.Algorithm, Links: links,
 	})
 	if err == nil {
 		_, err = w.Write(buf.Bytes())

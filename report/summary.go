@@ -122,9 +122,12 @@ func writeSummary(w io.Writer, in Run) error {
 		}
 		fmt.Fprintf(&b, "- F%d %s: %s\n", f.ID, f.Desc, faultSpan(f))
 	}
-	if in.NoPictures {
+	switch in.Pictures {
+	case NoPictures:
 		b.WriteString("\nNo timeline or check.html for this run: its caller drew pictures only for the runs a reader is sent to, and this one came out as expected (`locksim run` of its scenario.yaml draws them) · ")
-	} else {
+	case VectorPictures:
+		b.WriteString("\n[timeline.svg](timeline.svg) (no PNG: this run came out safe as expected; `locksim run` of its scenario.yaml draws one) · [check.html](check.html) (porcupine, with fault windows) · ")
+	default:
 		b.WriteString("\n[timeline.png](timeline.png) ([svg](timeline.svg)) · [check.html](check.html) (porcupine, with fault windows) · ")
 	}
 	b.WriteString("[verdict.json](verdict.json) · [history.jsonl](history.jsonl) · [scenario.yaml](scenario.yaml)\n")

@@ -46,13 +46,13 @@ type RunOptions struct {
 	// RealTime runs on miniredis in real time. Without it a miniredis run
 	// goes in virtual time when ctx carries a vtime.Host (see VirtualTime).
 	RealTime bool
-	// Pictures decides, from the run's outcome, whether its report draws
-	// the timeline (PNG and SVG) and check.html; nil draws them always.
+	// Pictures decides, from the run's outcome, which of the timeline
+	// (PNG and SVG) and check.html its report draws; nil draws them all.
 	// Drawing costs more CPU than a run in virtual time, so a caller that
 	// makes many runs nobody will open (the matrix's repeats) leaves them
 	// out; verdict.json, history.jsonl and summary.md are always written,
 	// and `locksim run` of the run's scenario.yaml draws them again.
-	Pictures func(Outcome) bool
+	Pictures func(Outcome) report.Pictures
 }
 
 // VirtualTime reports whether a run of cfg with o goes in virtual time:
@@ -162,7 +162,9 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 		}
 	}
 	out.AsExpected, out.Unplayed = in.Met(), in.Unplayed
-	in.NoPictures = o.Pictures != nil && !o.Pictures(out)
+	if o.Pictures != nil {
+		in.Pictures = o.Pictures(out)
+	}
 
 	dir, err := report.WriteNewRun(o.Out, s.Name, res.Started, cfg.Seed, in)
 	if err != nil {
