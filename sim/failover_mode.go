@@ -50,7 +50,8 @@ func (f FailoverConfig) withDefaults(b Backend, replicas int) (FailoverConfig, e
 	if f.Mode != "" && f.Mode != FailoverSentinel && (f.DownAfter != 0 || f.FailoverTimeout != 0 || f.ParallelSyncs != 0) {
 		return f, fmt.Errorf("failover: down_after, failover_timeout and parallel_syncs are Sentinel's settings; mode %s has no use for them", f.Mode)
 	}
-	if f.Mode == "" {
+	defaulted := f.Mode == ""
+	if defaulted {
 		switch {
 		case b == BackendMiniredis:
 			f.Mode = FailoverEmulated
@@ -80,6 +81,11 @@ func (f FailoverConfig) withDefaults(b Backend, replicas int) (FailoverConfig, e
 		return f, fmt.Errorf("failover.mode %q: unknown; want sentinel, direct or emulated", f.Mode)
 	}
 	if f.Mode != FailoverSentinel {
+		if defaulted {
+			// Sentinel's settings without a mode apply only where the
+			// backend's default is sentinel: one file for both backends.
+			f.DownAfter, f.FailoverTimeout, f.ParallelSyncs = 0, 0, 0
+		}
 		return f, nil
 	}
 	if f.DownAfter == 0 {
