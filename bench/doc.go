@@ -16,5 +16,6 @@
 // Run returns a Report, plain data; Report.Write puts bench.csv, bench.json,
 // summary.md and the charts into a directory atomically. Under a scenario
 // (Config.Under) the load runs through sim.Run while the scenario's faults
-// play, and the report draws latency over time with the fault windows shaded.
+// play, and the report draws latency and refused attempts over time with the
+// fault windows (and, under Sentinel, its failover windows) shaded.
 package bench

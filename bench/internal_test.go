@@ -86,6 +86,9 @@ func TestFromHistory(t *testing.T) {
 		{Kind: history.KindAcquire, Client: 1, Call: ms(50), Return: ms(51), Outcome: history.OK},
 		{Kind: history.KindRelease, Client: 1, Call: ms(60), Return: ms(62), Outcome: history.OK},
 		{Kind: history.KindAcquire, Client: 0, Call: ms(70), Return: ms(90), Outcome: history.Unknown, Err: "timeout"},
+		{Kind: history.KindSentinel, Client: history.NoClient, Call: ms(100), Return: ms(100), Event: "+sdown", Detail: "master locksim-n0 127.0.0.1 1", Source: "s0"},
+		{Kind: history.KindSentinel, Client: history.NoClient, Call: ms(120), Return: ms(120), Event: "+odown", Detail: "master locksim-n0 127.0.0.1 1 #quorum 2/2", Source: "s0"},
+		{Kind: history.KindSentinel, Client: history.NoClient, Call: ms(300), Return: ms(300), Event: "+switch-master", Detail: "locksim-n0 127.0.0.1 1 127.0.0.1 2", Source: "s0"},
 	}}
 	cfg := sim.Config{Algorithm: "setpx", Cluster: sim.ClusterConfig{Backend: sim.BackendMiniredis, Nodes: 1},
 		Clients: 2, Duration: time.Second}.WithDefaults()
@@ -101,8 +104,18 @@ func TestFromHistory(t *testing.T) {
 	// Client 1 waited from its first attempt (0 ms) to the lease (51 ms).
 	assert.InDelta(t, 51_000, r.Acquire.Max, 51)
 	assert.InDelta(t, 62_000, r.Cycle.Max, 62)
-	require.Len(t, run.points, 3)
-	assert.Equal(t, history.Unknown, run.points[2].Outcome)
+	// Every attempt is a point: the leases at their wait's start, the
+	// refusals and the unknown at their own call.
+	require.Len(t, run.points, 5)
+	var outcomes []history.Outcome
+	for _, p := range run.points {
+		outcomes = append(outcomes, p.Outcome)
+	}
+	assert.Equal(t, []history.Outcome{history.OK, history.Fail, history.Fail, history.OK, history.Unknown}, outcomes)
+	assert.Equal(t, []FaultWindow{
+		{Fault: "node 0: master down (Sentinel)", StartS: 0.1, EndS: 0.12},
+		{Fault: "node 0: failover in progress", StartS: 0.12, EndS: 0.3},
+	}, run.Sentinel, "Sentinel's windows as the run's timeline shades them")
 }
 
 func TestLogTicksLabelOneTwoFive(t *testing.T) {

@@ -103,7 +103,7 @@ var SweepCharts = []Chart{
 }
 
 // UnderCharts are the charts of a run under a scenario.
-var UnderCharts = []Chart{{ChartTimeline, "acquire latency against time, fault windows shaded"}}
+var UnderCharts = []Chart{{ChartTimeline, "acquire latency and refused attempts against time, fault windows (and Sentinel's failover) shaded"}}
 
 func (r *Report) sweepSections() []Section {
 	s := r.Settings
@@ -277,6 +277,14 @@ func (r *Report) underSections() []Section {
 			Words(fmtLatency(x.Cycle.P99)), Words(strings.Join(fs, "; "))})
 		for _, n := range run.Notes {
 			s.Items = append(s.Items, Wordsf("%s: %s", run.Algorithm, n))
+		}
+		var sw []string
+		for _, w := range run.Sentinel {
+			sw = append(sw, fmt.Sprintf("%s %.2f–%.2f s", w.Fault, w.StartS, w.EndS))
+		}
+		if len(sw) > 0 {
+			s.Items = append(s.Items, Wordsf("%s: Sentinel's failover (from the sentinels' events, shaded on the chart): %s",
+				run.Algorithm, strings.Join(sw, "; ")))
 		}
 	}
 	s.Table = t

@@ -36,7 +36,12 @@ type UnderRun struct {
 		Fail    int `json:"fail"`
 		Unknown int `json:"unknown"`
 	} `json:"attempts"`
-	Faults     []FaultWindow `json:"faults"`
+	Faults []FaultWindow `json:"faults"`
+	// Sentinel are the windows of Sentinel's failovers (redis-server,
+	// failover mode sentinel): "node i: master down (Sentinel)" from the
+	// first +sdown to the quorum's +odown, then "node i: failover in
+	// progress" to the +switch-master, as the run's timeline shades them.
+	Sentinel   []FaultWindow `json:"sentinel,omitempty"`
 	Notes      []string      `json:"notes,omitempty"`
 	Incomplete bool          `json:"incomplete,omitempty"`
 
@@ -57,7 +62,7 @@ type FaultWindow struct {
 type timelinePoint struct {
 	At      time.Duration // when the client started waiting (true time since the run's start)
 	Latency time.Duration
-	Outcome history.Outcome // ok: the lease came; unknown: this attempt's outcome is unknown
+	Outcome history.Outcome // ok: the lease came; fail: this attempt was refused; unknown: its outcome is unknown
 }
 
 func runUnder(ctx context.Context, cfg Config) (*Report, error) {
@@ -123,6 +128,10 @@ func fromHistory(res *sim.Result, scenario string) (UnderRun, Result) {
 	for _, f := range checker.Read(res.History).Faults {
 		run.Faults = append(run.Faults, FaultWindow{Fault: f.Desc, StartS: f.Start.Seconds(), EndS: f.End.Seconds()})
 	}
+	for _, st := range checker.SentinelStates(res.History) {
+		run.Sentinel = append(run.Sentinel, FaultWindow{Fault: fmt.Sprintf("node %d: %s", st.Node, st.State),
+			StartS: st.Start.Seconds(), EndS: st.End.Seconds()})
+	}
 	ops := slices.Clone(res.History.Ops)
 	slices.SortStableFunc(ops, func(a, b history.Op) int { return cmp.Compare(a.Call, b.Call) })
 	acc := newAccumulator()
@@ -147,6 +156,7 @@ func fromHistory(res *sim.Result, scenario string) (UnderRun, Result) {
 			case history.Fail:
 				run.Attempts.Fail++
 				acc.refused++
+				run.points = append(run.points, timelinePoint{At: op.Call, Latency: op.Return - op.Call, Outcome: history.Fail})
 			default:
 				run.Attempts.Unknown++
 				acc.errs++

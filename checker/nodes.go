@@ -303,18 +303,36 @@ func nodeExpiry(evs []nodeClockEvent, set, ttl time.Duration) time.Duration {
 	return cur + time.Duration(left/rate)
 }
 
-// sentinelStates shades a master's row through Sentinel's failover: from
-// the first +sdown to the quorum's +odown ("master down"), then to the
-// +switch-master ("failover in progress"; to its end, or the history's,
-// when there was none). FaultID is 0: the sentinels are no fault.
+// sentinelStates shades a master's row through Sentinel's failover (see
+// SentinelStates).
 func sentinelStates(h history.History, lanes []NodeLane) {
+	for _, st := range SentinelStates(h) {
+		if st.Node < len(lanes) {
+			lanes[st.Node].States = append(lanes[st.Node].States, st.NodeState)
+		}
+	}
+}
+
+// SentinelState is one state of node Node's master through Sentinel's
+// failover.
+type SentinelState struct {
+	Node int
+	NodeState
+}
+
+// SentinelStates reads Sentinel's failovers in h as node states: from the
+// first +sdown to the quorum's +odown "master down (Sentinel)", then to the
+// +switch-master "failover in progress" (to its end, or the history's,
+// when there was none). FaultID is 0: the sentinels are no fault.
+func SentinelStates(h history.History) []SentinelState {
 	var last time.Duration
 	for _, op := range h.Ops {
 		last = max(last, op.Return)
 	}
+	var out []SentinelState
 	for _, fo := range history.SentinelFailovers(h) {
 		i, err := strconv.Atoi(strings.TrimPrefix(fo.Master, "locksim-n"))
-		if err != nil || i < 0 || i >= len(lanes) {
+		if err != nil || i < 0 {
 			continue
 		}
 		end := fo.End
@@ -325,10 +343,10 @@ func sentinelStates(h history.History, lanes []NodeLane) {
 		if odown == 0 {
 			odown = end
 		}
-		l := &lanes[i]
-		l.States = append(l.States, NodeState{State: "master down (Sentinel)", Start: fo.Down, End: odown})
+		out = append(out, SentinelState{i, NodeState{State: "master down (Sentinel)", Start: fo.Down, End: odown}})
 		if odown < end {
-			l.States = append(l.States, NodeState{State: "failover in progress", Start: odown, End: end})
+			out = append(out, SentinelState{i, NodeState{State: "failover in progress", Start: odown, End: end}})
 		}
 	}
+	return out
 }

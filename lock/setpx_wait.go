@@ -13,7 +13,7 @@ func init() {
 	register(Info{
 		Name:     "setpx-wait",
 		Summary:  "SET key token NX PX ttl, then WAIT 1 <timeout>: counts only if the replica acknowledged, else releases and fails",
-		Weakness: "WAIT does not make Redis strongly consistent: an acknowledged write is still lost if the replica that had it restarts empty or is not the one promoted",
+		Weakness: "WAIT does not make Redis strongly consistent: an acknowledged write is still lost if the master restarts empty and the replica resyncs from it (failover-wait-still-loses), or the replica that had it restarts empty or is not the one promoted",
 		Source:   "Redis docs (WAIT command page: \"does not make Redis a strongly consistent store\")",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
 			return &setPXWait{base: newBase("setpx-wait", n, o)}, nil

@@ -175,7 +175,7 @@ func (s *Scenario) Expect(algo string) (Expectation, bool) {
 // Failover is a scenario's failover: block (sim.FailoverConfig).
 type Failover struct {
 	Mode            string    `yaml:"mode,omitempty"`
-	DownAfter       *Duration `yaml:"down_after,omitempty"`       // [500ms]
+	DownAfter       *Duration `yaml:"down_after,omitempty"`       // [1.5s]
 	FailoverTimeout *Duration `yaml:"failover_timeout,omitempty"` // [2s]
 	ParallelSyncs   *int      `yaml:"parallel_syncs,omitempty"`   // [1]
 }

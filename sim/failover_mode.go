@@ -27,7 +27,13 @@ const (
 type FailoverConfig struct {
 	Mode FailoverMode
 	// DownAfter is Sentinel's down-after-milliseconds: how long a master
-	// may not answer before a sentinel calls it down [500ms].
+	// may not answer before a sentinel calls it down [1.5s]. At 1 s or
+	// less Sentinel calls the master it has just promoted down, too: on
+	// +switch-master a sentinel resets its link to the new address and
+	// counts the wait for a PONG from then, but it reconnects at most
+	// once a second (the last try went to the dead master), so the first
+	// PING may go out more than down_after later: +sdown, +odown, and a
+	// second failover that aborts for want of a replica.
 	DownAfter time.Duration
 	// FailoverTimeout is Sentinel's failover-timeout; a failover that did
 	// not finish retries after twice this [2s]. 1 s made a sentinel fail
@@ -39,7 +45,7 @@ type FailoverConfig struct {
 
 // Sentinel defaults, small so that a run stays short.
 const (
-	DefaultDownAfter       = 500 * time.Millisecond
+	DefaultDownAfter       = 1500 * time.Millisecond
 	DefaultFailoverTimeout = 2 * time.Second
 	DefaultParallelSyncs   = 1
 )
@@ -50,7 +56,8 @@ func (f FailoverConfig) withDefaults(b Backend, replicas int) (FailoverConfig, e
 	if f.Mode != "" && f.Mode != FailoverSentinel && (f.DownAfter != 0 || f.FailoverTimeout != 0 || f.ParallelSyncs != 0) {
 		return f, fmt.Errorf("failover: down_after, failover_timeout and parallel_syncs are Sentinel's settings; mode %s has no use for them", f.Mode)
 	}
-	if f.Mode == "" {
+	defaulted := f.Mode == ""
+	if defaulted {
 		switch {
 		case b == BackendMiniredis:
 			f.Mode = FailoverEmulated
@@ -80,6 +87,11 @@ func (f FailoverConfig) withDefaults(b Backend, replicas int) (FailoverConfig, e
 		return f, fmt.Errorf("failover.mode %q: unknown; want sentinel, direct or emulated", f.Mode)
 	}
 	if f.Mode != FailoverSentinel {
+		if defaulted {
+			// Sentinel's settings without a mode apply only where the
+			// backend's default is sentinel: one file for both backends.
+			f.DownAfter, f.FailoverTimeout, f.ParallelSyncs = 0, 0, 0
+		}
 		return f, nil
 	}
 	if f.DownAfter == 0 {

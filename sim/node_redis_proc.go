@@ -73,6 +73,10 @@ func redisArgs(port int, dir string, p Persistence) []string {
 		"--daemonize", "no",
 		"--protected-mode", "no",
 		"--logfile", filepath.Join(dir, redisLogName),
+		// Redis 7 waits 5 s before a diskless full sync, hoping for more
+		// replicas to share it; there is only one. A master restarted
+		// empty must resync its replica as promptly as at the start.
+		"--repl-diskless-sync-delay", "0",
 	}
 }
 
