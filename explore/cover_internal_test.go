@@ -43,3 +43,25 @@ func TestTestedNothingIsNotPlayedNotAViolation(t *testing.T) {
 		t.Errorf("undecided exclusion: %+v, want an unknown exclusion violation", undecided)
 	}
 }
+
+// A run reproduces a target when the target's check failed with its
+// verdict, whichever check the run's own finding is named after.
+func TestSameIsTheTargetsCheck(t *testing.T) {
+	excl := Finding{Check: checker.NameExclusion, Verdict: checker.Unsafe}
+	both := outcome{
+		Finding: Finding{Check: checker.NameClaim, Verdict: checker.Unsafe},
+		checks:  map[string]checker.Verdict{checker.NameExclusion: checker.Unsafe, checker.NameClaim: checker.Unsafe, checker.NameLiveness: checker.Safe},
+	}
+	if !both.Same(excl) {
+		t.Error("exclusion failed beside the claim: the exclusion failure is reproduced")
+	}
+	onlyClaim := both
+	onlyClaim.checks = map[string]checker.Verdict{checker.NameExclusion: checker.Safe, checker.NameClaim: checker.Unsafe}
+	if onlyClaim.Same(excl) {
+		t.Error("exclusion held: not reproduced")
+	}
+	notPlayed := outcome{Finding: Finding{NotPlayed: true}, checks: map[string]checker.Verdict{checker.NameExclusion: checker.Unknown}}
+	if notPlayed.Same(Finding{Check: checker.NameExclusion, Verdict: checker.Unknown}) {
+		t.Error("a run that tested nothing reproduces nothing")
+	}
+}

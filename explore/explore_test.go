@@ -195,6 +195,34 @@ faults:
 	assert.GreaterOrEqual(t, k, 8, "the pause %v keeps its margin", f.For.D())
 }
 
+// setpx-del releases with a plain DEL: a client paused in its critical
+// section past its lease overlaps the next holder (exclusion) and then
+// deletes that holder's key (claim). An exclusion failure found with more
+// faults shrinks to that one pause, though its runs are named after the
+// claim.
+func TestShrinkSetpxDelPauseExclusion(t *testing.T) {
+	s := mustParse(t, `name: pause-del
+algorithm: setpx-del
+options: {ttl: 200ms}
+nodes: 1
+clients: 2
+duration: 2s
+seed: 5
+faults:
+  - {kind: pause-client, client: 1, at: 50ms, for: 30ms}
+  - {kind: pause-client, client: 0, when: {point: after-enter, nth: 3}, for: 700ms}
+  - {kind: pause-client, client: 1, at: 1s, for: 300ms}
+`)
+	target := Finding{Check: "exclusion", Verdict: "unsafe"}
+	sh, err := Shrink(hostCtx(t), s, "setpx-del", target, Rule{Reruns: 10, Need: 8, Workers: 2})
+	require.NoError(t, err)
+	require.True(t, sh.Passed)
+	out, _ := MarshalScenario(sh.Scenario)
+	t.Logf("shrunk in %d steps (%d tries):\n%s", sh.Steps, sh.Tries, out)
+	require.Len(t, sh.Scenario.Faults, 1)
+	assert.Equal(t, "pause-client", sh.Scenario.Faults[0].Kind)
+}
+
 // Every candidate that shortens a length is judged by a probe a quarter
 // shorter still, so that what is kept has room for real time's jitter;
 // the candidates that drop something have no probe.
