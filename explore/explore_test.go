@@ -261,13 +261,33 @@ faults:
 		require.Len(t, lp, len(lc))
 		for i := range lc {
 			if lc[i] != lp[i] {
-				assert.InDelta(t, float64(lc[i])*margin, float64(lp[i]), float64(10*time.Millisecond), "the probe is a quarter shorter")
+				assert.InDelta(t, float64(reserved(lc[i])), float64(lp[i]), float64(10*time.Millisecond), "the probe keeps a reserve")
 			}
 		}
 	}
 	// the run's duration twice, the pause's and the delay's for, the
 	// jump's by and the delay's latency
 	assert.Equal(t, 6, shortened)
+}
+
+// The reserve is a quarter of a length, and at least minReserve; a
+// length that cannot keep it is not shortened at all.
+func TestReserve(t *testing.T) {
+	assert.Equal(t, 300*time.Millisecond, reserved(400*time.Millisecond), "a quarter")
+	assert.Equal(t, 20*time.Millisecond, reserved(30*time.Millisecond), "at least minReserve")
+	assert.Equal(t, -20*time.Millisecond, reserved(-30*time.Millisecond), "a clock moved back keeps its sign")
+	s := mustParse(t, `name: short
+algorithm: setpx
+nodes: 1
+clients: 2
+faults:
+  - {kind: pause-client, client: 0, at: 100ms, for: 16ms}
+`)
+	for _, c := range candidates(s, "setpx", outcome{}) {
+		if f := c.s.Faults; len(f) == 1 && f[0].For != nil {
+			assert.Equal(t, 16*time.Millisecond, f[0].For.D(), "a 16 ms pause is not halved to 8 ms: no room for its reserve")
+		}
+	}
 }
 
 func mustParse(t *testing.T, y string) *scenarios.Scenario {

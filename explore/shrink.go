@@ -206,6 +206,24 @@ func unfiredOf(o outcome) []int {
 // scenario stays a quarter away from the edge.
 const margin = 0.75
 
+// minReserve is the least a shortened length keeps in reserve, whatever
+// its size: a quarter of 4 ms is no room for a loaded machine's jitter.
+// A replication cut shrunk to 3 ms held the write back only when the
+// acquire's round trip took less (7 of 10 runs on redis-server).
+const minReserve = 10 * time.Millisecond
+
+// reserved is the probe's length for a length d longer than minReserve: d
+// less its reserve (a quarter of it, at least minReserve); the sign of d (a
+// clock moved back) is kept.
+func reserved(d time.Duration) time.Duration {
+	a := d.Abs()
+	r := max(min(scaled(a, margin), a-minReserve), time.Millisecond)
+	if d < 0 {
+		return -r
+	}
+	return r
+}
+
 // candidate is one step of shrinking: s is what is kept when probe (s
 // with less margin, or s itself when nil) still fails.
 type candidate struct {
@@ -220,12 +238,16 @@ type candidate struct {
 func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 	var out []candidate
 	add := func(c *scenarios.Scenario) { out = append(out, candidate{s: c}) }
-	// addShorter adds c with its probe: c again with set applied to
-	// margin times the new length.
-	addShorter := func(c *scenarios.Scenario, set func(p *scenarios.Scenario, scale float64)) {
-		set(c, 1)
+	// addShorter adds c with its probe: c again with set given reserved
+	// in place of the identity for the new length.
+	// A length too short to keep its reserve is no candidate.
+	addShorter := func(c *scenarios.Scenario, length time.Duration, set func(p *scenarios.Scenario, fit func(time.Duration) time.Duration)) {
+		if length.Abs() <= minReserve {
+			return
+		}
+		set(c, func(d time.Duration) time.Duration { return d })
 		p := clone(c)
-		set(p, margin)
+		set(p, reserved)
 		out = append(out, candidate{s: c, probe: p})
 	}
 	// Faults that fire together (a burst on several nodes): the group
@@ -316,8 +338,8 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 	// A shorter run: a half, then three quarters.
 	if d := deref(s.Duration, scenarios.Duration(3*time.Second)).D(); d > 200*time.Millisecond {
 		for _, nd := range []time.Duration{d / 2, d * 3 / 4} {
-			addShorter(clone(s), func(c *scenarios.Scenario, scale float64) {
-				c.Duration = dur(scaled(nd, scale).Round(10 * time.Millisecond))
+			addShorter(clone(s), nd, func(c *scenarios.Scenario, fit func(time.Duration) time.Duration) {
+				c.Duration = dur(fit(nd).Round(10 * time.Millisecond))
 			})
 		}
 	}
@@ -336,8 +358,8 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 		}
 		if f.For != nil && f.For.D() >= 2*time.Millisecond {
 			half := f.For.D() / 2
-			addShorter(clone(s), func(c *scenarios.Scenario, scale float64) {
-				c.Faults[i].For = dur(max(scaled(half, scale).Round(time.Millisecond), time.Millisecond))
+			addShorter(clone(s), half, func(c *scenarios.Scenario, fit func(time.Duration) time.Duration) {
+				c.Faults[i].For = dur(max(fit(half).Round(time.Millisecond), time.Millisecond))
 			})
 		}
 		if f.When != nil {
@@ -358,8 +380,8 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 				continue
 			}
 			half := (**field).D() / 2
-			addShorter(clone(s), func(c *scenarios.Scenario, scale float64) {
-				v := dur(scaled(half, scale).Round(time.Millisecond))
+			addShorter(clone(s), half, func(c *scenarios.Scenario, fit func(time.Duration) time.Duration) {
+				v := dur(fit(half).Round(time.Millisecond))
 				switch field {
 				case &f.By:
 					c.Faults[i].By = v
