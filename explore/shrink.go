@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -325,6 +326,31 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 			add(c)
 		}
 	}
+	// Then every other point of the loop, each at its first visit and its
+	// last before the time: a pause that broke exclusion when its time happened to
+	// fall inside a critical section becomes a pause at after-enter,
+	// which the last point before the time (a before-release, say) is not.
+	for i, f := range s.Faults {
+		if f.At == nil || last.res == nil {
+			continue
+		}
+		near := pointsBefore(last.res.History, f.At.D(), deref(s.Clients, 2))
+		for _, ps := range everyPointBefore(last.res.History, f.At.D(), deref(s.Clients, 2)) {
+			// Its first visit too: a late visit may not come in every
+			// rerun, and the earlier-visit step needs a point to start.
+			first := *ps
+			first.Nth = ptr(1)
+			for _, p := range []*scenarios.PointSpec{&first, ps} {
+				if slices.ContainsFunc(near, func(n *scenarios.PointSpec) bool { return samePoint(n, p) }) {
+					continue
+				}
+				near = append(near, p)
+				c := clone(s)
+				c.Faults[i].At, c.Faults[i].When = nil, p
+				add(c)
+			}
+		}
+	}
 	// Fewer clients: the last one goes, with the faults that name it.
 	if n := deref(s.Clients, 2); n > 1 {
 		add(withoutClient(s, n-1))
@@ -513,6 +539,47 @@ func pointsBefore(h history.History, at time.Duration, clients int) []*scenarios
 		}
 	}
 	return out
+}
+
+// everyPointBefore are, for each client and each loop point, its last
+// visit at or before true time at, latest first.
+func everyPointBefore(h history.History, at time.Duration, clients int) []*scenarios.PointSpec {
+	type visit struct {
+		ps *scenarios.PointSpec
+		at time.Duration
+	}
+	var out []visit
+	for c := range clients {
+		counts := map[string]int{}
+		last := map[string]visit{}
+		for _, op := range h.Ops {
+			if op.Client != c {
+				continue
+			}
+			for _, pt := range opPoints(op) {
+				if pt.at > at {
+					continue
+				}
+				counts[pt.name]++
+				last[pt.name] = visit{&scenarios.PointSpec{Client: ptr(c), Point: pt.name, Nth: ptr(counts[pt.name])}, pt.at}
+			}
+		}
+		for _, name := range LoopPoints {
+			if v, ok := last[name]; ok {
+				out = append(out, v)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b visit) int { return cmp.Compare(b.at, a.at) })
+	ps := make([]*scenarios.PointSpec, len(out))
+	for i, v := range out {
+		ps[i] = v.ps
+	}
+	return ps
+}
+
+func samePoint(a, b *scenarios.PointSpec) bool {
+	return deref(a.Client, -1) == deref(b.Client, -1) && a.Point == b.Point && deref(a.Nth, 1) == deref(b.Nth, 1)
 }
 
 type stamped struct {
