@@ -43,6 +43,13 @@ faults:
 	_, err := c.Config("redlock")
 	require.NoError(t, err)
 
+	st := stretched(s)
+	require.NotNil(t, st)
+	assert.Equal(t, 30*time.Millisecond, st.Hold.D(), "the hold grows by half")
+	assert.Equal(t, 1500*time.Millisecond, st.Duration.D(), "the run grows by half")
+	assert.Equal(t, s.Faults, st.Faults, "the faults stay as they are")
+	assert.Nil(t, stretched(long), "the hold cannot grow past a quarter of the lease")
+
 	crash := mustParse(t, `name: crash
 algorithm: setnx-expire
 faults:
