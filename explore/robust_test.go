@@ -45,9 +45,11 @@ faults:
 
 	st := stretched(s)
 	require.NotNil(t, st)
-	assert.Equal(t, 30*time.Millisecond, st.Hold.D(), "the hold grows by half")
+	assert.Equal(t, 80*time.Millisecond, st.Hold.D(), "the hold grows as widening grows it")
 	assert.Equal(t, 1500*time.Millisecond, st.Duration.D(), "the run grows by half")
 	assert.Equal(t, s.Faults, st.Faults, "the faults stay as they are")
+	assert.Equal(t, 125*time.Millisecond, stretched(long).Hold.D(), "at most a quarter of the lease")
+	long.Hold = dur(125 * time.Millisecond)
 	assert.Nil(t, stretched(long), "the hold cannot grow past a quarter of the lease")
 
 	crash := mustParse(t, `name: crash
