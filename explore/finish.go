@@ -117,7 +117,7 @@ func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, s
 			if !rt.meets(fi.rule) && rt.err == nil && k >= fi.rule.Need {
 				s = fi.robustify(ctx, v, s, target, rt)
 				if v.Strengthened > 0 {
-					s.Doc += fmt.Sprintf(" Then strengthened %d times (the run, the hold and every fault's length and size x%.1f, or the run and the hold alone where longer faults no longer failed) because as shrunk it reproduced %s on redis-server in real time.",
+					s.Doc += fmt.Sprintf(" Then strengthened %d times (the run, the hold and every fault's length and size x%.1f, or the hold x4 and the run alone where longer faults no longer failed) because as shrunk it reproduced %s on redis-server in real time.",
 						v.Strengthened, strength, v.Reproduced.AsShrunk.Redis)
 				}
 			}
