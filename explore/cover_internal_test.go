@@ -1,9 +1,13 @@
 package explore
 
 import (
+	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/history"
 )
 
 func TestCoveredByAnEarlierShrunkCause(t *testing.T) {
@@ -41,5 +45,49 @@ func TestTestedNothingIsNotPlayedNotAViolation(t *testing.T) {
 		Checks: []checker.CheckResult{{Name: checker.NameExclusion, Verdict: checker.Unknown}}}, nil)
 	if !undecided.Violation() || undecided.Check != checker.NameExclusion {
 		t.Errorf("undecided exclusion: %+v, want an unknown exclusion violation", undecided)
+	}
+}
+
+// A run reproduces a target when the target's check failed with its
+// verdict, whichever check the run's own finding is named after.
+func TestSameIsTheTargetsCheck(t *testing.T) {
+	excl := Finding{Check: checker.NameExclusion, Verdict: checker.Unsafe}
+	both := outcome{
+		Finding: Finding{Check: checker.NameClaim, Verdict: checker.Unsafe},
+		checks:  map[string]checker.Verdict{checker.NameExclusion: checker.Unsafe, checker.NameClaim: checker.Unsafe, checker.NameLiveness: checker.Safe},
+	}
+	if !both.Same(excl) {
+		t.Error("exclusion failed beside the claim: the exclusion failure is reproduced")
+	}
+	onlyClaim := both
+	onlyClaim.checks = map[string]checker.Verdict{checker.NameExclusion: checker.Safe, checker.NameClaim: checker.Unsafe}
+	if onlyClaim.Same(excl) {
+		t.Error("exclusion held: not reproduced")
+	}
+	notPlayed := outcome{Finding: Finding{NotPlayed: true}, checks: map[string]checker.Verdict{checker.NameExclusion: checker.Unknown}}
+	if notPlayed.Same(Finding{Check: checker.NameExclusion, Verdict: checker.Unknown}) {
+		t.Error("a run that tested nothing reproduces nothing")
+	}
+}
+
+// A time becomes, besides the last point before it, every loop point at
+// its last visit before it, latest first.
+func TestEveryPointBefore(t *testing.T) {
+	ms := time.Millisecond
+	h := history.History{Ops: []history.Op{
+		{Kind: history.KindAcquire, Client: 0, Call: 10 * ms, Return: 11 * ms, Outcome: history.OK},
+		{Kind: history.KindCheck, Client: 0, Call: 11 * ms, Return: 12 * ms, Outcome: history.OK},
+		{Kind: history.KindEnter, Client: 0, Call: 12 * ms, Return: 13 * ms, Outcome: history.OK},
+		{Kind: history.KindExit, Client: 0, Call: 30 * ms, Return: 31 * ms, Outcome: history.OK},
+		{Kind: history.KindAcquire, Client: 0, Call: 40 * ms, Return: 41 * ms, Outcome: history.OK},
+		{Kind: history.KindEnter, Client: 0, Call: 42 * ms, Return: 43 * ms, Outcome: history.OK},
+	}}
+	var got []string
+	for _, p := range everyPointBefore(h, 42*ms, 1) {
+		got = append(got, fmt.Sprintf("%s#%d", p.Point, *p.Nth))
+	}
+	want := []string{"after-acquire#2", "before-acquire#2", "before-exit#1", "after-enter#1", "after-check#1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

@@ -195,6 +195,34 @@ faults:
 	assert.GreaterOrEqual(t, k, 8, "the pause %v keeps its margin", f.For.D())
 }
 
+// setpx-del releases with a plain DEL: a client paused in its critical
+// section past its lease overlaps the next holder (exclusion) and then
+// deletes that holder's key (claim). An exclusion failure found with more
+// faults shrinks to that one pause, though its runs are named after the
+// claim.
+func TestShrinkSetpxDelPauseExclusion(t *testing.T) {
+	s := mustParse(t, `name: pause-del
+algorithm: setpx-del
+options: {ttl: 200ms}
+nodes: 1
+clients: 2
+duration: 2s
+seed: 5
+faults:
+  - {kind: pause-client, client: 1, at: 50ms, for: 30ms}
+  - {kind: pause-client, client: 0, when: {point: after-enter, nth: 3}, for: 700ms}
+  - {kind: pause-client, client: 1, at: 1s, for: 300ms}
+`)
+	target := Finding{Check: "exclusion", Verdict: "unsafe"}
+	sh, err := Shrink(hostCtx(t), s, "setpx-del", target, Rule{Reruns: 10, Need: 8, Workers: 2})
+	require.NoError(t, err)
+	require.True(t, sh.Passed)
+	out, _ := MarshalScenario(sh.Scenario)
+	t.Logf("shrunk in %d steps (%d tries):\n%s", sh.Steps, sh.Tries, out)
+	require.Len(t, sh.Scenario.Faults, 1)
+	assert.Equal(t, "pause-client", sh.Scenario.Faults[0].Kind)
+}
+
 // Every candidate that shortens a length is judged by a probe a quarter
 // shorter still, so that what is kept has room for real time's jitter;
 // the candidates that drop something have no probe.
@@ -233,13 +261,33 @@ faults:
 		require.Len(t, lp, len(lc))
 		for i := range lc {
 			if lc[i] != lp[i] {
-				assert.InDelta(t, float64(lc[i])*margin, float64(lp[i]), float64(10*time.Millisecond), "the probe is a quarter shorter")
+				assert.InDelta(t, float64(reserved(lc[i])), float64(lp[i]), float64(10*time.Millisecond), "the probe keeps a reserve")
 			}
 		}
 	}
 	// the run's duration twice, the pause's and the delay's for, the
 	// jump's by and the delay's latency
 	assert.Equal(t, 6, shortened)
+}
+
+// The reserve is a quarter of a length, and at least minReserve; a
+// length that cannot keep it is not shortened at all.
+func TestReserve(t *testing.T) {
+	assert.Equal(t, 300*time.Millisecond, reserved(400*time.Millisecond), "a quarter")
+	assert.Equal(t, 20*time.Millisecond, reserved(30*time.Millisecond), "at least minReserve")
+	assert.Equal(t, -20*time.Millisecond, reserved(-30*time.Millisecond), "a clock moved back keeps its sign")
+	s := mustParse(t, `name: short
+algorithm: setpx
+nodes: 1
+clients: 2
+faults:
+  - {kind: pause-client, client: 0, at: 100ms, for: 16ms}
+`)
+	for _, c := range candidates(s, "setpx", outcome{}) {
+		if f := c.s.Faults; len(f) == 1 && f[0].For != nil {
+			assert.Equal(t, 16*time.Millisecond, f[0].For.D(), "a 16 ms pause is not halved to 8 ms: no room for its reserve")
+		}
+	}
 }
 
 func mustParse(t *testing.T, y string) *scenarios.Scenario {

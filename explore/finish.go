@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/internal/artifact"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -82,7 +83,7 @@ func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, s
 			s = sh.Scenario
 			v.ShrinkSteps, v.ShrinkTries = sh.Steps, sh.Tries
 			v.ShrunkSignature = sh.Found.Signature()
-			fi.causes[n] = sh.Found
+			fi.causes[n] = Finding{Check: target.Check, Verdict: target.Verdict, Kinds: sh.Found.Kinds}
 		}
 		markUnfired(s, sh.Unfired)
 	} else if ctx.Err() != nil {
@@ -107,13 +108,16 @@ func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, s
 				return ctx.Err()
 			}
 			v.Reproduced.Redis = rt.String()
+			if f := onRedis(s).Failover; f != nil && s.Failover == nil {
+				s.Doc += fmt.Sprintf(" Confirmed on redis-server with failover: {mode: %s}, the emulated failover's real counterpart (with backend: redis, Sentinel's failover waits down_after, as long as the lease, before it promotes).", f.Mode)
+			}
 			// Only a scenario that meets the rule in virtual time is made
 			// stronger: one that does not fails for reasons a longer
 			// fault does not reach (timing only some seeds give).
 			if !rt.meets(fi.rule) && rt.err == nil && k >= fi.rule.Need {
 				s = fi.robustify(ctx, v, s, target, rt)
 				if v.Strengthened > 0 {
-					s.Doc += fmt.Sprintf(" Then strengthened %d times (every fault's length and size x%.1f) because as shrunk it reproduced %s on redis-server in real time.",
+					s.Doc += fmt.Sprintf(" Then strengthened %d times (the run, the hold and every fault's length and size x%.1f, or the hold x4 and the run alone where longer faults no longer failed) because as shrunk it reproduced %s on redis-server in real time.",
 						v.Strengthened, strength, v.Reproduced.AsShrunk.Redis)
 				}
 			}
@@ -151,8 +155,7 @@ func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, s
 // time (seeds s.Seed+i, as in virtual time) and counts how often target's
 // check failed again.
 func (fi *finisher) confirmRedis(ctx context.Context, s *scenarios.Scenario, target Finding) tally {
-	rs := clone(s)
-	rs.Backend = string(sim.BackendRedis)
+	rs := onRedis(s)
 	cfg, err := rs.Config(fi.cfg.Algorithm)
 	if err != nil {
 		return tally{err: err}
@@ -178,6 +181,24 @@ func (fi *finisher) confirmRedis(ctx context.Context, s *scenarios.Scenario, tar
 		}
 	}
 	return t
+}
+
+// onRedis is s for redis-server. A failover found in virtual time is
+// miniredis's emulated one, which promotes the replica the moment the
+// master dies; on redis-server with a replica the default is Sentinel,
+// which first waits down_after (500 ms, the length of a lease) before it
+// promotes anything, so the holder's lease has run out before anyone else
+// can be granted one, and a claim broken by the failover could never show
+// there. The scenario's failover is therefore replayed as the direct
+// failover (kill and REPLICAOF NO ONE at once), the emulation's real
+// counterpart, unless it names a mode itself.
+func onRedis(s *scenarios.Scenario) *scenarios.Scenario {
+	rs := clone(s)
+	rs.Backend = string(sim.BackendRedis)
+	if rs.Failover == nil && slices.ContainsFunc(rs.Faults, func(f scenarios.FaultSpec) bool { return f.Kind == faults.KindFailover }) {
+		rs.Failover = &scenarios.Failover{Mode: string(sim.FailoverDirect)}
+	}
+	return rs
 }
 
 // expectFor is the expect: entry of a shrunk scenario: the verdict found

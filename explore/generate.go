@@ -63,12 +63,7 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 			}
 			failover = true
 			s.Replicas = ptr(1)
-			// Replication lags behind from the start, so that the
-			// failover loses what the lag holds back.
-			s.Faults = append(s.Faults, scenarios.FaultSpec{
-				Kind: faults.KindDelay, Groups: [][]string{{"r0"}, {"n0"}},
-				Latency: dur(g.between(cfg.TTL, 3*cfg.TTL)), At: dur(0),
-			})
+			s.Faults = append(s.Faults, g.replicationCut())
 		}
 		if left := n - len(s.Faults); left >= 2 && nodes > 1 && onNodes(kind) && rnd.IntN(burstOdds) == 0 {
 			s.Faults = append(s.Faults, g.burst(kind, min(nodes/2+1, left))...)
@@ -80,6 +75,24 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 		g.keepQuorum(s)
 	}
 	return s
+}
+
+// replicationCut is what a failover loses: the replication link cut from
+// a drawn moment (a time or a point) until the clients stop, so that the
+// promoted replica holds the data as of that moment, as Redis's
+// asynchronous replication leaves it when the link falls behind.
+//
+// A cut, not a delay: with a delay the replica's state at the failover is
+// the master's of a lag ago, which on redis-server depends on how late
+// each write really was, and healing a latency on a link whose far end the
+// failover killed can deadlock toxiproxy (its RemoveToxic waits, holding
+// the proxy's lock, on a latency toxic whose reader is waiting for that
+// lock: Shopify/toxiproxy#558), so the confirmation hung. A cut drops what
+// it holds and plays the same on both backends.
+func (g *gen) replicationCut() scenarios.FaultSpec {
+	f := scenarios.FaultSpec{Kind: faults.KindPartition, Groups: [][]string{{"r0"}, {"n0"}}}
+	g.trigger(&f)
+	return f
 }
 
 // keepQuorum bounds the node outages that would last the whole run (a

@@ -291,7 +291,7 @@ func (r *Report) Markdown() string {
 			fmt.Fprintf(&b, "- shrunk in %d steps (%d tries) to `%s`\n", v.ShrinkSteps, v.ShrinkTries, v.ShrunkSignature)
 		}
 		if a := v.Reproduced.AsShrunk; a != nil {
-			fmt.Fprintf(&b, "- as shrunk it reproduced %s in virtual time and %s on redis-server; strengthened %d times (every fault's length and size x%.1f), it reproduced %s and %s\n",
+			fmt.Fprintf(&b, "- as shrunk it reproduced %s in virtual time and %s on redis-server; strengthened %d times (x%.1f each: the run, the hold and the faults, or the hold x4 and the run alone), it reproduced %s and %s\n",
 				orDash(a.Virtual), orDash(a.Redis), v.Strengthened, strength, orDash(v.Reproduced.Virtual), orDash(v.Reproduced.Redis))
 		}
 		if v.Note != "" {

@@ -31,11 +31,26 @@ faults:
 	assert.Equal(t, 15*time.Millisecond, c.Faults[2].RestartAfter.D())
 	assert.Equal(t, 120*time.Millisecond, c.Faults[3].Latency.D())
 	assert.Equal(t, 150*time.Millisecond, c.Faults[3].For.D())
-	assert.Equal(t, 1260*time.Millisecond, c.Duration.D(), "the run grows by the pause's 260ms")
+	assert.Equal(t, 1500*time.Millisecond, c.Duration.D(), "the run grows by half, more than the pause's 260ms")
+	assert.Equal(t, 30*time.Millisecond, c.Hold.D(), "the hold grows by half")
+	long := clone(s)
+	long.Faults[0].For = dur(2 * time.Second)
+	assert.Equal(t, 2*time.Second, strengthen(long).Duration.D(), "the run grows by the pause's 1s, more than by half")
+	long.Hold = dur(100 * time.Millisecond)
+	assert.Equal(t, 100*time.Millisecond, strengthen(long).Hold.D(), "150ms would pass a quarter of the 500ms lease")
 	assert.Equal(t, 520*time.Millisecond, s.Faults[0].For.D(), "the original is untouched")
 	assert.Equal(t, time.Second, s.Duration.D())
 	_, err := c.Config("redlock")
 	require.NoError(t, err)
+
+	st := stretched(s)
+	require.NotNil(t, st)
+	assert.Equal(t, 80*time.Millisecond, st.Hold.D(), "the hold grows as widening grows it")
+	assert.Equal(t, 1500*time.Millisecond, st.Duration.D(), "the run grows by half")
+	assert.Equal(t, s.Faults, st.Faults, "the faults stay as they are")
+	assert.Equal(t, 125*time.Millisecond, stretched(long).Hold.D(), "at most a quarter of the lease")
+	long.Hold = dur(125 * time.Millisecond)
+	assert.Nil(t, stretched(long), "the hold cannot grow past a quarter of the lease")
 
 	crash := mustParse(t, `name: crash
 algorithm: setnx-expire

@@ -58,6 +58,27 @@ func (f Finding) Same(g Finding) bool { return f.Check == g.Check && f.Verdict =
 type outcome struct {
 	Finding
 	res *sim.Result
+	// checks are every check's verdict: the finding names one failed
+	// check, but others may have failed beside it.
+	checks map[string]checker.Verdict
+}
+
+// Same reports whether the run shows target's failure: target's check
+// failed with target's verdict, whatever other check failed beside it.
+// A failure is named after the first failed check in precedence order,
+// but shrinking keeps a step while "the same check still fails": a client
+// pause that lets one client DEL another's lease breaks the claim and
+// exclusion both, and an exclusion failure found where the claim held
+// must be allowed to shrink to that pause, which is named a claim
+// failure. A run that tested nothing shows nothing.
+func (o outcome) Same(target Finding) bool {
+	if o.NotPlayed {
+		return false
+	}
+	if v, ok := o.checks[target.Check]; ok && target.Check != "" {
+		return v == target.Verdict
+	}
+	return o.Finding.Same(target)
 }
 
 // runOnce plays s for algo with the given seed in virtual time (the host
@@ -80,7 +101,11 @@ func play(ctx context.Context, s *scenarios.Scenario, cfg sim.Config) (outcome, 
 		return outcome{res: res}, err
 	}
 	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: checkTimeout})
-	return outcome{Finding: classify(cr, s), res: res}, nil
+	checks := make(map[string]checker.Verdict, len(cr.Checks))
+	for _, c := range cr.Checks {
+		checks[c.Name] = c.Verdict
+	}
+	return outcome{Finding: classify(cr, s), res: res, checks: checks}, nil
 }
 
 // precedence orders the checks a finding is named after.

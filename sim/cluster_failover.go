@@ -21,10 +21,11 @@ import (
 //     had not received is lost. Node(i) is the promoted replica from then
 //     on. Rejoin (the heal) restarts the old master empty as the new
 //     master's replica, so that a later failover finds a replica again.
-//   - miniredis has no replication. The failover is emulated: the node
-//     loses every key written after the instant up to which the (virtual)
-//     replication link r<i> <-> n<i> had delivered (see
-//     Network.replicatedUpTo), and its connections drop.
+//   - miniredis has no replication. The failover is emulated: every key
+//     written after the instant up to which the (virtual) replication
+//     link r<i> <-> n<i> had delivered (see Network.replicatedUpTo) goes
+//     back to its state then (a DEL undone, a SET lost), and the node's
+//     connections drop.
 //   - external: refused; the servers' topology is not the harness's.
 
 const syncTimeout = 5 * time.Second
@@ -167,11 +168,11 @@ func (c *Cluster) emulateFailover(i int) (string, error) {
 	if err := n.Kill(); err != nil {
 		return "", err
 	}
-	lost := n.loseWritesSince(upTo)
+	lost := n.revertWritesSince(upTo)
 	if err := n.Restart(true); err != nil {
 		return "", fmt.Errorf("failover: node %d: %w", i, err)
 	}
-	return fmt.Sprintf("node %d (emulated): replication %v behind; lost %d key(s) %v", i,
+	return fmt.Sprintf("node %d (emulated): replication %v behind; %d key(s) back to that instant %v", i,
 		now.Sub(upTo).Round(time.Millisecond), len(lost), lost), nil
 }
 

@@ -119,6 +119,9 @@ func (n *miniNode) preHook(p *server.Peer, cmd string, args ...string) bool {
 		return true // killed while held: drop the command unanswered
 	}
 	n.pushClock()
+	// Just before the command runs: the state it may change, for a
+	// failover that must undo it.
+	n.snapshotKeys(cmd, args)
 	return n.emulateWait(p, cmd, args)
 }
 
