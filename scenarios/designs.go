@@ -72,8 +72,10 @@ func (s *Scenario) cannotRun(algo string) string {
 				return fmt.Sprintf("faults[%d] needs the internal point %s, which a process design does not announce", i, p.Point)
 			}
 		}
-		if strings.HasPrefix(f.Kind, "clock-") && strings.HasSuffix(f.Kind, "-client") && !info.ReachesClock() {
-			return fmt.Sprintf("faults[%d] (%s) would not reach %s's own clock", i, f.Kind, algo)
+		if strings.HasPrefix(f.Kind, "clock-") && strings.HasSuffix(f.Kind, "-client") {
+			if why := info.ClockUnreached(); why != "" {
+				return fmt.Sprintf("faults[%d] (%s) would not reach %s's own clock: %s", i, f.Kind, algo, why)
+			}
 		}
 	}
 	return ""
