@@ -154,3 +154,14 @@ func (cc *childClock) close() {
 	cc.stop()
 	_ = os.RemoveAll(cc.dir)
 }
+
+// removeFaketimeShm removes the shared memory and semaphore libfaketime
+// made for the process pid, which it removes itself only when the
+// process exits normally: a crashed (SIGKILLed) child would leave them
+// in /dev/shm, and a later process given the same pid would fail to start
+// ("shm_open failed: File exists").
+func removeFaketimeShm(pid int) {
+	for _, f := range []string{"faketime_shm_%d", "sem.faketime_sem_%d"} {
+		_ = os.Remove(filepath.Join("/dev/shm", fmt.Sprintf(f, pid)))
+	}
+}

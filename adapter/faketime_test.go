@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -115,6 +116,14 @@ func TestChildClockFollowsClientClock(t *testing.T) {
 			after = time.Now()
 			if wall < ms(before)-1 || wall > ms(after)+1 {
 				t.Errorf("after the reset the child's wall clock is %.0f ms off", math.Min(math.Abs(wall-ms(before)), math.Abs(wall-ms(after))))
+			}
+
+			// a crashed child leaves nothing of libfaketime's in /dev/shm
+			pid := l.c.cmd.Process.Pid
+			_ = l.Kill()
+			_ = l.Close()
+			if _, err := os.Stat(fmt.Sprintf("/dev/shm/faketime_shm_%d", pid)); err == nil {
+				t.Errorf("/dev/shm/faketime_shm_%d left after the child was killed", pid)
 			}
 		})
 	}

@@ -40,14 +40,16 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 	}
 	env := []string{"PYTHONUNBUFFERED=1"}
 	var clock *childClock
+	var exited func(int)
 	if wc, ok := o.Clock.(lock.WatchedClock); ok && cmd.Faketime != NoFaketime && faketimeMissing() == "" {
 		var err error
 		if clock, err = newChildClock(wc); err != nil {
 			return nil, fmt.Errorf("%s: %w: %w", name, lock.ErrNoStart, err)
 		}
 		env = append(env, clock.env(cmd.Faketime)...)
+		exited = removeFaketimeShm
 	}
-	c, err := startChild(cmd.Argv, env, cmd.Dir)
+	c, err := startChild(cmd.Argv, env, cmd.Dir, exited)
 	if err != nil {
 		clock.close()
 		return nil, fmt.Errorf("%s: %w: %w", name, lock.ErrNoStart, err)
