@@ -86,19 +86,25 @@ func TestProcessDesignsPlayTheCatalogue(t *testing.T) {
 }
 
 // TestInternalPointRefused: a fault on a design's internal point skips a
-// process design, saying why, and so does a client clock fault.
+// process design, saying why; so does a client clock fault where
+// libfaketime would not reach the child: a process:CMD adapter, whose
+// runtime locksim does not know, or a bundled one without libfaketime.
 func TestInternalPointRefused(t *testing.T) {
-	for _, tc := range []struct{ scenario, want string }{
-		{"crash-between-setnx-expire", "internal point between-setnx-and-expire"},
-		{"getset-client-clock-ahead", "would not reach"},
+	for _, tc := range []struct{ scenario, algo, lib, want string }{
+		{"crash-between-setnx-expire", "redis-py", "", "internal point between-setnx-and-expire"},
+		{"getset-client-clock-ahead", "process:/bin/sh adapter.sh", "", "would not reach process:/bin/sh adapter.sh's own clock"},
+		{"getset-client-clock-ahead", "redis-py", "/no/such/libfaketime.so.1", "would not reach redis-py's own clock: libfaketime"},
 	} {
+		if tc.lib != "" {
+			t.Setenv("LOCKSIM_LIBFAKETIME", tc.lib)
+		}
 		s, err := scenarios.Lookup(tc.scenario)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, ok := s.Expect("redis-py")
+		e, ok := s.Expect(tc.algo)
 		if !ok || e.Verdict != scenarios.Skip || !strings.Contains(e.Reason, tc.want) {
-			t.Errorf("%s: redis-py expected %v %q, want skip naming %q", tc.scenario, e.Verdict, e.Reason, tc.want)
+			t.Errorf("%s: %s expected %v %q, want skip naming %q", tc.scenario, tc.algo, e.Verdict, e.Reason, tc.want)
 		}
 	}
 }
@@ -194,5 +200,43 @@ func TestChildThatDoesNotStart(t *testing.T) {
 	}
 	if m := info.Missing(); !strings.Contains(m, "command not found") {
 		t.Errorf("Missing() = %q, want command not found", m)
+	}
+}
+
+// TestClientClockFaultsOnProcessDesigns: the client clock regressions
+// (a step back, a slow clock, a jump healed before the check) give
+// redis-py and node-redlock the verdicts they give setpx and redlock: the
+// child's clock moves with the client's (libfaketime), and the lease's
+// deadline, a reading of that clock, is mapped through its course.
+func TestClientClockFaultsOnProcessDesigns(t *testing.T) {
+	for _, name := range []string{"backward-jump-fools-check", "slow-clock-fools-check", "jump-and-heal-before-check"} {
+		s, err := scenarios.LoadFile(filepath.Join("..", "scenarios", "testdata", "verdicts", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, algo := range []string{"redis-py", "node-redlock"} {
+			t.Run(algo+"/"+name, func(t *testing.T) {
+				requireDesign(t, algo)
+				info, _ := lock.Lookup(algo)
+				if m := info.ClockUnreached(); m != "" {
+					if os.Getenv(simtest.RequireEnv) == "1" {
+						t.Fatal(m)
+					}
+					t.Skip("skipping: " + m)
+				}
+				if !s.Covers(algo) {
+					t.Fatalf("%s does not cover %s (it names %v)", name, algo, s.Algorithm)
+				}
+				got, _ := s.Expect(algo)
+				want, _ := s.Expect(info.Like)
+				if got.String() != want.String() {
+					t.Fatalf("%s expected %s, %s %s", algo, got, info.Like, want)
+				}
+				o := executePlayed(t, s, algo, "")
+				if !o.AsExpected {
+					t.Errorf("verdict %s %v, expected %s; not played: %v (report %s)", o.Verdict, o.Checks, o.Expected, o.Unplayed, o.Dir)
+				}
+			})
+		}
 	}
 }
