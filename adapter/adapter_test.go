@@ -150,6 +150,33 @@ func TestVirtualTimeRefused(t *testing.T) {
 	}
 }
 
+// TestProcessDesignFailsOverDirectly: on redis-server with a replica a
+// process design's failover is the harness's direct promotion (its child
+// reaches each node at one address and cannot follow Sentinel), and an
+// explicit Sentinel failover is refused in one line, or skips a scenario
+// that asks for it.
+func TestProcessDesignFailsOverDirectly(t *testing.T) {
+	requireDesign(t, "redis-py")
+	cfg := sim.Config{Algorithm: "redis-py", Cluster: sim.ClusterConfig{Backend: sim.BackendRedis, Replicas: 1}}.WithDefaults()
+	if cfg.Cluster.Failover.Mode != sim.FailoverDirect {
+		t.Errorf("redis-py on redis with a replica fails over by %q, want direct", cfg.Cluster.Failover.Mode)
+	}
+	if setpx := (sim.Config{Algorithm: "setpx", Cluster: sim.ClusterConfig{Backend: sim.BackendRedis, Replicas: 1}}.WithDefaults()); setpx.Cluster.Failover.Mode != sim.FailoverSentinel {
+		t.Errorf("setpx fails over by %q, want sentinel (the default)", setpx.Cluster.Failover.Mode)
+	}
+	cfg = sim.Config{Algorithm: "redis-py", Cluster: sim.ClusterConfig{Backend: sim.BackendRedis, Replicas: 1, Failover: sim.FailoverConfig{Mode: sim.FailoverSentinel}}}.WithDefaults()
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "failover.mode sentinel") {
+		t.Errorf("Validate = %v, want a refusal naming failover.mode sentinel", err)
+	}
+	s, err := scenarios.Parse("x.yaml", []byte("name: x\nalgorithm: setpx\nbackend: redis\nreplicas: 1\nfailover: {mode: sentinel}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := s.Expect("redis-py"); e.Verdict != scenarios.Skip || !strings.Contains(e.Reason, "Sentinel") {
+		t.Errorf("redis-py expected %v %q, want skip naming Sentinel", e.Verdict, e.Reason)
+	}
+}
+
 // children lists the processes whose parent is this test process.
 func children(t *testing.T) []string {
 	t.Helper()

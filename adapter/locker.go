@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"net"
 	"syscall"
 	"time"
 
@@ -37,6 +38,10 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 			return nil, fmt.Errorf("%s: node %d: a process design needs plain node clients (%T)", name, i, n)
 		}
 		addrs[i] = rc.Options().Addr
+		if _, _, err := net.SplitHostPort(addrs[i]); err != nil {
+			// a Sentinel failover client's Addr is a placeholder
+			return nil, fmt.Errorf("%s: node %d: a process design needs a node's host:port, not %q (a Sentinel client? use failover mode direct)", name, i, addrs[i])
+		}
 	}
 	env := []string{"PYTHONUNBUFFERED=1"}
 	var clock *childClock

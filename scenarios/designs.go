@@ -62,6 +62,9 @@ func (s *Scenario) cannotRun(algo string) string {
 	if !info.Process {
 		return ""
 	}
+	if s.Failover != nil && s.Failover.Mode == string(sim.FailoverSentinel) {
+		return "failover.mode sentinel: a process design's child reaches each node at one address and cannot follow Sentinel"
+	}
 	loop := make([]string, 0, len(sim.LoopPoints)+len(info.Points))
 	for _, p := range slices.Concat(sim.LoopPoints, info.Points, []lock.Point{lock.PointBeforeAcquire, lock.PointBeforeRelease}) {
 		loop = append(loop, string(p))
