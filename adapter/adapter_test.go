@@ -92,19 +92,25 @@ func TestProcessDesignsPlayTheCatalogue(t *testing.T) {
 }
 
 // TestInternalPointRefused: a fault on a design's internal point skips a
-// process design, saying why, and so does a client clock fault.
+// process design, saying why; so does a client clock fault where
+// libfaketime would not reach the child: a process:CMD adapter, whose
+// runtime locksim does not know, or a bundled one without libfaketime.
 func TestInternalPointRefused(t *testing.T) {
-	for _, tc := range []struct{ scenario, want string }{
-		{"crash-between-setnx-expire", "internal point between-setnx-and-expire"},
-		{"getset-client-clock-ahead", "would not reach"},
+	for _, tc := range []struct{ scenario, algo, lib, want string }{
+		{"crash-between-setnx-expire", "redis-py", "", "internal point between-setnx-and-expire"},
+		{"getset-client-clock-ahead", "process:/bin/sh adapter.sh", "", "would not reach process:/bin/sh adapter.sh's own clock"},
+		{"getset-client-clock-ahead", "redis-py", "/no/such/libfaketime.so.1", "would not reach redis-py's own clock: libfaketime"},
 	} {
+		if tc.lib != "" {
+			t.Setenv("LOCKSIM_LIBFAKETIME", tc.lib)
+		}
 		s, err := scenarios.Lookup(tc.scenario)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, ok := s.Expect("redis-py")
+		e, ok := s.Expect(tc.algo)
 		if !ok || e.Verdict != scenarios.Skip || !strings.Contains(e.Reason, tc.want) {
-			t.Errorf("%s: redis-py expected %v %q, want skip naming %q", tc.scenario, e.Verdict, e.Reason, tc.want)
+			t.Errorf("%s: %s expected %v %q, want skip naming %q", tc.scenario, tc.algo, e.Verdict, e.Reason, tc.want)
 		}
 	}
 }
@@ -147,6 +153,33 @@ func TestVirtualTimeRefused(t *testing.T) {
 	cfg := sim.Config{Algorithm: "redis-py", VirtualTime: true}.WithDefaults()
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "virtual time") {
 		t.Errorf("Validate = %v, want a refusal naming virtual time", err)
+	}
+}
+
+// TestProcessDesignFailsOverDirectly: on redis-server with a replica a
+// process design's failover is the harness's direct promotion (its child
+// reaches each node at one address and cannot follow Sentinel), and an
+// explicit Sentinel failover is refused in one line, or skips a scenario
+// that asks for it.
+func TestProcessDesignFailsOverDirectly(t *testing.T) {
+	requireDesign(t, "redis-py")
+	cfg := sim.Config{Algorithm: "redis-py", Cluster: sim.ClusterConfig{Backend: sim.BackendRedis, Replicas: 1}}.WithDefaults()
+	if cfg.Cluster.Failover.Mode != sim.FailoverDirect {
+		t.Errorf("redis-py on redis with a replica fails over by %q, want direct", cfg.Cluster.Failover.Mode)
+	}
+	if setpx := (sim.Config{Algorithm: "setpx", Cluster: sim.ClusterConfig{Backend: sim.BackendRedis, Replicas: 1}}.WithDefaults()); setpx.Cluster.Failover.Mode != sim.FailoverSentinel {
+		t.Errorf("setpx fails over by %q, want sentinel (the default)", setpx.Cluster.Failover.Mode)
+	}
+	cfg = sim.Config{Algorithm: "redis-py", Cluster: sim.ClusterConfig{Backend: sim.BackendRedis, Replicas: 1, Failover: sim.FailoverConfig{Mode: sim.FailoverSentinel}}}.WithDefaults()
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "failover.mode sentinel") {
+		t.Errorf("Validate = %v, want a refusal naming failover.mode sentinel", err)
+	}
+	s, err := scenarios.Parse("x.yaml", []byte("name: x\nalgorithm: setpx\nbackend: redis\nreplicas: 1\nfailover: {mode: sentinel}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := s.Expect("redis-py"); e.Verdict != scenarios.Skip || !strings.Contains(e.Reason, "Sentinel") {
+		t.Errorf("redis-py expected %v %q, want skip naming Sentinel", e.Verdict, e.Reason)
 	}
 }
 
@@ -200,5 +233,43 @@ func TestChildThatDoesNotStart(t *testing.T) {
 	}
 	if m := info.Missing(); !strings.Contains(m, "command not found") {
 		t.Errorf("Missing() = %q, want command not found", m)
+	}
+}
+
+// TestClientClockFaultsOnProcessDesigns: the client clock regressions
+// (a step back, a slow clock, a jump healed before the check) give
+// redis-py and node-redlock the verdicts they give setpx and redlock: the
+// child's clock moves with the client's (libfaketime), and the lease's
+// deadline, a reading of that clock, is mapped through its course.
+func TestClientClockFaultsOnProcessDesigns(t *testing.T) {
+	for _, name := range []string{"backward-jump-fools-check", "slow-clock-fools-check", "jump-and-heal-before-check"} {
+		s, err := scenarios.LoadFile(filepath.Join("..", "scenarios", "testdata", "verdicts", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, algo := range []string{"redis-py", "node-redlock"} {
+			t.Run(algo+"/"+name, func(t *testing.T) {
+				requireDesign(t, algo)
+				info, _ := lock.Lookup(algo)
+				if m := info.ClockUnreached(); m != "" {
+					if os.Getenv(simtest.RequireEnv) == "1" {
+						t.Fatal(m)
+					}
+					t.Skip("skipping: " + m)
+				}
+				if !s.Covers(algo) {
+					t.Fatalf("%s does not cover %s (it names %v)", name, algo, s.Algorithm)
+				}
+				got, _ := s.Expect(algo)
+				want, _ := s.Expect(info.Like)
+				if got.String() != want.String() {
+					t.Fatalf("%s expected %s, %s %s", algo, got, info.Like, want)
+				}
+				o := executePlayed(t, s, algo, "")
+				if !o.AsExpected {
+					t.Errorf("verdict %s %v, expected %s; not played: %v (report %s)", o.Verdict, o.Checks, o.Expected, o.Unplayed, o.Dir)
+				}
+			})
+		}
 	}
 }

@@ -44,8 +44,8 @@ type child struct {
 
 // startChild runs argv with env added, in its own process group, to die
 // with locksim (Pdeathsig) and never to see the terminal's Ctrl-C itself:
-// locksim ends it.
-func startChild(argv []string, env []string, dir string) (*child, error) {
+// locksim ends it. exited, if not nil, runs once the child is reaped.
+func startChild(argv []string, env []string, dir string, exited func(pid int)) (*child, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Dir = dir
@@ -68,6 +68,9 @@ func startChild(argv []string, env []string, dir string) (*child, error) {
 	go func() {
 		<-c.done
 		_ = cmd.Wait()
+		if exited != nil {
+			exited(cmd.Process.Pid)
+		}
 		close(c.waited)
 	}()
 	return c, nil

@@ -18,11 +18,8 @@ import (
 type Command struct {
 	Argv []string
 	Dir  string // working directory; "" for locksim's own
-}
-
-// env is what the child's environment gets on top of locksim's.
-func (Command) env(lock.Options) ([]string, error) {
-	return []string{"PYTHONUNBUFFERED=1"}, nil
+	// Faketime is how client clock faults reach the child's clock.
+	Faketime Faketime
 }
 
 // Python and Node are the interpreters the bundled adapters run under.
@@ -55,6 +52,7 @@ func init() {
 		Source:   "redis-py, redis/lock.py (Lock.acquire, do_release, do_extend); adapter/redis-py/adapter.py",
 		New:      factory("redis-py", RedisPy()),
 		Like:     "setpx", Process: true, Peer: true, Expires: true, Extendable: true,
+		ClockFaults: faketimeMissing,
 		Unavailable: once(func() string {
 			if _, err := os.Stat(RedisPy().Argv[1]); err != nil {
 				return "redis-py: its adapter script is missing (" + RedisPy().Argv[1] + "; set LOCKSIM_ADAPTER_DIR)"
@@ -69,6 +67,7 @@ func init() {
 		Source:   "npm redlock 4.2.0 (redlock.js: _lock, quorum, drift); adapter/node-redlock/adapter.js",
 		New:      factory("node-redlock", NodeRedlock()),
 		Like:     "redlock", Process: true, Peer: true, MultiNode: true, Expires: true, Extendable: true,
+		ClockFaults: faketimeMissing,
 		Unavailable: once(func() string {
 			if _, err := os.Stat(filepath.Join(Dir(), "node-redlock", "node_modules", "redlock")); err != nil {
 				return "node-redlock: its packages are not installed (run npm ci in " + filepath.Join(Dir(), "node-redlock") + ")"
@@ -81,13 +80,13 @@ func init() {
 
 // RedisPy is the command of the bundled redis-py adapter.
 func RedisPy() Command {
-	return Command{Argv: []string{Python, filepath.Join(Dir(), "redis-py", "adapter.py")}}
+	return Command{Argv: []string{Python, filepath.Join(Dir(), "redis-py", "adapter.py")}, Faketime: FaketimeAll}
 }
 
 // NodeRedlock is the command of the bundled node-redlock adapter.
 func NodeRedlock() Command {
 	d := filepath.Join(Dir(), "node-redlock")
-	return Command{Argv: []string{Node, filepath.Join(d, "adapter.js")}, Dir: d}
+	return Command{Argv: []string{Node, filepath.Join(d, "adapter.js")}, Dir: d, Faketime: FaketimeWall}
 }
 
 // Process is the design process:CMD: any adapter command, split on spaces,

@@ -26,4 +26,9 @@
 // TTL*drift. wait_ms is the acquire's own deadline for retrying (0: one
 // attempt; locksim's loop retries as for every design). The child exits
 // when its stdin closes.
+//
+// The bundled adapters' children run with libfaketime preloaded, and
+// every jump, rate change and reset of the client's clock rewrites the
+// child's spec file (faketime.go), so client clock faults reach the
+// child's own clock too; a process:CMD adapter is refused them.
 package adapter

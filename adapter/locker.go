@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"net"
 	"syscall"
 	"time"
 
@@ -14,9 +15,10 @@ import (
 // locker is one client's process design: a lock.Locker whose every call is
 // a request to its child.
 type locker struct {
-	name string
-	c    *child
-	o    lock.Options
+	name  string
+	c     *child
+	clock *childClock // nil when the child's clock is its own
+	o     lock.Options
 }
 
 var (
@@ -36,16 +38,28 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 			return nil, fmt.Errorf("%s: node %d: a process design needs plain node clients (%T)", name, i, n)
 		}
 		addrs[i] = rc.Options().Addr
+		if _, _, err := net.SplitHostPort(addrs[i]); err != nil {
+			// a Sentinel failover client's Addr is a placeholder
+			return nil, fmt.Errorf("%s: node %d: a process design needs a node's host:port, not %q (a Sentinel client? use failover mode direct)", name, i, addrs[i])
+		}
 	}
-	env, err := cmd.env(o)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	env := []string{"PYTHONUNBUFFERED=1"}
+	var clock *childClock
+	var exited func(int)
+	if wc, ok := o.Clock.(lock.WatchedClock); ok && cmd.Faketime != NoFaketime && faketimeMissing() == "" {
+		var err error
+		if clock, err = newChildClock(wc); err != nil {
+			return nil, fmt.Errorf("%s: %w: %w", name, lock.ErrNoStart, err)
+		}
+		env = append(env, clock.env(cmd.Faketime)...)
+		exited = removeFaketimeShm
 	}
-	c, err := startChild(cmd.Argv, env, cmd.Dir)
+	c, err := startChild(cmd.Argv, env, cmd.Dir, exited)
 	if err != nil {
+		clock.close()
 		return nil, fmt.Errorf("%s: %w: %w", name, lock.ErrNoStart, err)
 	}
-	l := &locker{name: name, c: c, o: o}
+	l := &locker{name: name, c: c, clock: clock, o: o}
 	hello := request{Op: "hello", Owner: o.Owner, Nodes: addrs, Options: &helloOptions{
 		TTLms: o.TTL.Milliseconds(), Drift: o.Drift, RetryDelayMs: o.Retry.Interval.Milliseconds(),
 		NodeTimeoutMs: o.NodeTimeout.Milliseconds(),
@@ -57,7 +71,7 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 		err = fmt.Errorf("hello refused: %s", r.Error)
 	}
 	if err != nil {
-		_ = c.close()
+		_ = l.Close()
 		return nil, fmt.Errorf("%s: %w: %w", name, lock.ErrNoStart, err)
 	}
 	return l, nil
@@ -74,7 +88,7 @@ func (l *locker) Acquire(ctx context.Context, key string) (*lock.Lease, error) {
 	// per cycle), and a second one would count twice for nth triggers
 	wait := int64(0)
 	start := l.o.Clock.Now()
-	r, err := l.c.call(ctx, request{Op: "acquire", Key: key, TTLms: l.o.TTL.Milliseconds(), WaitMs: &wait})
+	r, err := l.call(ctx, request{Op: "acquire", Key: key, TTLms: l.o.TTL.Milliseconds(), WaitMs: &wait})
 	if err != nil {
 		return nil, fmt.Errorf("%s: acquire %s: %w", l.name, key, err)
 	}
@@ -112,13 +126,13 @@ func (l *locker) Release(ctx context.Context, le *lock.Lease) error {
 	if err := l.o.Hook(ctx, lock.Event{Point: lock.PointBeforeRelease, Key: le.Key, Lease: le}); err != nil {
 		return err
 	}
-	r, err := l.c.call(ctx, request{Op: "release", Key: le.Key, Token: le.Token})
+	r, err := l.call(ctx, request{Op: "release", Key: le.Key, Token: le.Token})
 	return l.answer("release", le.Key, r, err)
 }
 
 func (l *locker) Extend(ctx context.Context, le *lock.Lease) error {
 	start := l.o.Clock.Now()
-	r, err := l.c.call(ctx, request{Op: "extend", Key: le.Key, Token: le.Token, TTLms: l.o.TTL.Milliseconds()})
+	r, err := l.call(ctx, request{Op: "extend", Key: le.Key, Token: le.Token, TTLms: l.o.TTL.Milliseconds()})
 	if err := l.answer("extend", le.Key, r, err); err != nil {
 		return err
 	}
@@ -143,4 +157,17 @@ func (l *locker) answer(op, key string, r reply, err error) error {
 func (l *locker) Stop() error     { return l.c.signal(syscall.SIGSTOP) }
 func (l *locker) Continue() error { return l.c.signal(syscall.SIGCONT) }
 func (l *locker) Kill() error     { return l.c.signal(syscall.SIGKILL) }
-func (l *locker) Close() error    { return l.c.close() }
+func (l *locker) Close() error {
+	err := l.c.close()
+	l.clock.close()
+	return err
+}
+
+// call sends one request, unless the child's clock stopped following the
+// client's: what the child would answer then is not known.
+func (l *locker) call(ctx context.Context, req request) (reply, error) {
+	if err := l.clock.failed(); err != nil {
+		return reply{}, err
+	}
+	return l.c.call(ctx, req)
+}

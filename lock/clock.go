@@ -32,3 +32,16 @@ func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// WatchedClock is a clock that can be stepped and re-rated (the
+// simulator's client clocks) and tells of it: a process design carries
+// every change to its child's clock, so that the child reads the same
+// clock as the client loop around it.
+type WatchedClock interface {
+	Clock
+	// Rate is how fast the clock runs against true time now.
+	Rate() float64
+	// Watch calls f after every jump, rate change and reset, before the
+	// change returns; stop ends the calls.
+	Watch(f func()) (stop func())
+}

@@ -53,10 +53,11 @@ type Info struct {
 	// scenario that names Like, or expects something of it, covers this
 	// design too unless it says otherwise.
 	Like string
-	// ClockFaults: client clock faults reach the design (always for a Go
-	// design, which reads the injected clock; for a process design only
-	// where its runtime honours libfaketime).
-	ClockFaults bool
+	// ClockFaults says whether client clock faults reach a process
+	// design's own clock (a Go design reads the injected clock, always
+	// reached): nil, never (its runtime does not honour libfaketime);
+	// else why not on this machine, "" when they do.
+	ClockFaults func() string
 	// Points are the internal points the design announces through
 	// Options.Hook, beyond the built-in designs' (lock.Points): an outside
 	// lock's own steps that faults may then target.
@@ -74,9 +75,18 @@ func (i Info) Missing() string {
 	return i.Unavailable()
 }
 
-// ReachesClock reports whether client clock faults reach the design: every
-// Go design reads the injected clock; a process design says so itself.
-func (i Info) ReachesClock() bool { return !i.Process || i.ClockFaults }
+// ClockUnreached says why client clock faults would not reach the
+// design's clock ("" when they do): every Go design reads the injected
+// clock; a process design says so itself.
+func (i Info) ClockUnreached() string {
+	switch {
+	case !i.Process:
+		return ""
+	case i.ClockFaults == nil:
+		return "its child reads a clock locksim cannot move"
+	}
+	return i.ClockFaults()
+}
 
 // order is the canonical catalogue order; designs register themselves.
 var order = []string{

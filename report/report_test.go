@@ -482,7 +482,7 @@ func TestRunDir(t *testing.T) {
 		runDir(t, root, "gc-pause-after-check", "redlock", started, 6), "another design, another name")
 	assert.Equal(t, filepath.Join(root, "locksim", "gc-pause-after-check", "20250314T092654Z-setpx-s6"),
 		runDir(t, root, "gc-pause-after-check", "setpx", started.Add(time.Second), 6))
-	assert.Equal(t, filepath.Join(root, "locksim", "a_b", "20250314T092653Z-x_y-s7"), runDir(t, root, "a/b", "x/y", started, 7), "a name stays one path element")
+	assert.Regexp(t, `/locksim/a_b/20250314T092653Z-x-y-[0-9a-f]{8}-s7$`, runDir(t, root, "a/b", "x/y", started, 7), "a name stays one path element")
 	assert.Equal(t, filepath.Join(root, "locksim", "unnamed", "20250314T092653Z-s7"), runDir(t, root, "..", "", started, 7), "no design, no design in the name")
 }
 
@@ -609,7 +609,7 @@ func TestUpdateLatest(t *testing.T) {
 	assert.Error(t, UpdateLatest(scen, "a"), "a real directory named latest is not replaced")
 
 	assert.Equal(t, "latest-setpx", LatestFor("setpx"))
-	assert.Equal(t, "latest-a_b", LatestFor("a/b"), "one path element")
+	assert.Regexp(t, `^latest-a-b-[0-9a-f]{8}$`, LatestFor("a/b"), "one path element")
 	require.NoError(t, UpdateLink(scen, LatestFor("setpx"), "a"))
 	target, err = os.Readlink(filepath.Join(scen, "latest-setpx"))
 	require.NoError(t, err)
@@ -645,4 +645,21 @@ func TestExample(t *testing.T) {
 		require.NoError(t, WriteRun(dir+"-"+x.name, newRun(t, "example-"+x.name, x.algo, x.h, x.clients, "")))
 	}
 	t.Logf("wrote %s", dir)
+}
+
+// TestDesignElem: a process:CMD design's run directory has a name without
+// spaces, colons or slashes; two commands that slug alike keep apart, and
+// a long command is cut.
+func TestDesignElem(t *testing.T) {
+	assert.Equal(t, "setpx", designElem("setpx"))
+	py := designElem("process:/usr/bin/python3 adapter/redis-py/adapter.py")
+	assert.Regexp(t, `^process-usr-bin-python3-adapter-redis-py-adapter.py-[0-9a-f]{8}$`, py)
+	assert.NotEqual(t, designElem("process:a b"), designElem("process:a/b"), "distinct commands, distinct names")
+	long := designElem("process:" + strings.Repeat("x/", 100))
+	assert.LessOrEqual(t, len(long), maxDesignElem)
+	assert.Equal(t, "unnamed", designElem(" :/ "))
+	dir, err := RunDir(t.TempDir(), "crash-holder", "process:/bin/sh my adapter.sh", time.Unix(0, 0), 1)
+	require.NoError(t, err)
+	assert.NotContains(t, filepath.Base(dir), " ")
+	assert.NotContains(t, filepath.Base(dir), ":")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"html"
 	"io"
 	"io/fs"
@@ -15,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/internal/artifact"
@@ -242,12 +245,12 @@ func WriteNewRun(root, scenario string, started time.Time, seed uint64, in Run) 
 
 // RunDir names a new run directory: root/locksim/<scenario>/<UTC
 // stamp>-<design>-s<seed> (<UTC stamp>-s<seed> when design is empty), with
-// -2, -3... appended when that name is taken. The scenario and design
-// names are made safe as path elements.
+// -2, -3... appended when that name is taken. The scenario name is made
+// safe as a path element, the design's as a slug (designElem).
 func RunDir(root, scenario, design string, started time.Time, seed uint64) (string, error) {
 	name := artifact.Stamp(started)
 	if design != "" {
-		name += "-" + pathElem(design)
+		name += "-" + designElem(design)
 	}
 	base := filepath.Join(root, RunsDir, pathElem(scenario), name+"-s"+strconv.FormatUint(seed, 10))
 	name, err := artifact.FreeName(base)
@@ -271,13 +274,51 @@ func pathElem(name string) string {
 	return name
 }
 
+// maxDesignElem bounds a design's part of a file name.
+const maxDesignElem = 64
+
+// designElem is a design's name as a piece of a file name. A process:CMD
+// design is named by its command, with a colon, spaces and slashes: every
+// run of characters other than letters, digits, '.', '_' and '-' becomes
+// one '-', and a name that is still long is cut and ends with a hash of
+// the whole, so that two commands keep apart. The run's summary and
+// verdict keep the name itself.
+func designElem(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.TrimSpace(name) {
+		ok := r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_' || r == '-')
+		switch {
+		case ok:
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	slug := strings.Trim(b.String(), "-.")
+	if slug == "" {
+		return "unnamed"
+	}
+	if len(slug) <= maxDesignElem && slug == name {
+		return slug
+	}
+	if len(slug) > maxDesignElem-9 {
+		slug = strings.TrimRight(slug[:maxDesignElem-9], "-.")
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(name))
+	return fmt.Sprintf("%s-%08x", slug, h.Sum32())
+}
+
 // LatestLink is the name of the link to a scenario's newest run, of any
 // design; LatestFor names the link to one design's newest run.
 const LatestLink = "latest"
 
 // LatestFor is the name of the link to design's newest run of a scenario:
 // latest-<design>.
-func LatestFor(design string) string { return LatestLink + "-" + pathElem(design) }
+func LatestFor(design string) string { return LatestLink + "-" + designElem(design) }
 
 // UpdateLatest points scenarioDir/latest at the run directory runDirName
 // (a name inside scenarioDir; the link is relative so that the results

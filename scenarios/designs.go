@@ -62,6 +62,9 @@ func (s *Scenario) cannotRun(algo string) string {
 	if !info.Process {
 		return ""
 	}
+	if s.Failover != nil && s.Failover.Mode == string(sim.FailoverSentinel) {
+		return "failover.mode sentinel: a process design's child reaches each node at one address and cannot follow Sentinel"
+	}
 	loop := make([]string, 0, len(sim.LoopPoints)+len(info.Points))
 	for _, p := range slices.Concat(sim.LoopPoints, info.Points, []lock.Point{lock.PointBeforeAcquire, lock.PointBeforeRelease}) {
 		loop = append(loop, string(p))
@@ -72,8 +75,10 @@ func (s *Scenario) cannotRun(algo string) string {
 				return fmt.Sprintf("faults[%d] needs the internal point %s, which a process design does not announce", i, p.Point)
 			}
 		}
-		if strings.HasPrefix(f.Kind, "clock-") && strings.HasSuffix(f.Kind, "-client") && !info.ReachesClock() {
-			return fmt.Sprintf("faults[%d] (%s) would not reach %s's own clock", i, f.Kind, algo)
+		if strings.HasPrefix(f.Kind, "clock-") && strings.HasSuffix(f.Kind, "-client") {
+			if why := info.ClockUnreached(); why != "" {
+				return fmt.Sprintf("faults[%d] (%s) would not reach %s's own clock: %s", i, f.Kind, algo, why)
+			}
 		}
 	}
 	return ""

@@ -27,9 +27,12 @@ type ClientClock struct {
 	// deadline is a reading of this clock, and its true-time image depends
 	// on everything the clock does after the acquire.
 	changed func(at, reading time.Duration, rate float64)
+	// watchers hear of every change too (a process design's child clock)
+	watchers  map[int]func()
+	nextWatch int
 }
 
-var _ lock.Clock = (*ClientClock)(nil)
+var _ lock.WatchedClock = (*ClientClock)(nil)
 
 // NewClientClock starts a clock that agrees with true time.
 func NewClientClock(origin, epoch time.Time) *ClientClock {
@@ -93,9 +96,41 @@ func (c *ClientClock) set(next func(t time.Duration) (time.Duration, float64)) {
 	c.anchorClient, c.rate = next(t)
 	c.anchorTrue = t
 	reading, rate, changed := c.anchorClient, c.rate, c.changed
+	watchers := make([]func(), 0, len(c.watchers))
+	for _, f := range c.watchers {
+		watchers = append(watchers, f)
+	}
 	c.mu.Unlock()
 	if changed != nil {
 		changed(t, reading, rate)
+	}
+	for _, f := range watchers {
+		f()
+	}
+}
+
+// Rate is how fast the clock runs against true time now.
+func (c *ClientClock) Rate() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rate
+}
+
+// Watch calls f after every jump, rate change and reset, outside the
+// clock's lock; stop ends the calls.
+func (c *ClientClock) Watch(f func()) (stop func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.watchers == nil {
+		c.watchers = map[int]func(){}
+	}
+	id := c.nextWatch
+	c.nextWatch++
+	c.watchers[id] = f
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		delete(c.watchers, id)
 	}
 }
 

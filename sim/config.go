@@ -76,6 +76,12 @@ func (c Config) WithDefaults() Config {
 		c.Cluster.Nodes = max(c.Cluster.nodeCount(), 1)
 	}
 	if c.Cluster.Replicas > 0 {
+		if info, err := lock.Lookup(c.Algorithm); err == nil && info.Process && c.Cluster.Failover.Mode == "" && c.Cluster.Backend == BackendRedis {
+			// a process design's child reaches each node at one address
+			// (its proxy) and cannot follow Sentinel: the harness
+			// promotes the replica itself
+			c.Cluster.Failover.Mode = FailoverDirect
+		}
 		if f := c.Cluster.ResolvedFailover(); f.Mode != "" {
 			c.Cluster.Failover = f
 		}
@@ -168,6 +174,9 @@ func (c Config) Validate() error {
 	}
 	if info.Process && c.VirtualTime {
 		return fmt.Errorf("algorithm %s: a process design runs on the wall clock and on TCP, not in virtual time", c.Algorithm)
+	}
+	if info.Process && c.Cluster.Replicas > 0 && c.Cluster.Failover.Mode == FailoverSentinel {
+		return fmt.Errorf("failover.mode sentinel: algorithm %s is a process design, whose child reaches each node at one address and cannot follow Sentinel; use direct", c.Algorithm)
 	}
 	// Numeric ranges first (CheckValue): they are the same for every
 	// design. lock.Options.Validate then guards what only the lock knows.

@@ -85,7 +85,13 @@ func processDesigns() []check {
 			out = append(out, check{i.Name, false, "left out of runs: " + m})
 			continue
 		}
-		out = append(out, check{i.Name, true, "usable: " + i.Source})
+		detail := "usable: " + i.Source
+		if why := i.ClockUnreached(); why != "" {
+			detail += "; client clock faults refused: " + why
+		} else {
+			detail += "; client clock faults reach its child (libfaketime)"
+		}
+		out = append(out, check{i.Name, true, detail})
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,7 +37,8 @@ func TestInterruptEndsAdapterChildren(t *testing.T) {
 	bin := buildLocksim(t)
 	cmd := exec.Command(bin, "run", "--algo", "redis-py", "--backend", "redis", "--nodes", "1", "--clients", "3",
 		"--duration", "60s", "--out", t.TempDir())
-	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	tmp := t.TempDir()
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	lines := startWithStderr(t, cmd)
 	go func() {
 		for range lines { // drain
@@ -62,6 +64,12 @@ func TestInterruptEndsAdapterChildren(t *testing.T) {
 	}
 	for pid := range servers {
 		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "redis-server %d outlived the SIGINT", pid)
+	}
+	// nor the children's libfaketime spec files and shared memory
+	left, _ := filepath.Glob(filepath.Join(tmp, "locksim-faketime-*"))
+	assert.Empty(t, left, "libfaketime spec directories left after the SIGINT")
+	for pid := range kids {
+		assert.NoFileExists(t, fmt.Sprintf("/dev/shm/faketime_shm_%d", pid), "libfaketime's shared memory of child %d", pid)
 	}
 }
 

@@ -1,0 +1,167 @@
+package adapter
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/locksim/locksim/lock"
+)
+
+// Faketime is how a child's clock follows its client's clock: through
+// libfaketime, preloaded into the child, reading a spec file that locksim
+// rewrites on every jump, rate change and reset of the client clock
+// (FAKETIME_TIMESTAMP_FILE with FAKETIME_NO_CACHE=1, so the child reads
+// it at every clock call). What a runtime tolerates differs, so each
+// adapter names the clocks it moves.
+type Faketime int
+
+const (
+	// NoFaketime: client clock faults do not reach the child.
+	NoFaketime Faketime = iota
+	// FaketimeWall moves the child's wall clock (CLOCK_REALTIME: Date.now,
+	// time.time) and leaves CLOCK_MONOTONIC alone, as an NTP step does.
+	// Node needs it: its timers abort the process when the monotonic
+	// clock steps back (node::Environment::GetNowUint64 asserts).
+	FaketimeWall
+	// FaketimeAll moves CLOCK_MONOTONIC too. Python needs it: with the
+	// monotonic clock left alone, libfaketime 0.9.10 makes time.sleep
+	// fail with EINVAL.
+	FaketimeAll
+)
+
+// FaketimeLib is the libfaketime preload library: $LOCKSIM_LIBFAKETIME,
+// else where Debian's libfaketime package puts it.
+func FaketimeLib() string {
+	if p := os.Getenv("LOCKSIM_LIBFAKETIME"); p != "" {
+		return p
+	}
+	for _, pattern := range []string{"/usr/lib/*/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1", "/usr/local/lib/faketime/libfaketime.so.1"} {
+		if m, _ := filepath.Glob(pattern); len(m) > 0 {
+			return m[0]
+		}
+	}
+	return ""
+}
+
+// faketimeMissing says why libfaketime cannot move a child's clock here
+// ("" when it can).
+func faketimeMissing() string {
+	lib := FaketimeLib()
+	if lib == "" {
+		return "libfaketime is not installed (Debian package libfaketime, or set LOCKSIM_LIBFAKETIME)"
+	}
+	if _, err := os.Stat(lib); err != nil {
+		return "libfaketime: " + err.Error()
+	}
+	return ""
+}
+
+// childClock keeps one child's libfaketime spec in step with its
+// client's clock.
+type childClock struct {
+	clock lock.WatchedClock
+	dir   string
+	file  string
+	// start is a wall reading no later than the child's start, when
+	// libfaketime anchors its rate (fake = start + (real-start)*rate +
+	// offset). An error in it shifts the child's clock by a constant
+	// while a rate is on; the child reports durations, which it cancels
+	// out of.
+	start time.Time
+	stop  func()
+
+	mu  sync.Mutex
+	err error // the first spec that could not be written
+}
+
+// newChildClock writes the spec for the clock as it reads now, before the
+// child starts, and follows the clock from then on.
+func newChildClock(c lock.WatchedClock) (*childClock, error) {
+	dir, err := os.MkdirTemp("", "locksim-faketime-")
+	if err != nil {
+		return nil, fmt.Errorf("faketime: %w", err)
+	}
+	cc := &childClock{clock: c, dir: dir, file: filepath.Join(dir, "faketimerc"), start: time.Now()}
+	if err := cc.write(); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	cc.stop = c.Watch(func() {
+		if err := cc.write(); err != nil {
+			cc.mu.Lock()
+			if cc.err == nil {
+				cc.err = err
+			}
+			cc.mu.Unlock()
+		}
+	})
+	return cc, nil
+}
+
+// env is what the child's environment needs for mode.
+func (cc *childClock) env(mode Faketime) []string {
+	env := []string{"LD_PRELOAD=" + FaketimeLib(), "FAKETIME_TIMESTAMP_FILE=" + cc.file, "FAKETIME_NO_CACHE=1"}
+	if mode == FaketimeWall {
+		env = append(env, "FAKETIME_DONT_FAKE_MONOTONIC=1")
+	}
+	return env
+}
+
+// spec is libfaketime's "+offset xrate" that makes the child read what
+// the client clock reads now, at the clock's rate from now on.
+func spec(reading, wall, start time.Time, rate float64) string {
+	// fake(wall) = start + (wall-start)*rate + off = reading
+	off := reading.Sub(start) - time.Duration(float64(wall.Sub(start))*rate)
+	// the rate always, also at 1: libfaketime keeps the last rate it
+	// read when a spec names none
+	return fmt.Sprintf("%+.6f x%s", off.Seconds(), strconv.FormatFloat(rate, 'f', -1, 64))
+}
+
+// write replaces the spec file at once (a rename), so the child never
+// reads half a spec.
+func (cc *childClock) write() error {
+	rate := cc.clock.Rate()
+	line := spec(cc.clock.Now(), time.Now(), cc.start, rate) + "\n"
+	tmp := cc.file + ".tmp"
+	if err := os.WriteFile(tmp, []byte(line), 0o644); err != nil {
+		return fmt.Errorf("faketime: %w", err)
+	}
+	if err := os.Rename(tmp, cc.file); err != nil {
+		return fmt.Errorf("faketime: %w", err)
+	}
+	return nil
+}
+
+// failed is the first error in following the clock: the child's clock
+// no longer follows the client's, so what it answers is not known.
+func (cc *childClock) failed() error {
+	if cc == nil {
+		return nil
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return cc.err
+}
+
+func (cc *childClock) close() {
+	if cc == nil {
+		return
+	}
+	cc.stop()
+	_ = os.RemoveAll(cc.dir)
+}
+
+// removeFaketimeShm removes the shared memory and semaphore libfaketime
+// made for the process pid, which it removes itself only when the
+// process exits normally: a crashed (SIGKILLed) child would leave them
+// in /dev/shm, and a later process given the same pid would fail to start
+// ("shm_open failed: File exists").
+func removeFaketimeShm(pid int) {
+	for _, f := range []string{"faketime_shm_%d", "sem.faketime_sem_%d"} {
+		_ = os.Remove(filepath.Join("/dev/shm", fmt.Sprintf(f, pid)))
+	}
+}
