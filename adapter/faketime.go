@@ -39,13 +39,21 @@ func FaketimeLib() string {
 	if p := os.Getenv("LOCKSIM_LIBFAKETIME"); p != "" {
 		return p
 	}
+	return installedFaketime()
+}
+
+// installedFaketime looks for the package's library once per process:
+// every scenario asks, for each design, whether its clock faults can run
+// (a matrix asks tens of thousands of times), and the glob reads all of
+// /usr/lib.
+var installedFaketime = sync.OnceValue(func() string {
 	for _, pattern := range []string{"/usr/lib/*/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1", "/usr/local/lib/faketime/libfaketime.so.1"} {
 		if m, _ := filepath.Glob(pattern); len(m) > 0 {
 			return m[0]
 		}
 	}
 	return ""
-}
+})
 
 // faketimeMissing says why libfaketime cannot move a child's clock here
 // ("" when it can).

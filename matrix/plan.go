@@ -40,9 +40,6 @@ func makePlan(cfg Config) (plan, error) {
 	if err := planExternal(&cfg); err != nil {
 		return plan{}, err
 	}
-	if cfg.Parallel == 0 {
-		cfg.Parallel = DefaultParallel()
-	}
 	if cfg.Out == "" {
 		cfg.Out = "results"
 	}
@@ -78,6 +75,12 @@ func makePlan(cfg Config) (plan, error) {
 		return plan{}, err
 	}
 	cfg.Algorithms = algos
+	if cfg.Parallel == 0 {
+		cfg.Parallel = DefaultParallel()
+		if allVirtual(cfg) {
+			cfg.Parallel = DefaultParallelVirtual()
+		}
+	}
 
 	p := plan{cfg: cfg}
 	for _, s := range cfg.Scenarios {
@@ -131,6 +134,30 @@ func planExternal(cfg *Config) error {
 		return badMatrix("parallel %d: runs on the same external servers use the same keys, so they go one at a time (parallel 1)", cfg.Parallel)
 	}
 	return nil
+}
+
+// allVirtual reports whether every run of the matrix goes in virtual time:
+// every scenario on miniredis in this process, no --real-time, and no
+// process design (their children run on the wall clock).
+func allVirtual(cfg Config) bool {
+	if cfg.RealTime || cfg.Toxiproxy != "" {
+		return false
+	}
+	for _, s := range cfg.Scenarios {
+		backend := cfg.Backend
+		if backend == "" {
+			backend = s.Backend
+		}
+		if backend != "" && sim.Backend(backend) != sim.BackendMiniredis {
+			return false
+		}
+	}
+	for _, a := range cfg.Algorithms {
+		if info, err := lock.Lookup(a); err != nil || info.Process {
+			return false
+		}
+	}
+	return true
 }
 
 // columns are the designs asked for, checked and without repeats,

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -174,9 +175,50 @@ func TestPlanMatrixDefaults(t *testing.T) {
 	assert.Len(t, p.cfg.Scenarios, len(scenarios.Builtin()))
 	assert.NotEmpty(t, p.cfg.Algorithms)
 	assert.Equal(t, 1, p.cfg.Runs)
-	assert.Equal(t, DefaultParallel(), p.cfg.Parallel)
+	want := DefaultParallelVirtual()
+	for _, a := range p.cfg.Algorithms {
+		if info, err := lock.Lookup(a); err == nil && info.Process {
+			want = DefaultParallel() // a process design runs on the wall clock
+		}
+	}
+	assert.Equal(t, want, p.cfg.Parallel)
 	assert.Equal(t, "results", p.cfg.Out)
 	assert.Len(t, p.cells, len(p.cfg.Scenarios)*len(p.cfg.Algorithms))
+}
+
+// Six runs per core only when every run goes in virtual time; anything on
+// the wall clock keeps three per core, and a given --parallel stands.
+func TestPlanParallelByClock(t *testing.T) {
+	crash, err := scenarios.Lookup("crash-holder")
+	require.NoError(t, err)
+	onRedis := *crash
+	onRedis.Backend = "redis"
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want bool
+	}{
+		{"miniredis, Go designs", Config{Algorithms: []string{"setpx", "redlock"}}, true},
+		{"--real-time", Config{Algorithms: []string{"setpx"}, RealTime: true}, false},
+		{"toxiproxy server", Config{Algorithms: []string{"setpx"}, Toxiproxy: "127.0.0.1:8474"}, false},
+		{"a scenario on redis-server", Config{Algorithms: []string{"setpx"}, Scenarios: []*scenarios.Scenario{crash, &onRedis}}, false},
+		{"--backend redis", Config{Algorithms: []string{"setpx"}, Backend: "redis"}, false},
+		{"--backend miniredis over a redis scenario", Config{Algorithms: []string{"setpx"}, Backend: "miniredis", Scenarios: []*scenarios.Scenario{&onRedis}}, true},
+	} {
+		if tc.cfg.Scenarios == nil {
+			tc.cfg.Scenarios = []*scenarios.Scenario{crash}
+		}
+		assert.Equal(t, tc.want, allVirtual(tc.cfg), tc.name)
+	}
+	p, err := makePlan(Config{Algorithms: []string{"setpx"}, Scenarios: []*scenarios.Scenario{crash}})
+	require.NoError(t, err)
+	assert.Equal(t, DefaultParallelVirtual(), p.cfg.Parallel)
+	p, err = makePlan(Config{Algorithms: []string{"setpx"}, Scenarios: []*scenarios.Scenario{crash}, RealTime: true})
+	require.NoError(t, err)
+	assert.Equal(t, DefaultParallel(), p.cfg.Parallel)
+	p, err = makePlan(Config{Algorithms: []string{"setpx"}, Scenarios: []*scenarios.Scenario{crash}, Parallel: 2})
+	require.NoError(t, err)
+	assert.Equal(t, 2, p.cfg.Parallel)
 }
 
 func TestSummarize(t *testing.T) {
