@@ -406,14 +406,25 @@ func TestBadConfig(t *testing.T) {
 }
 
 // A registered design goes through Test like a built-in one; fault-free
-// setpx has nothing to find.
+// setpx has nothing to find, and the passing test leaves no directory
+// behind.
 func TestGoAPIOnARegisteredLock(t *testing.T) {
 	registerOnce(t)
-	rep := Test(t, "explore-test-setpx", Config{Kinds: []string{KindNone}, Runs: 20, Duration: time.Second})
-	require.NotNil(t, rep)
-	assert.Equal(t, 20, rep.Runs)
-	assert.Empty(t, rep.Violations)
-	assert.Empty(t, rep.Failures())
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	t.Run("explore", func(t *testing.T) {
+		rep := Test(t, "explore-test-setpx", Config{Kinds: []string{KindNone}, Runs: 20, Duration: time.Second})
+		require.NotNil(t, rep)
+		assert.Equal(t, 20, rep.Runs)
+		assert.Empty(t, rep.Violations)
+		assert.Empty(t, rep.Failures())
+		left, err := filepath.Glob(filepath.Join(tmp, "locksim-explore-*"))
+		require.NoError(t, err)
+		assert.Len(t, left, 1, "the output directory is there while the test runs")
+	})
+	left, err := filepath.Glob(filepath.Join(tmp, "locksim-explore-*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "a passing test removes its output directory")
 }
 
 var registered bool

@@ -15,8 +15,9 @@ import (
 // virtual time as subtests of t, and every violation found fails t with
 // its check, its reproduction rate and the path of the shrunk scenario
 // (replay it with `locksim run PATH`). cfg.Out defaults to a new
-// directory under os.TempDir() that outlives the test, so the paths in
-// the failure stay valid. Confirm stays none unless cfg asks for redis.
+// directory under os.TempDir() that outlives a failed test, so the paths
+// in the failure stay valid, and is removed when the test passes. Confirm
+// stays none unless cfg asks for redis.
 // It returns the report (nil when the exploration could not run, after
 // failing t).
 //
@@ -33,6 +34,11 @@ func Test(t *testing.T, algo string, cfg Config) *Report {
 			return nil
 		}
 		cfg.Out = dir
+		t.Cleanup(func() {
+			if !t.Failed() {
+				_ = os.RemoveAll(dir)
+			}
+		})
 	}
 	ctx := vtime.NewContext(context.Background(), vtime.ForTest(t))
 	rep, err := Explore(ctx, cfg)
