@@ -554,24 +554,13 @@ func lasts(kind string) bool {
 func pointsBefore(h history.History, at time.Duration, clients int) []*scenarios.PointSpec {
 	var out []*scenarios.PointSpec
 	for c := range clients {
-		counts := map[string]int{}
 		var best *scenarios.PointSpec
 		var bestAt time.Duration = -1
-		for _, op := range h.Ops {
-			if op.Client != c {
-				continue
+		visitsBefore(h, at, c, func(ps *scenarios.PointSpec, t time.Duration) {
+			if t >= bestAt {
+				best, bestAt = ps, t
 			}
-			for _, pt := range opPoints(op) {
-				if pt.at > at {
-					continue
-				}
-				counts[pt.name]++
-				if pt.at >= bestAt {
-					best = &scenarios.PointSpec{Client: ptr(c), Point: pt.name, Nth: ptr(counts[pt.name])}
-					bestAt = pt.at
-				}
-			}
-		}
+		})
 		if best != nil {
 			out = append(out, best)
 		}
@@ -588,20 +577,10 @@ func everyPointBefore(h history.History, at time.Duration, clients int) []*scena
 	}
 	var out []visit
 	for c := range clients {
-		counts := map[string]int{}
 		last := map[string]visit{}
-		for _, op := range h.Ops {
-			if op.Client != c {
-				continue
-			}
-			for _, pt := range opPoints(op) {
-				if pt.at > at {
-					continue
-				}
-				counts[pt.name]++
-				last[pt.name] = visit{&scenarios.PointSpec{Client: ptr(c), Point: pt.name, Nth: ptr(counts[pt.name])}, pt.at}
-			}
-		}
+		visitsBefore(h, at, c, func(ps *scenarios.PointSpec, t time.Duration) {
+			last[ps.Point] = visit{ps, t}
+		})
 		for _, name := range LoopPoints {
 			if v, ok := last[name]; ok {
 				out = append(out, v)
@@ -614,6 +593,24 @@ func everyPointBefore(h history.History, at time.Duration, clients int) []*scena
 		ps[i] = v.ps
 	}
 	return ps
+}
+
+// visitsBefore calls f, in history order, for each loop point client c
+// reached at or before true time at, as a trigger naming that visit.
+func visitsBefore(h history.History, at time.Duration, c int, f func(ps *scenarios.PointSpec, t time.Duration)) {
+	counts := map[string]int{}
+	for _, op := range h.Ops {
+		if op.Client != c {
+			continue
+		}
+		for _, pt := range opPoints(op) {
+			if pt.at > at {
+				continue
+			}
+			counts[pt.name]++
+			f(&scenarios.PointSpec{Client: ptr(c), Point: pt.name, Nth: ptr(counts[pt.name])}, pt.at)
+		}
+	}
 }
 
 func samePoint(a, b *scenarios.PointSpec) bool {
