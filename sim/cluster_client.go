@@ -19,15 +19,14 @@ const clientTimeout = time.Second
 // once per attempt, so a killed node fails fast instead of after go-redis's
 // default dial retries.
 //
-// Beware go-redis's dial circuit breaker: after as many failed dials in a
-// row as the pool size (4), the client refuses to dial and probes the node
-// only once a second, so it may see a restarted node up to a second late.
+// Like every client the harness makes for the simulation, it sees a
+// restarted node on its next command (see clientPoolSize).
 //
 // It dials node i's current master directly, never through the network's
 // proxies: it is the harness's view (the liveness probe, tests), not a
 // simulated client's.
 func (c *Cluster) NewClient(i int) *redis.Client {
-	return newNodeClient(c.Node(i).Addr(), 4, c.net.mem)
+	return newNodeClient(c.Node(i).Addr(), c.net.mem)
 }
 
 // NewClients returns one fresh client per node, in index order.
@@ -56,21 +55,39 @@ func (c *Cluster) ClientConns(id int) []redis.UniversalClient {
 		if !ok {
 			addr = n.Addr()
 		}
-		cs[i] = newNodeClient(addr, 4, c.net.mem)
+		cs[i] = newNodeClient(addr, c.net.mem)
 	}
 	return cs
 }
 
+// clientPoolSize is the connection pool of every client the harness
+// makes, on every backend and in both modes of time.
+//
+// go-redis's pool is also a dial circuit breaker: after as many failed
+// dials in a row as the pool size, the client stops dialing and returns
+// the last dial error, while a goroutine probes the node once a second of
+// wall time. With go-redis's small pools a client that retried a few times
+// against a killed node then saw it back up to a second after its restart:
+// on redis-server a setpx lease broken by a restart without data was
+// granted to nobody else while its holder was inside, because the other
+// client could not see the restarted node for 950 ms, and in virtual time
+// (a pool of 64) the same scenario failed in 9 runs of 10. A pool this
+// large keeps the breaker shut for the thousand failed attempts of a run's
+// longest outage, so a client sees a node on its first attempt after the
+// node is back, in real and in virtual time alike; the lock designs, not
+// the client library's back-off, decide who gets the lock.
+//
+// It also means that no client waits for a free connection: in virtual
+// time such a wait would be on a timer from a pool that go-redis shares
+// process-wide, and a timer made in one bubble must not be used in
+// another.
+const clientPoolSize = 1024
+
 // newNodeClient returns a client of addr, reached on mem when it is not nil.
-func newNodeClient(addr string, poolSize int, mem *memNet) *redis.Client {
+func newNodeClient(addr string, mem *memNet) *redis.Client {
 	var dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	if m := mem; m != nil {
 		dial = m.Dial
-		// A client that waits for a free connection waits on a timer from
-		// a pool that go-redis shares process-wide; a timer made in one
-		// virtual-time bubble must not be used in another. Enough
-		// connections that nobody waits.
-		poolSize = 64
 	}
 	return redis.NewClient(&redis.Options{
 		Dialer:                dial,
@@ -81,7 +98,7 @@ func newNodeClient(addr string, poolSize int, mem *memNet) *redis.Client {
 		DialTimeout:           clientTimeout,
 		ReadTimeout:           clientTimeout,
 		WriteTimeout:          clientTimeout,
-		PoolSize:              poolSize,
+		PoolSize:              clientPoolSize,
 		// No CLIENT SETINFO or maintenance-notification handshake: fewer
 		// round trips on every reconnect, nothing the simulator needs.
 		DisableIdentity:          true,

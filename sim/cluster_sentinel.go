@@ -372,7 +372,7 @@ func (c *Cluster) sentinelClient(id, i int) *redis.Client {
 		DialTimeout:           clientTimeout,
 		ReadTimeout:           clientTimeout,
 		WriteTimeout:          clientTimeout,
-		PoolSize:              4,
+		PoolSize:              clientPoolSize,
 		DisableIdentity:       true,
 	})
 }

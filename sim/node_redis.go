@@ -99,7 +99,7 @@ func startRedisNode(ctx context.Context, idx int, bin, dir string, p Persistence
 // newControlClient is the harness's connection for its own scripts: no
 // retries, since a retried TTL shift must not be applied twice.
 func newControlClient(addr string) *redis.Client {
-	return newNodeClient(addr, 2, nil)
+	return newNodeClient(addr, nil)
 }
 
 func (n *redisNode) Index() int       { return n.idx }
