@@ -329,9 +329,6 @@ func (s *Scenario) checkPoint(ps *PointSpec, path string, faultClient *int, clie
 	if !slices.Contains(Points(), ps.Point) {
 		return s.errf(path+".point", "unknown point %q (known: %s)", cut(ps.Point), strings.Join(Points(), ", "))
 	}
-	if ps.Client == nil && faultClient == nil {
-		return s.errf(path, "needs client: the fault has no client of its own (%s)", ps.Point)
-	}
 	if ps.Client != nil {
 		if err := s.fieldError(sim.CheckIndex(path+".client", *ps.Client, clients, "clients"), ""); err != nil {
 			return err

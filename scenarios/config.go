@@ -138,13 +138,17 @@ func (f FaultSpec) plan() (sim.Planned, error) {
 	return p, nil
 }
 
-// trigger fills in the defaults: the fault's own client, the first time.
+// trigger fills in the defaults: the fault's own client (any client for a
+// fault of none), the first time.
 func (ps *PointSpec) trigger(faultClient *int) sim.Trigger {
 	t := sim.Trigger{Point: history.Point(ps.Point), Nth: 1}
-	if ps.Client != nil {
+	switch {
+	case ps.Client != nil:
 		t.Client = *ps.Client
-	} else if faultClient != nil {
+	case faultClient != nil:
 		t.Client = *faultClient
+	default:
+		t.AnyClient = true
 	}
 	if ps.Nth != nil {
 		t.Nth = *ps.Nth
@@ -233,7 +237,11 @@ func (ps *PointSpec) resolved(faultClient *int) *PointSpec {
 		return nil
 	}
 	t := ps.trigger(faultClient)
-	return &PointSpec{Client: ptr(t.Client), Point: string(t.Point), Nth: ptr(t.Nth)}
+	out := &PointSpec{Point: string(t.Point), Nth: ptr(t.Nth)}
+	if !t.AnyClient {
+		out.Client = ptr(t.Client)
+	}
+	return out
 }
 
 func ptr[T any](v T) *T { return &v }

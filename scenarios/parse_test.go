@@ -98,6 +98,26 @@ func TestParseCluster(t *testing.T) {
 	roundTrip(t, s, "setpx")
 }
 
+// A node's or a link's fault at a point names no client: it starts the
+// nth time any client reaches the point, and stays so written out; a
+// client's fault still defaults to its own client.
+func TestPointOfAnyClient(t *testing.T) {
+	s, err := Parse("any.yaml", []byte(`name: any
+algorithm: setpx
+clients: 2
+faults:
+  - {kind: kill-node, node: 0, when: {point: after-enter, nth: 2}, restart_after: 0s}
+  - {kind: pause-client, client: 1, when: {point: after-check}, for: 10ms}
+`))
+	require.NoError(t, err)
+	cfg, err := s.Config("setpx")
+	require.NoError(t, err)
+	assert.Equal(t, sim.Trigger{AnyClient: true, Point: sim.PointAfterEnter, Nth: 2}, cfg.Faults[0].Start)
+	assert.Equal(t, sim.Trigger{Client: 1, Point: sim.PointAfterCheck, Nth: 1}, cfg.Faults[1].Start)
+	out := roundTrip(t, s, "setpx")
+	assert.Contains(t, out, "when: {point: after-enter, nth: 2}")
+}
+
 func TestParseMinimal(t *testing.T) {
 	s, err := Parse("min.yaml", []byte("name: tiny\n"))
 	require.NoError(t, err)

@@ -39,19 +39,29 @@ type Validator interface {
 }
 
 // Trigger fires either at a true time since the run's start, or the Nth time
-// (1-based) client Client reaches point Point.
+// (1-based) client Client reaches point Point; with AnyClient, the Nth time
+// any client does (the clients' visits counted together, in the order they
+// happen). A fault at any client's point plays the same whichever client
+// the lock favours: a node killed at client 0's first critical section
+// never dies in a run where client 1 keeps the lock and client 0 never gets
+// in, and one killed at the first critical section of any client always
+// does.
 type Trigger struct {
-	At     time.Duration `json:"at,omitempty"`
-	Client int           `json:"client,omitempty"`
-	Point  history.Point `json:"point,omitempty"`
-	Nth    int           `json:"nth,omitempty"`
+	At        time.Duration `json:"at,omitempty"`
+	Client    int           `json:"client,omitempty"`
+	AnyClient bool          `json:"any_client,omitempty"`
+	Point     history.Point `json:"point,omitempty"`
+	Nth       int           `json:"nth,omitempty"`
 }
 
 // OnPoint reports whether the trigger waits for a point rather than a time.
 func (t Trigger) OnPoint() bool { return t.Point != "" }
 
 func (t Trigger) String() string {
-	if t.OnPoint() {
+	switch {
+	case t.OnPoint() && t.AnyClient:
+		return fmt.Sprintf("any client at %s #%d", t.Point, max(t.Nth, 1))
+	case t.OnPoint():
 		return fmt.Sprintf("client %d at %s #%d", t.Client, t.Point, max(t.Nth, 1))
 	}
 	return fmt.Sprintf("at %v", t.At)

@@ -63,9 +63,10 @@ func (s *schedule) arm() {
 // triggers is in force before the client takes its next step.
 func (s *schedule) reached(client int, point history.Point) {
 	s.mu.Lock()
-	k := pointKey{client, point}
+	k, all := pointKey{client, point}, pointKey{NoClient, point}
 	s.counts[k]++
-	n := s.counts[k]
+	s.counts[all]++
+	n := visits{mine: s.counts[k], all: s.counts[all]}
 	var starts, stops []*scheduled
 	for _, f := range s.faults {
 		if matches(f.plan.Start, client, point, n) {
@@ -84,8 +85,18 @@ func (s *schedule) reached(client int, point history.Point) {
 	}
 }
 
-func matches(t Trigger, client int, point history.Point, n int) bool {
-	return t.OnPoint() && t.Client == client && t.Point == point && max(t.Nth, 1) == n
+// visits counts a point's visits so far, this one included: the client's
+// own, and every client's together.
+type visits struct{ mine, all int }
+
+func matches(t Trigger, client int, point history.Point, n visits) bool {
+	if !t.OnPoint() || t.Point != point {
+		return false
+	}
+	if t.AnyClient {
+		return max(t.Nth, 1) == n.all
+	}
+	return t.Client == client && max(t.Nth, 1) == n.mine
 }
 
 func (s *schedule) start(f *scheduled) {

@@ -61,6 +61,33 @@ func TestSchedulePointTriggersAndUntil(t *testing.T) {
 	assert.True(t, strings.HasPrefix(ops[0].Fault, "counting"))
 }
 
+// A trigger of any client counts every client's visits together: its nth
+// comes whichever clients make them, and a client's own trigger still
+// counts that client's alone.
+func TestScheduleAnyClientTrigger(t *testing.T) {
+	w := &World{rec: NewRecorder()}
+	anyone, own := &countingFault{}, &countingFault{}
+	s := newSchedule(w, []Planned{
+		{Fault: anyone, Start: Trigger{AnyClient: true, Point: "p", Nth: 2}, Until: &Trigger{AnyClient: true, Point: "q", Nth: 3}},
+		{Fault: own, Start: Trigger{Client: 1, Point: "p", Nth: 2}},
+	})
+	s.reached(1, "p")
+	assert.Zero(t, anyone.starts, "one visit so far")
+	s.reached(0, "p")
+	assert.Equal(t, 1, anyone.starts, "client 1's visit and client 0's make two")
+	assert.Zero(t, own.starts, "client 1 has visited once")
+	s.reached(1, "p")
+	assert.Equal(t, 1, own.starts)
+	assert.Equal(t, 1, anyone.starts, "the third visit does not start it again")
+	s.reached(0, "q")
+	s.reached(1, "q")
+	assert.Zero(t, anyone.stops)
+	s.reached(0, "q")
+	assert.Equal(t, 1, anyone.stops, "ended at the third visit of q by anyone")
+	require.NoError(t, s.healAll())
+	assert.Equal(t, "any client at p #2", Trigger{AnyClient: true, Point: "p", Nth: 2}.String())
+}
+
 func TestScheduleTimeTriggerAndHeal(t *testing.T) {
 	w := &World{rec: NewRecorder()}
 	f, never := &countingFault{}, &countingFault{}
