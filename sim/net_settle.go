@@ -43,11 +43,13 @@ import (
 
 // settleFor is how long after its connections are ended a proxy whose
 // toxics delay each message by up to lag (latency plus jitter, summed over
-// its toxics) is left alone: the other direction's held replies land
-// within lag and close the connection, the chunks still held towards the
-// dead end are handed on within lag of that, and a margin for a loaded
-// machine.
-func settleFor(lag time.Duration) time.Duration { return 3*lag + time.Second }
+// its toxics) is left alone: the replies held towards the live end land
+// within lag, and the connection closes behind them; what that end sent
+// until then is handed on towards the dead end within another lag, where
+// the writer fails or the link closes; and a second's margin for a loaded
+// machine (were it short, a toxic call could still deadlock, and
+// toxicCallBound would fail the run rather than let it hang).
+func settleFor(lag time.Duration) time.Duration { return 2*lag + time.Second }
 
 // Ending says that the connections with e at one end are about to end
 // (e's process is killed, or its proxies redirected): their proxies' toxics
