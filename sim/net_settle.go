@@ -108,24 +108,25 @@ func (n *Network) awaitSettled(proxy string) error {
 	}
 }
 
-// toxicCallBound bounds one toxic call of the in-process toxiproxy, which
-// takes no context: past it, the call is reported as deadlocked
+// toxicCallBound bounds one toxic call: the in-process toxiproxy's take no
+// context, and a remote server answers a stuck one only when its own
+// request timeout runs out. Past it, the call is reported as deadlocked
 // (Shopify/toxiproxy#558) and the run fails instead of hanging. Legitimate
 // calls take milliseconds; one that drains a dead link gives up on each
-// chunk after toxiproxy's own 5 s. The goroutine left in the call cannot be
-// stopped: it is toxiproxy's to leak, and the failed run says so.
+// chunk after toxiproxy's own 5 s. An in-process call left behind cannot be
+// stopped: the goroutine is toxiproxy's to leak, and the failed run says so.
 const toxicCallBound = time.Minute
 
-// boundedToxicCall runs call, giving up after toxicCallBound.
-func boundedToxicCall(what string, call func() error) error {
+// boundedToxicCall runs call, giving up after bound.
+func boundedToxicCall(what string, bound time.Duration, call func() error) error {
 	done := make(chan error, 1)
 	go func() { done <- call() }()
-	t := time.NewTimer(toxicCallBound)
+	t := time.NewTimer(bound)
 	defer t.Stop()
 	select {
 	case err := <-done:
 		return err
 	case <-t.C:
-		return fmt.Errorf("%s: toxiproxy did not return in %v: its proxy is deadlocked (a connection died during the call, Shopify/toxiproxy#558); the run cannot go on", what, toxicCallBound)
+		return fmt.Errorf("%s: toxiproxy did not return in %v: its proxy is deadlocked (a connection died during the call, Shopify/toxiproxy#558); the run cannot go on", what, bound)
 	}
 }

@@ -84,3 +84,18 @@ func TestRetargetLeavesDelayedProxiesToSettle(t *testing.T) {
 	require.NoError(t, n.retarget(NodeEnd(0), ln.Addr().String()))
 	assert.False(t, n.settling(l0).Before(before.Add(time.Hour)))
 }
+
+// A toxic call that does not return is reported, not waited for.
+func TestBoundedToxicCallReportsAHang(t *testing.T) {
+	release := make(chan struct{})
+	ended := make(chan struct{})
+	err := boundedToxicCall("remove toxic x from proxy p", 10*time.Millisecond, func() error {
+		defer close(ended)
+		<-release
+		return nil
+	})
+	require.ErrorContains(t, err, "remove toxic x from proxy p: toxiproxy did not return")
+	close(release) // the call ends here, for goleak; toxiproxy's would not
+	<-ended
+	require.NoError(t, boundedToxicCall("quick", hangGuard, func() error { return nil }))
+}
