@@ -84,11 +84,12 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 //
 // A cut, not a delay: with a delay the replica's state at the failover is
 // the master's of a lag ago, which on redis-server depends on how late
-// each write really was, and healing a latency on a link whose far end the
-// failover killed can deadlock toxiproxy (its RemoveToxic waits, holding
-// the proxy's lock, on a latency toxic whose reader is waiting for that
-// lock: Shopify/toxiproxy#558), so the confirmation hung. A cut drops what
-// it holds and plays the same on both backends.
+// each write really was. (Healing a latency on a link whose far end the
+// failover killed could also deadlock toxiproxy, Shopify/toxiproxy#558, and
+// hung the confirmation; the network now leaves such a proxy's toxics
+// alone until its dead connections unwind, sim/net_settle.go, at the cost
+// of a late heal.) A cut drops what it holds and plays the same on both
+// backends.
 func (g *gen) replicationCut() scenarios.FaultSpec {
 	f := scenarios.FaultSpec{Kind: faults.KindPartition, Groups: [][]string{{"r0"}, {"n0"}}}
 	g.trigger(&f)

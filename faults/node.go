@@ -226,6 +226,9 @@ func (f KillNode) Start(w *sim.World) error {
 	if err != nil {
 		return err
 	}
+	// Its proxies' toxics wait for its connections to unwind (see
+	// sim.Network.Ending).
+	w.Cluster().Network().Ending(sim.NodeEnd(f.Node))
 	if err := n.Kill(); err != nil {
 		return err
 	}

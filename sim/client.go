@@ -450,6 +450,7 @@ func (c *Client) Crash() {
 	defer c.mu.Unlock()
 	c.Gate.Crash()
 	if p, ok := c.locker.(lock.ProcessControl); ok {
+		c.w.cluster.Network().Ending(ClientEnd(c.ID)) // its connections die with it
 		_ = p.Kill()
 	}
 	if c.inside != nil && !c.exiting && !c.w.cfg.Fencing() {

@@ -100,6 +100,7 @@ func (c *Cluster) Failover(i int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("failover: %w", err)
 	}
+	c.net.Ending(NodeEnd(i)) // see Network.Ending
 	if err := proc.Kill(); err != nil {
 		return "", fmt.Errorf("failover: node %d: %w", i, err)
 	}
@@ -165,6 +166,7 @@ func (c *Cluster) emulateFailover(i int) (string, error) {
 	}
 	now := time.Now()
 	upTo := c.net.replicatedUpTo(i, now)
+	c.net.Ending(NodeEnd(i)) // see Network.Ending
 	if err := n.Kill(); err != nil {
 		return "", err
 	}

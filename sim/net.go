@@ -53,6 +53,11 @@ type Network struct {
 	nextID  EffectID
 	changed chan struct{} // closed and replaced when an effect ends
 	closed  bool
+	done    chan struct{} // closed by close
+
+	// settle holds, per proxy name, the instant until which its toxics are
+	// left alone while connections it carried unwind (net_settle.go).
+	settle map[string]time.Time
 
 	// inMemory counts effects on in-memory links, so that a message on a
 	// healthy link costs no lock.
@@ -123,6 +128,8 @@ func newNetwork(cfg ClusterConfig) *Network {
 		proxies: map[Link]*linkProxy{},
 		effects: map[EffectID]*effect{},
 		changed: make(chan struct{}),
+		done:    make(chan struct{}),
+		settle:  map[string]time.Time{},
 	}
 }
 
@@ -181,6 +188,7 @@ func (n *Network) retarget(to Endpoint, upstream string) error {
 		if l.To == to && p.upstream != upstream {
 			p.upstream = upstream
 			ps = append(ps, p)
+			n.endingLocked(l, p) // the retarget closes its connections
 		}
 	}
 	n.mu.Unlock()
@@ -204,6 +212,7 @@ func (n *Network) retargetLink(l Link, upstream string) error {
 		return nil
 	}
 	p.upstream = upstream
+	n.endingLocked(l, p) // the retarget closes its connections
 	n.mu.Unlock()
 	api, err := n.api()
 	if err != nil {
@@ -302,6 +311,9 @@ func (n *Network) addToxics(id EffectID, ps []*linkProxy, f LinkFault) ([]toxicR
 	var mu sync.Mutex
 	var refs []toxicRef
 	err = parallel(ps, func(p *linkProxy) error {
+		if err := n.awaitSettled(p.name); err != nil {
+			return err
+		}
 		for _, s := range specs {
 			name := fmt.Sprintf("locksim-e%d-%s", id, s.suffix)
 			if err := api.addToxic(p.name, name, s.typ, s.stream, s.attrs); err != nil {
@@ -340,6 +352,9 @@ func (n *Network) Stop(id EffectID) error {
 		return err
 	}
 	return parallel(refs, func(r toxicRef) error {
+		if err := n.awaitSettled(r.proxy); err != nil {
+			return err
+		}
 		if err := api.removeToxic(r.proxy, r.name); err != nil {
 			return fmt.Errorf("remove toxic %s from proxy %s: %w", r.name, r.proxy, err)
 		}
@@ -450,6 +465,7 @@ func (n *Network) close() error {
 		return nil
 	}
 	n.closed = true
+	close(n.done)
 	n.effects = map[EffectID]*effect{}
 	n.inMemory.Store(0)
 	close(n.changed)

@@ -75,8 +75,10 @@ func (l *localToxi) addToxic(proxy, name, typ, stream string, attrs map[string]a
 	if err != nil {
 		return err
 	}
-	_, err = p.Toxics.AddToxicJson(bytes.NewReader(body))
-	return err
+	return boundedToxicCall(fmt.Sprintf("add toxic %s to proxy %s", name, proxy), toxicCallBound, func() error {
+		_, err := p.Toxics.AddToxicJson(bytes.NewReader(body))
+		return err
+	})
 }
 
 func (l *localToxi) removeToxic(proxy, name string) error {
@@ -84,7 +86,11 @@ func (l *localToxi) removeToxic(proxy, name string) error {
 	if err != nil {
 		return err
 	}
-	return p.Toxics.RemoveToxic(context.Background(), name)
+	// RemoveToxic takes a context but does not watch it; the call is
+	// bounded instead (net_settle.go says why it can hang).
+	return boundedToxicCall(fmt.Sprintf("remove toxic %s from proxy %s", name, proxy), toxicCallBound, func() error {
+		return p.Toxics.RemoveToxic(context.Background(), name)
+	})
 }
 
 func (l *localToxi) remove(name string) error { return l.srv.Collection.Remove(name) }
@@ -157,8 +163,10 @@ func (r *remoteToxi) addToxic(proxy, name, typ, stream string, attrs map[string]
 	if err != nil {
 		return err
 	}
-	_, err = p.AddToxic(name, typ, stream, 1, toxiclient.Attributes(attrs))
-	return err
+	return boundedToxicCall(fmt.Sprintf("add toxic %s to proxy %s", name, proxy), toxicCallBound, func() error {
+		_, err := p.AddToxic(name, typ, stream, 1, toxiclient.Attributes(attrs))
+		return err
+	})
 }
 
 func (r *remoteToxi) removeToxic(proxy, name string) error {
@@ -166,7 +174,9 @@ func (r *remoteToxi) removeToxic(proxy, name string) error {
 	if err != nil {
 		return err
 	}
-	return p.RemoveToxic(name)
+	return boundedToxicCall(fmt.Sprintf("remove toxic %s from proxy %s", name, proxy), toxicCallBound, func() error {
+		return p.RemoveToxic(name)
+	})
 }
 
 func (r *remoteToxi) remove(name string) error {
