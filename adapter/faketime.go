@@ -73,7 +73,7 @@ func faketimeMissing() string {
 // client's clock.
 type childClock struct {
 	clock lock.WatchedClock
-	dir   string
+	dir   *faketimeDir
 	file  string
 	// start is a wall reading no later than the child's start, when
 	// libfaketime anchors its rate (fake = start + (real-start)*rate +
@@ -90,13 +90,13 @@ type childClock struct {
 // newChildClock writes the spec for the clock as it reads now, before the
 // child starts, and follows the clock from then on.
 func newChildClock(c lock.WatchedClock) (*childClock, error) {
-	dir, err := os.MkdirTemp("", "locksim-faketime-")
+	dir, err := newFaketimeDir("")
 	if err != nil {
-		return nil, fmt.Errorf("faketime: %w", err)
+		return nil, err
 	}
-	cc := &childClock{clock: c, dir: dir, file: filepath.Join(dir, "faketimerc"), start: time.Now()}
+	cc := &childClock{clock: c, dir: dir, file: filepath.Join(dir.path, "faketimerc"), start: time.Now()}
 	if err := cc.write(); err != nil {
-		_ = os.RemoveAll(dir)
+		dir.remove()
 		return nil, err
 	}
 	cc.stop = c.Watch(func() {
@@ -210,7 +210,7 @@ func (cc *childClock) close() {
 		return
 	}
 	cc.stop()
-	_ = os.RemoveAll(cc.dir)
+	cc.dir.remove()
 }
 
 // removeFaketimeShm removes the shared memory and semaphore libfaketime
