@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -42,12 +41,12 @@ type child struct {
 	closeOnce sync.Once
 }
 
-// startChild runs argv with env added, in its own process group, to die
+// startChild runs argv with the environment env, in its own process group, to die
 // with locksim (Pdeathsig) and never to see the terminal's Ctrl-C itself:
 // locksim ends it. exited, if not nil, runs once the child is reaped.
 func startChild(argv []string, env []string, dir string, exited func(pid int)) (*child, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = env
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdin, err := cmd.StdinPipe()

@@ -30,5 +30,8 @@
 // The bundled adapters' children run with libfaketime preloaded, and
 // every jump, rate change and reset of the client's clock rewrites the
 // child's spec file (faketime.go), so client clock faults reach the
-// child's own clock too; a process:CMD adapter is refused them.
+// child's own clock too; a process:CMD adapter is refused them. Each
+// spec file lives in a directory its locksim holds with a flock
+// (faketimedir.go), so the next locksim removes those a SIGKILLed one
+// left behind.
 package adapter

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,7 +73,7 @@ func faketimeMissing() string {
 // client's clock.
 type childClock struct {
 	clock lock.WatchedClock
-	dir   string
+	dir   *faketimeDir
 	file  string
 	// start is a wall reading no later than the child's start, when
 	// libfaketime anchors its rate (fake = start + (real-start)*rate +
@@ -89,13 +90,13 @@ type childClock struct {
 // newChildClock writes the spec for the clock as it reads now, before the
 // child starts, and follows the clock from then on.
 func newChildClock(c lock.WatchedClock) (*childClock, error) {
-	dir, err := os.MkdirTemp("", "locksim-faketime-")
+	dir, err := newFaketimeDir("")
 	if err != nil {
-		return nil, fmt.Errorf("faketime: %w", err)
+		return nil, err
 	}
-	cc := &childClock{clock: c, dir: dir, file: filepath.Join(dir, "faketimerc"), start: time.Now()}
+	cc := &childClock{clock: c, dir: dir, file: filepath.Join(dir.path, "faketimerc"), start: time.Now()}
 	if err := cc.write(); err != nil {
-		_ = os.RemoveAll(dir)
+		dir.remove()
 		return nil, err
 	}
 	cc.stop = c.Watch(func() {
@@ -110,13 +111,62 @@ func newChildClock(c lock.WatchedClock) (*childClock, error) {
 	return cc, nil
 }
 
-// env is what the child's environment needs for mode.
-func (cc *childClock) env(mode Faketime) []string {
-	env := []string{"LD_PRELOAD=" + FaketimeLib(), "FAKETIME_TIMESTAMP_FILE=" + cc.file, "FAKETIME_NO_CACHE=1"}
-	if mode == FaketimeWall {
-		env = append(env, "FAKETIME_DONT_FAKE_MONOTONIC=1")
+// childEnv is the child's environment: the inherited one without the
+// libfaketime settings the user's own environment may carry (they would
+// override locksim's: FAKETIME wins over the spec file,
+// FAKETIME_START_AFTER_SECONDS delays faking, FAKETIME_SHARED shares a
+// parent's clock, ...), then locksim's settings for mode when cc is not
+// nil. An inherited LD_PRELOAD keeps its other libraries, after
+// libfaketime. Without cc the child runs on the true clock, as its client
+// does, so an inherited libfaketime is dropped from LD_PRELOAD too.
+func childEnv(inherited []string, cc *childClock, mode Faketime) []string {
+	env := make([]string, 0, len(inherited)+4)
+	var preload []string
+	for _, kv := range inherited {
+		name, value, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "LD_PRELOAD":
+			preload = nil // the last one wins, as in the exec'd environment
+			for _, lib := range strings.FieldsFunc(value, func(r rune) bool { return r == ' ' || r == ':' }) {
+				if !isFaketimeLib(lib) {
+					preload = append(preload, lib)
+				}
+			}
+		case faketimeVar(name):
+		default:
+			env = append(env, kv)
+		}
+	}
+	if cc != nil {
+		preload = append([]string{FaketimeLib()}, preload...)
+		env = append(env, "FAKETIME_TIMESTAMP_FILE="+cc.file, "FAKETIME_NO_CACHE=1")
+		if mode == FaketimeWall {
+			env = append(env, "FAKETIME_DONT_FAKE_MONOTONIC=1")
+		}
+	}
+	if len(preload) > 0 {
+		env = append(env, "LD_PRELOAD="+strings.Join(preload, ":"))
 	}
 	return env
+}
+
+// faketimeVar says whether libfaketime reads the variable name: FAKETIME
+// and every FAKETIME_* (FAKETIME_TIMESTAMP_FILE, FAKETIME_NO_CACHE,
+// FAKETIME_START_AFTER_*, FAKETIME_DONT_FAKE_MONOTONIC, FAKETIME_SHARED,
+// ...), and the few without the prefix that its README and library
+// name (DONT_FAKE_MONOTONIC is the name before 0.9.8).
+func faketimeVar(name string) bool {
+	switch name {
+	case "FAKETIME", "DONT_FAKE_MONOTONIC", "NO_FAKE_STAT", "FAKE_UTIME", "FAKERANDOM_SEED":
+		return true
+	}
+	return strings.HasPrefix(name, "FAKETIME_")
+}
+
+// isFaketimeLib says whether an LD_PRELOAD entry is libfaketime
+// (libfaketime.so.1, libfaketimeMT.so.1, or the library locksim preloads).
+func isFaketimeLib(lib string) bool {
+	return strings.HasPrefix(filepath.Base(lib), "libfaketime") || (lib == FaketimeLib() && lib != "")
 }
 
 // spec is libfaketime's "+offset xrate" that makes the child read what
@@ -160,7 +210,7 @@ func (cc *childClock) close() {
 		return
 	}
 	cc.stop()
-	_ = os.RemoveAll(cc.dir)
+	cc.dir.remove()
 }
 
 // removeFaketimeShm removes the shared memory and semaphore libfaketime

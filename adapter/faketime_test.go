@@ -42,6 +42,8 @@ func ms(t time.Time) float64 { return float64(t.UnixNano()) / 1e6 }
 // client clock reach each runtime's clocks as its mode says: Python's wall
 // and monotonic clocks, Node's wall clock only. Bounds are drawn from
 // readings taken around the child's, so a loaded machine cannot break them.
+// The user's own libfaketime settings, inherited by locksim, must not
+// override locksim's: with them the child would read the user's fake time.
 func TestChildClockFollowsClientClock(t *testing.T) {
 	if m := faketimeMissing(); m != "" {
 		if os.Getenv(simtest.RequireEnv) == "1" {
@@ -49,6 +51,11 @@ func TestChildClockFollowsClientClock(t *testing.T) {
 		}
 		t.Skip("skipping: " + m)
 	}
+	t.Setenv("FAKETIME", "-10d")
+	t.Setenv("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+	t.Setenv("DONT_FAKE_MONOTONIC", "1")
+	t.Setenv("FAKETIME_START_AFTER_SECONDS", "3600")
+	t.Setenv("LD_PRELOAD", FaketimeLib())
 	for _, tc := range []struct {
 		name string
 		argv []string
@@ -126,5 +133,40 @@ func TestChildClockFollowsClientClock(t *testing.T) {
 				t.Errorf("/dev/shm/faketime_shm_%d left after the child was killed", pid)
 			}
 		})
+	}
+}
+
+// TestChildEnvOverridesUsersFaketime: the user's libfaketime variables are
+// dropped, locksim's are set once, and LD_PRELOAD keeps the user's other
+// libraries after libfaketime; without a child clock no libfaketime is
+// preloaded at all.
+func TestChildEnvOverridesUsersFaketime(t *testing.T) {
+	t.Setenv("LOCKSIM_LIBFAKETIME", "/opt/ft/libfaketime.so.1")
+	cc := &childClock{file: "/tmp/x/faketimerc"}
+	inherited := []string{"HOME=/home/u", "FAKETIME=-10d", "FAKETIME_NO_CACHE=0", "FAKETIME_TIMESTAMP_FILE=/home/u/rc",
+		"FAKETIME_START_AFTER_SECONDS=60", "FAKETIME_SHARED=/faketime_sem_1 /faketime_shm_1", "DONT_FAKE_MONOTONIC=1",
+		"FAKETIME_DONT_FAKE_MONOTONIC=1", "NO_FAKE_STAT=1", "FAKETIMEX=kept",
+		"LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1 /usr/lib/libjemalloc.so.2:/opt/ft/libfaketime.so.1 /opt/other.so"}
+	for _, tc := range []struct {
+		name string
+		cc   *childClock
+		mode Faketime
+		want []string
+	}{
+		{"all", cc, FaketimeAll, []string{"HOME=/home/u", "FAKETIMEX=kept", "FAKETIME_TIMESTAMP_FILE=/tmp/x/faketimerc", "FAKETIME_NO_CACHE=1",
+			"LD_PRELOAD=/opt/ft/libfaketime.so.1:/usr/lib/libjemalloc.so.2:/opt/other.so"}},
+		{"wall", cc, FaketimeWall, []string{"HOME=/home/u", "FAKETIMEX=kept", "FAKETIME_TIMESTAMP_FILE=/tmp/x/faketimerc", "FAKETIME_NO_CACHE=1",
+			"FAKETIME_DONT_FAKE_MONOTONIC=1", "LD_PRELOAD=/opt/ft/libfaketime.so.1:/usr/lib/libjemalloc.so.2:/opt/other.so"}},
+		{"none", nil, NoFaketime, []string{"HOME=/home/u", "FAKETIMEX=kept", "LD_PRELOAD=/usr/lib/libjemalloc.so.2:/opt/other.so"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := childEnv(inherited, tc.cc, tc.mode)
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("childEnv:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+	if got := childEnv([]string{"LD_PRELOAD=/usr/lib/faketime/libfaketime.so.1", "PATH=/bin"}, nil, NoFaketime); strings.Join(got, " ") != "PATH=/bin" {
+		t.Errorf("a preload of only libfaketime, no child clock: %q, want PATH alone", got)
 	}
 }

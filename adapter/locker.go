@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"syscall"
 	"time"
 
@@ -43,7 +44,6 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 			return nil, fmt.Errorf("%s: node %d: a process design needs a node's host:port, not %q (a Sentinel client? use failover mode direct)", name, i, addrs[i])
 		}
 	}
-	env := []string{"PYTHONUNBUFFERED=1"}
 	var clock *childClock
 	var exited func(int)
 	if wc, ok := o.Clock.(lock.WatchedClock); ok && cmd.Faketime != NoFaketime && faketimeMissing() == "" {
@@ -51,9 +51,9 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 		if clock, err = newChildClock(wc); err != nil {
 			return nil, fmt.Errorf("%s: %w: %w", name, lock.ErrNoStart, err)
 		}
-		env = append(env, clock.env(cmd.Faketime)...)
 		exited = removeFaketimeShm
 	}
+	env := append(childEnv(os.Environ(), clock, cmd.Faketime), "PYTHONUNBUFFERED=1")
 	c, err := startChild(cmd.Argv, env, cmd.Dir, exited)
 	if err != nil {
 		clock.close()

@@ -32,6 +32,30 @@ type View struct {
 	// Failed are the acquire attempts that gave no lease (refused or of
 	// unknown outcome), in the history's order.
 	Failed []FailedAcquire
+	// Waits are the notified waiters' waits for the unlock message (wait:
+	// notify), in the history's order.
+	Waits []UnlockWait
+}
+
+// UnlockWait is one wait of a notified waiter for the lock's unlock
+// message: from when it reached wait-for-unlock until its next attempt
+// (history.Op.WaitFrom), cut short by the message or run out on its timer.
+// A polling design's sleeps between attempts are not waits of this kind.
+type UnlockWait struct {
+	Client int           `json:"client"`
+	Key    string        `json:"key"`
+	Start  time.Duration `json:"start"`
+	End    time.Duration `json:"end"`
+}
+
+func unlockWaits(h history.History) []UnlockWait {
+	var out []UnlockWait
+	for _, op := range h.Ops {
+		if op.Kind == history.KindAcquire && op.WaitFrom > 0 && op.Client != history.NoClient {
+			out = append(out, UnlockWait{Client: op.Client, Key: op.Key, Start: op.WaitFrom, End: op.Call})
+		}
+	}
+	return out
 }
 
 // FailedAcquire is one acquire attempt that gave no lease: from its call
@@ -142,6 +166,7 @@ func Read(h history.History) View {
 	v.Leases, v.UnknownAcquires = leaseWindows(h, v.End)
 	v.Sections, v.Fenced = sections(h, v.End)
 	v.Failed = failedAcquires(h)
+	v.Waits = unlockWaits(h)
 	return v
 }
 

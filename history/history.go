@@ -107,6 +107,16 @@ type Op struct {
 	// TTL is the expiry an acquire (or extend) set on the nodes, by the
 	// nodes' clocks; 0 when the lock has no expiry or it is not known.
 	TTL time.Duration `json:"ttl,omitempty"`
+	// WaitFrom is set on an acquire attempt that a notified waiter (wait:
+	// notify) made after waiting for the lock's unlock message: the true
+	// time that wait began, when the waiter reached wait-for-unlock. The
+	// wait lasted until Call, cut short by the message or run out on its
+	// timer (the holder's PTTL); which of the two the history does not
+	// say. 0: the attempt followed no such wait (a polling design's
+	// retries, the first attempt, histories from before it was recorded).
+	// A wait that the run's end or a crash cut short is not recorded: no
+	// attempt followed it.
+	WaitFrom time.Duration `json:"wait_from,omitempty"`
 	// Event, Detail and Source describe a sentinel record (KindSentinel).
 	Event  string `json:"event,omitempty"`
 	Detail string `json:"detail,omitempty"`
@@ -203,6 +213,9 @@ func (op Op) validate() error {
 	case "", ReasonRefused, ReasonNoMajority, ReasonValiditySpent, ReasonTimeout, ReasonError:
 	default:
 		return fmt.Errorf("unknown reason %q", op.Reason)
+	}
+	if op.WaitFrom != 0 && (op.Kind != KindAcquire || op.WaitFrom < 0 || op.WaitFrom > op.Call) {
+		return fmt.Errorf("wait_from %v: a wait for the unlock message precedes an acquire's call (%v)", op.WaitFrom, op.Call)
 	}
 	if op.Kind == KindClock && !(op.Rate > 0) {
 		return fmt.Errorf("clock record with rate %v: a clock runs at a positive rate", op.Rate)

@@ -9,8 +9,9 @@ import (
 	"github.com/locksim/locksim/history"
 )
 
-// The failed acquires' reasons, their per-node replies and the faults'
-// targets survive history.jsonl.
+// The failed acquires' reasons, their per-node replies, the waits for the
+// unlock message before an attempt and the faults' targets survive
+// history.jsonl.
 func TestReasonsAndTargetsRoundTrip(t *testing.T) {
 	ms := time.Millisecond
 	in := history.History{Ops: []history.Op{
@@ -18,6 +19,7 @@ func TestReasonsAndTargetsRoundTrip(t *testing.T) {
 			Reason: history.ReasonNoMajority, Granted: []int{2}, Asked: 5, Err: "set on 1 of 5"},
 		{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 0, Return: 100 * ms, Outcome: history.Unknown, Reason: history.ReasonTimeout},
 		{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 0, Return: 3 * ms, Outcome: history.Fail, Reason: history.ReasonRefused},
+		{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 40 * ms, Return: 43 * ms, Outcome: history.Fail, Reason: history.ReasonRefused, WaitFrom: 4 * ms},
 		{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 0, Return: 3 * ms, Outcome: history.OK, Token: "c0-1",
 			Granted: []int{0, 1, 2}, Asked: 5, TTL: time.Second, Deadline: 900 * ms},
 		{Kind: history.KindFault, Client: history.NoClient, Call: 0, Return: 2 * time.Second, Outcome: history.OK, Fault: "partition", FaultID: 1,
@@ -38,5 +40,14 @@ func TestReasonsAndTargetsRoundTrip(t *testing.T) {
 	}
 	if _, err := history.ReadJSONL(bytes.NewReader([]byte(`{"kind":"acquire","client":0,"call":0,"return":1,"outcome":"fail","reason":"bad luck"}`))); err == nil {
 		t.Fatal("an unknown reason was accepted")
+	}
+	for _, line := range []string{
+		`{"kind":"acquire","client":0,"call":5,"return":6,"outcome":"fail","wait_from":7}`,
+		`{"kind":"release","client":0,"call":5,"return":6,"outcome":"ok","wait_from":1}`,
+		`{"kind":"acquire","client":0,"call":5,"return":6,"outcome":"ok","wait_from":-1}`,
+	} {
+		if _, err := history.ReadJSONL(bytes.NewReader([]byte(line))); err == nil {
+			t.Errorf("accepted %s: a wait for the unlock message ends at an acquire's call", line)
+		}
 	}
 }

@@ -11,8 +11,9 @@ import (
 // lanes is what the timeline draws: per client its lease windows and its
 // stays at the resource, plus the harness's rows. Windows, stays and fault
 // windows come from the checker's view of the history, so the chart draws
-// exactly what the checks judged; the marks (refused and unknown acquires,
-// rejected writes) are read here.
+// exactly what the checks judged, and so do the failed acquires and the
+// waits for the unlock message; the other marks (ok acquires, rejected
+// writes) are read here.
 type lanes struct {
 	clients  []int // row order: client ids, ascending
 	byClient map[int]*clientLane
@@ -40,6 +41,7 @@ type clientLane struct {
 	rejected []time.Duration // fenced writes the resource refused
 	failed   []checker.FailedAcquire
 	acquires []span // ok acquires, from their call to their return
+	waits    []span // waits for the unlock message (checker.UnlockWait)
 }
 
 // span is one bar. Open: it never ended inside the history (no exit, no
@@ -77,6 +79,9 @@ func readLanes(h history.History, clients, nodes int) lanes {
 	l.nodes = slices.DeleteFunc(l.nodes, func(n checker.NodeLane) bool {
 		return n.Node >= asked && len(n.Holds) == 0 && len(n.States) == 0 && len(n.Clocks) == 0
 	})
+	for _, w := range v.Waits {
+		l.lane(w.Client).waits = append(l.lane(w.Client).waits, span{start: w.Start, end: w.End})
+	}
 	for _, f := range v.Failed {
 		l.lane(f.Client).failed = append(l.lane(f.Client).failed, f)
 		l.failed[f.Words()]++

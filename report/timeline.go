@@ -25,7 +25,8 @@ import (
 // history's clock, in ms from the run's start).
 //
 // Rows, top to bottom: each client (its lease windows as a thin light bar,
-// its failed acquire attempts as grey bars with their reason, its stays at
+// its failed acquire attempts as grey bars with their reason, its waits
+// for the unlock message (wait: notify) as a dashed line, its stays at
 // the resource as a thick bar), each node (whose token the lock key held
 // there, down or paused spans, its clock offset while a clock fault acts
 // on it), and the liveness probe. A fault is drawn on the rows it hit: a

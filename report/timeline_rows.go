@@ -37,7 +37,8 @@ func (b rowBands) Plot(c draw.Canvas, pl *plot.Plot) {
 }
 
 // clientBars draws each client's leases (thin, light), failed acquire
-// attempts (grey, with their reason) and sections (thick).
+// attempts (grey, with their reason), waits for the unlock message (a
+// dashed line between attempts) and sections (thick).
 type clientBars struct{ p *panel }
 
 func (b clientBars) Plot(c draw.Canvas, pl *plot.Plot) {
@@ -57,6 +58,9 @@ func (b clientBars) Plot(c draw.Canvas, pl *plot.Plot) {
 			if f.End >= b.p.lo && f.Start <= b.p.hi {
 				shown++
 			}
+		}
+		for _, w := range lane.waits {
+			drawWait(c, tx, ty, w, y+leaseY, hue)
 		}
 		for _, f := range lane.failed {
 			fill, edge := tint(grey, 0.55), grey
@@ -169,6 +173,20 @@ func drawAttempt(c draw.Canvas, tx, ty func(float64) vg.Length, a span, y float6
 	c.StrokeLine2(line, x0, ym, x1, ym)
 	c.StrokeLine2(line, x0, ym-h, x0, ym+h)
 	c.StrokeLine2(line, x1, ym-h, x1, ym+h)
+}
+
+// drawWait draws a wait for the unlock message on the lease bar's level:
+// a faint band with a dashed line along it, so that it reads as time spent
+// waiting, not as a bar of its own.
+func drawWait(c draw.Canvas, tx, ty func(float64) vg.Length, w span, y float64, hue color.RGBA) {
+	x0, x1, ok := xSpan(c, tx, w.start, w.end, px(1))
+	if !ok {
+		return
+	}
+	ym, h := ty(y), px(3)
+	c.SetColor(alpha(hue, 0.18))
+	c.Fill(rect(x0, ym-h, x1, ym+h))
+	c.StrokeLine2(draw.LineStyle{Color: shade(hue, 0.15), Width: px(1.5), Dashes: []vg.Length{px(4), px(3)}}, x0, ym, x1, ym)
 }
 
 // drawBar fills and outlines one bar.
@@ -372,9 +390,10 @@ func (t *timeline) legendItems() []legendItem {
 		{"lease claimed (granted → release or expiry)", bar(7, tint(hue, 0.55), tint(hue, 0.2))},
 		{section, bar(16, hue, hue)},
 	}
-	var rejected, refused, unknown, read, open bool
+	var rejected, refused, unknown, read, open, waits bool
 	for _, l := range t.lanes.byClient {
 		rejected = rejected || len(l.rejected) > 0
+		waits = waits || len(l.waits) > 0
 		for _, f := range l.failed {
 			refused = refused || f.Outcome == "fail"
 			unknown = unknown || f.Outcome != "fail"
@@ -392,6 +411,12 @@ func (t *timeline) legendItems() []legendItem {
 	}
 	if refused {
 		items = append(items, legendItem{"failed acquire attempt, with its reason", bar(7, tint(grey, 0.55), grey)})
+	}
+	if waits {
+		items = append(items, legendItem{"waiting for the unlock message (wait: notify)", func(c draw.Canvas, b vg.Rectangle) {
+			drawWait(c, func(v float64) vg.Length { return b.Min.X + vg.Length(v)*(b.Max.X-b.Min.X) },
+				func(float64) vg.Length { return (b.Min.Y + b.Max.Y) / 2 }, span{start: 0, end: time.Millisecond}, 0, hue)
+		}})
 	}
 	if unknown {
 		items = append(items, legendItem{"acquire of unknown outcome (timeout, error)", bar(7, tint(unknownHue, 0.5), unknownHue)})

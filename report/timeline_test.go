@@ -126,3 +126,34 @@ func TestWriteRunTellsFailedAcquiresAndExplainsCheckHTML(t *testing.T) {
 	}
 	assert.Equal(t, []string{history.ReasonNoMajority}, reasons)
 }
+
+// A notified waiter's waits for the unlock message are drawn on its row
+// and explained in the legend; a run without them has neither.
+func TestTimelineDrawsUnlockWaits(t *testing.T) {
+	var b builder
+	b.acquire(0, 0, 1, history.OK, "c0-1", 500)
+	b.acquire(1, 2, 3, history.Fail, "", 0)
+	b.acquire(1, 4, 5, history.Fail, "", 0)
+	b.release(0, 100, history.OK, "c0-1")
+	b.acquire(1, 101, 102, history.OK, "c1-1", 600)
+	b.ops[len(b.ops)-1].WaitFrom = msd(6)
+	b.release(1, 200, history.OK, "c1-1")
+	b.probe(210, 211, history.OK)
+	const label = "waiting for the unlock message (wait: notify)"
+
+	tl, err := newTimeline(newRun(t, "notify-contention", "setpx", history.History{Ops: b.ops}, 2, "safe"))
+	require.NoError(t, err)
+	assert.Equal(t, []span{{start: msd(6), end: msd(101)}}, tl.lanes.byClient[1].waits)
+	assert.Empty(t, tl.lanes.byClient[0].waits)
+	var svg bytes.Buffer
+	require.NoError(t, tl.writeTo(&svg, "svg"))
+	assert.Contains(t, svg.String(), label)
+
+	b.ops[4].WaitFrom = 0 // polling: the same attempts, no wait recorded
+	tl, err = newTimeline(newRun(t, "control-contention", "setpx", history.History{Ops: b.ops}, 2, "safe"))
+	require.NoError(t, err)
+	assert.Empty(t, tl.lanes.byClient[1].waits)
+	svg.Reset()
+	require.NoError(t, tl.writeTo(&svg, "svg"))
+	assert.NotContains(t, svg.String(), label)
+}

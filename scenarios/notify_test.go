@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -52,5 +53,51 @@ func TestNotifyLostMessageCostsAtMostTheTTL(t *testing.T) {
 					"the first waiter acquired %v after its first refusal, more than the TTL", acquired-refused)
 			})
 		}
+	}
+}
+
+// TestNotifyWaitsRecorded: a notified waiter's waits for the unlock
+// message are in the history (an attempt's wait_from), each between a
+// refusal of its client and that client's next attempt, with no attempt
+// inside; the same run polling has refusals and no such waits. In virtual
+// time.
+func TestNotifyWaitsRecorded(t *testing.T) {
+	s, err := scenarios.Lookup("notify-contention")
+	require.NoError(t, err)
+	poll := *s
+	w := "poll"
+	poll.Options.Wait = &w
+	for _, tc := range []struct {
+		name  string
+		s     *scenarios.Scenario
+		waits bool
+	}{{"notify", s, true}, {"poll", &poll, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := execute(t, tc.s, "setpx", virtualTime)
+			require.NoError(t, err)
+			f, err := os.Open(filepath.Join(o.Dir, "history.jsonl"))
+			require.NoError(t, err)
+			h, err := history.ReadJSONL(f)
+			_ = f.Close()
+			require.NoError(t, err)
+			v := checker.Read(h)
+			require.NotEmpty(t, v.Failed, "no client was refused: nobody had to wait")
+			if !tc.waits {
+				require.Empty(t, v.Waits, "a polling run recorded waits for the unlock message")
+				return
+			}
+			require.NotEmpty(t, v.Waits, "a notified run recorded no wait for the unlock message")
+			for _, w := range v.Waits {
+				refusedBefore := false
+				for _, op := range h.Ops {
+					if op.Kind != history.KindAcquire || op.Client != w.Client {
+						continue
+					}
+					refusedBefore = refusedBefore || (op.Outcome == history.Fail && op.Return <= w.Start)
+					require.False(t, op.Call > w.Start && op.Call < w.End, "client %d attempted at %v inside its wait %v-%v", w.Client, op.Call, w.Start, w.End)
+				}
+				require.True(t, refusedBefore, "client %d waited from %v without a refusal before", w.Client, w.Start)
+			}
+		})
 	}
 }

@@ -34,6 +34,9 @@ type Client struct {
 	inside     *lock.Lease              // the lease whose critical section is open at the resource
 	exiting    bool                     // an exit (or the last write) of inside is on the wire
 	held       map[*lock.Lease]bool     // leases acquired and not yet released
+	// waitFrom is when the wait for the unlock message in progress began
+	// (0: none); the next attempt records it (Op.WaitFrom).
+	waitFrom time.Duration
 }
 
 func newClient(id int, w *World, sched *schedule) (*Client, error) {
@@ -105,7 +108,26 @@ func (c *Client) hook(ctx context.Context, ev lock.Event) error {
 		}
 		c.w.rec.Add(op)
 	}
-	return c.point(ctx, ev.Point)
+	if err := c.point(ctx, ev.Point); err != nil {
+		return err
+	}
+	if ev.Point == lock.PointWaitForUnlock {
+		// past the gate: the wait begins (a pause there is its fault's)
+		c.mu.Lock()
+		c.waitFrom = c.w.rec.Now()
+		c.mu.Unlock()
+	}
+	return nil
+}
+
+// takeWait ends the wait for the unlock message in progress, if any, and
+// says when it began (0: none).
+func (c *Client) takeWait() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	from := c.waitFrom
+	c.waitFrom = 0
+	return from
 }
 
 // run cycles until stop closes, the client crashes or ctx ends.
@@ -159,6 +181,7 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 	}
 	l, err := lock.WaitFor(actx, c.locker, inFull, key, cfg.Options.Retry, c.Clock, c.rnd)
 	cancel()
+	c.takeWait() // a wait the run's end or a crash cut short: no attempt followed
 	if err != nil {
 		return c.stopErr(ctx)
 	}
@@ -241,6 +264,7 @@ func (c *Client) stopErr(ctx context.Context) error {
 func (c *Client) recordedAcquire(read bool) lock.Acquirer {
 	return func(ctx context.Context, key string) (*lock.Lease, error) {
 		op := Op{Kind: KindAcquire, Client: c.ID, Key: key, Mode: lock.Exclusive.String(), Call: c.w.rec.Now()}
+		op.WaitFrom = c.takeWait()
 		var l *lock.Lease
 		var err error
 		if rl, ok := c.locker.(lock.ReadLocker); ok && read {
