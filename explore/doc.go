@@ -21,7 +21,13 @@
 //     at a time; a step is kept only while the same check still fails in
 //     at least 8 of 10 reruns (Rule), and a length only while three
 //     quarters of it fails too (a margin for real time). A schedule short
-//     of the rule may first be widened (a longer hold).
+//     of the rule may first be widened (a longer hold), and a fault may go
+//     with the hold widened in its place. Last, the circumstances that
+//     reproduce most often are kept, ties going to the most margin for
+//     real time: a fault at a point moves to the loop point where it
+//     fails most often, then a node's or a link's fault is triggered by
+//     any client's visit, a point by its first visit, and the hold grows
+//     (polishRobust).
 //  5. Replay: the shrunk scenario is written as YAML with its expect, run
 //     once more through scenarios.Execute for a normal run directory, and
 //     its reproduction rate measured in virtual time and, on request, on

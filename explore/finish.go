@@ -109,7 +109,7 @@ func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, s
 			}
 			v.Reproduced.Redis = rt.String()
 			if f := onRedis(s).Failover; f != nil && s.Failover == nil {
-				s.Doc += fmt.Sprintf(" Confirmed on redis-server with failover: {mode: %s}, the emulated failover's real counterpart (with backend: redis, Sentinel's failover waits down_after, as long as the lease, before it promotes).", f.Mode)
+				s.Doc += fmt.Sprintf(" Confirmed on redis-server with failover: {mode: %s}, the emulated failover's real counterpart (with backend: redis, Sentinel's failover waits down_after, longer than the lease, before it promotes).", f.Mode)
 			}
 			// Only a scenario that meets the rule in virtual time is made
 			// stronger: one that does not fails for reasons a longer
@@ -186,7 +186,7 @@ func (fi *finisher) confirmRedis(ctx context.Context, s *scenarios.Scenario, tar
 // onRedis is s for redis-server. A failover found in virtual time is
 // miniredis's emulated one, which promotes the replica the moment the
 // master dies; on redis-server with a replica the default is Sentinel,
-// which first waits down_after (500 ms, the length of a lease) before it
+// which first waits down_after (1.5 s, three 500 ms leases) before it
 // promotes anything, so the holder's lease has run out before anyone else
 // can be granted one, and a claim broken by the failover could never show
 // there. The scenario's failover is therefore replayed as the direct
