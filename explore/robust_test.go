@@ -306,3 +306,33 @@ faults:
 	s.Hold = dur(40 * time.Millisecond)
 	assert.Empty(t, fewerWithWiderHold(s, candidates(s, "setpx", outcome{})), "160ms would pass a quarter of the lease")
 }
+
+// After polishing, a fault that only made up for the old circumstances
+// goes: the second kill of a setpx claim broken by a kill without data,
+// once both are at any client's first visit with an 80 ms hold.
+func TestFewerAfterPolish(t *testing.T) {
+	s := mustParse(t, `name: polished-kills
+algorithm: setpx
+options: {ttl: 500ms}
+nodes: 1
+clients: 2
+duration: 560ms
+hold: 80ms
+seed: 470511696
+faults:
+  - {kind: kill-node, node: 0, when: {point: after-enter}, for: 12ms, restart_after: 0s, keep_data: false}
+  - {kind: kill-node, node: 0, when: {point: before-release-command}, for: 94ms, restart_after: 165ms, keep_data: false}
+`)
+	target := Finding{Check: "claim", Verdict: "unsafe"}
+	r := Rule{Reruns: 10, Need: 8, Workers: 2}
+	_, last, err := r.reproduce(hostCtx(t), s, "setpx", target, false)
+	require.NoError(t, err)
+	var sh Shrunk
+	p, _ := fewerAfterPolish(hostCtx(t), s, last, "setpx", target, r, &sh)
+	require.Len(t, p.Faults, 1, "the first kill alone breaks the claim")
+	assert.Equal(t, "after-enter", p.Faults[0].When.Point)
+	k, _, err := r.reproduce(hostCtx(t), p, "setpx", target, false)
+	require.NoError(t, err)
+	assert.Equal(t, r.Reruns, k)
+	assert.Len(t, s.Faults, 2, "the original is untouched")
+}

@@ -186,7 +186,11 @@ func Shrink(ctx context.Context, s *scenarios.Scenario, algo string, target Find
 	}
 	if out.Passed {
 		cur, last = polishPoints(ctx, cur, last, algo, target, r, &out)
+		polished := out.Steps
 		cur, last = polishRobust(ctx, cur, last, algo, target, r, &out)
+		if out.Steps > polished {
+			cur, last = fewerAfterPolish(ctx, cur, last, algo, target, r, &out)
+		}
 		out.Scenario, out.Found, out.Unfired = cur, last.Finding, unfiredOf(last)
 	}
 	return out, nil
