@@ -27,7 +27,8 @@
 //     real time: a fault at a point moves to the loop point where it
 //     fails most often, then a node's or a link's fault is triggered by
 //     any client's visit, a point by its first visit, and the hold grows
-//     (polishRobust).
+//     (polishRobust); a fault that then is not needed goes
+//     (fewerAfterPolish).
 //  5. Replay: the shrunk scenario is written as YAML with its expect, run
 //     once more through scenarios.Execute for a normal run directory, and
 //     its reproduction rate measured in virtual time and, on request, on

@@ -204,7 +204,7 @@ faults:
 			all = st
 		}
 	}
-	assert.Equal(t, 80*time.Millisecond, all.s.Hold.D())
+	assert.Equal(t, 125*time.Millisecond, all.s.Hold.D(), "a quarter of the lease")
 	for _, f := range all.s.Faults[:2] {
 		assert.Nil(t, f.When.Client, "any client's visit")
 		assert.Equal(t, 1, *f.When.Nth)
@@ -214,9 +214,9 @@ faults:
 	assert.Equal(t, 20*time.Millisecond, s.Hold.D(), "the original is untouched")
 	assert.Equal(t, 0, *s.Faults[0].When.Client)
 
-	s.Hold = dur(40 * time.Millisecond)
+	s.Hold = dur(125 * time.Millisecond)
 	for _, st := range robustSteps(s) {
-		assert.Equal(t, 40*time.Millisecond, st.s.Hold.D(), "160ms would pass a quarter of the 500ms lease")
+		assert.Equal(t, 125*time.Millisecond, st.s.Hold.D(), "a hold at a quarter of the lease does not grow")
 	}
 }
 
@@ -297,14 +297,14 @@ faults:
 	var one int
 	for _, c := range wide {
 		assert.Less(t, len(c.s.Faults), 2)
-		assert.Equal(t, 80*time.Millisecond, c.s.Hold.D())
+		assert.Equal(t, 125*time.Millisecond, c.s.Hold.D())
 		if len(c.s.Faults) == 1 {
 			one++
 		}
 	}
 	assert.Equal(t, 2, one, "one for each fault dropped (and one without client 1, whose faults go with it)")
-	s.Hold = dur(40 * time.Millisecond)
-	assert.Empty(t, fewerWithWiderHold(s, candidates(s, "setpx", outcome{})), "160ms would pass a quarter of the lease")
+	s.Hold = dur(125 * time.Millisecond)
+	assert.Empty(t, fewerWithWiderHold(s, candidates(s, "setpx", outcome{})), "the hold is at a quarter of the lease already")
 }
 
 // After polishing, a fault that only made up for the old circumstances
