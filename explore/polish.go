@@ -11,7 +11,7 @@ import (
 // Polishing: shrinking's last steps, which keep the faults a shrunk
 // scenario has and choose the circumstances it reproduces best in.
 
-// polishPoints is shrinking's last step: a fault at a point moves to the
+// polishPoints is the first polishing step: a fault at a point moves to the
 // loop point (at its first visit, of the same client) at which the
 // scenario reproduces most often, when that is more often than where it
 // is. Shrinking keeps the first point that meets the rule; a client pause
@@ -48,7 +48,7 @@ func polishPoints(ctx context.Context, s *scenarios.Scenario, last outcome, algo
 	return s, last
 }
 
-// polishRobust is shrinking's very last step. Shrinking stops at the first
+// polishRobust is the second polishing step. Shrinking stops at the first
 // scenario that meets the rule, so it often leaves one at the rule's edge,
 // and real time only takes margin away. So it tries steps that change the
 // story's circumstances, never its faults (robustSteps), and keeps the one
@@ -110,14 +110,14 @@ func polishRobust(ctx context.Context, s *scenarios.Scenario, last outcome, algo
 	return s, last
 }
 
-// fewerAfterPolish drops the faults that polishing made unneeded: each
-// fault in turn goes when the scenario without it reproduces as often as
-// with it. A fault shrinking could not drop may have made up for
-// circumstances polishing then changed: a setpx claim broken by a kill
-// without data at client 1's third critical section kept a second kill at
-// its second release; at any client's first critical section with an 80
-// ms hold the first kill alone failed 10 of 10 runs in virtual time and
-// on redis-server.
+// fewerAfterPolish, the last step, drops the faults that polishing made
+// unneeded: each fault in turn goes when the scenario without it
+// reproduces as often as with it. A fault shrinking could not drop may
+// have made up for circumstances polishing then changed: a setpx claim
+// broken by a kill without data at client 1's third critical section
+// kept a second kill at its second release; at any client's first
+// critical section with a longer hold the first kill alone failed 10 of
+// 10 runs in virtual time and on redis-server.
 func fewerAfterPolish(ctx context.Context, s *scenarios.Scenario, last outcome, algo string, target Finding, r Rule, out *Shrunk) (*scenarios.Scenario, outcome) {
 	best, _, err := r.reproduce(ctx, s, algo, target, false)
 	if err != nil {
