@@ -51,13 +51,13 @@ func TestValidateNamesTheLimit(t *testing.T) {
 	assert.ErrorContains(t, c.Validate(), "keys 10001: at most 10000")
 }
 
-// TestReadmeListsTheLimits keeps the README's Reliability section in step
-// with the constants.
-func TestReadmeListsTheLimits(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+// TestReliabilityPageListsTheLimits keeps docs/reliability.md's limits in
+// step with the constants.
+func TestReliabilityPageListsTheLimits(t *testing.T) {
+	b, err := os.ReadFile("../docs/reliability.md")
 	require.NoError(t, err)
 	text := strings.Join(strings.Fields(string(b)), " ")
 	want := fmt.Sprintf("clients %d, nodes %d, keys %d, replicas %d per master, faults %d, duration %s",
 		MaxClients, MaxNodes, MaxKeys, MaxReplicas, MaxFaults, strings.TrimSuffix(strings.TrimSuffix(MaxDuration.String(), "0s"), "0m"))
-	assert.Contains(t, text, want)
+	assert.Contains(t, text, want, "docs/reliability.md lists the limits sim enforces")
 }

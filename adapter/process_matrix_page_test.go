@@ -12,27 +12,27 @@ import (
 	"github.com/locksim/locksim/sim/simtest"
 )
 
-var update = flag.Bool("update", false, "rewrite the README's process matrix from the catalogue")
+var update = flag.Bool("update", false, "rewrite docs/process-designs.md's process matrix from the catalogue")
 
 const (
-	readme       = "../README.md"
+	processPage  = "../docs/process-designs.md"
 	matrixBegin  = "<!-- process-matrix:begin -->"
 	matrixEnd    = "<!-- process-matrix:end -->"
 	matrixIntro  = "| scenario | redis-py | node-redlock | setpx | redlock |"
 	processNotes = "\nSkips:\n"
 )
 
-// processDesigns are the README process matrix's columns: each bundled
+// processDesigns are the process matrix's columns: each bundled
 // process design beside the design it behaves like.
 var processDesigns = []string{"redis-py", "node-redlock", "setpx", "redlock"}
 
-// TestReadmeProcessMatrix keeps the README's process matrix what the
-// catalogue expects of redis-py and node-redlock (and of setpx and
-// redlock beside them), skips with their reasons; `go test ./adapter -run
-// ReadmeProcessMatrix -update` rewrites it. Whether the runs agree is
-// the catalogue's and the matrix's business; the README's figures say
-// how often they did.
-func TestReadmeProcessMatrix(t *testing.T) {
+// TestProcessMatrixPage keeps docs/process-designs.md's process matrix
+// what the catalogue expects of redis-py and node-redlock (and of setpx
+// and redlock beside them), skips with their reasons; `go test ./adapter
+// -run ProcessMatrixPage -update` rewrites it. Whether the runs agree is
+// the catalogue's and the matrix's business; docs/results.md says how
+// often they did.
+func TestProcessMatrixPage(t *testing.T) {
 	for _, algo := range processDesigns {
 		requireDesign(t, algo)
 		info, _ := lock.Lookup(algo)
@@ -40,18 +40,18 @@ func TestReadmeProcessMatrix(t *testing.T) {
 			if os.Getenv(simtest.RequireEnv) == "1" {
 				t.Fatal(m)
 			}
-			t.Skip("skipping: " + m + " (the README's matrix is the one of a machine with libfaketime)")
+			t.Skip("skipping: " + m + " (the page's matrix is the one of a machine with libfaketime)")
 		}
 	}
 	want := processMatrix()
-	b, err := os.ReadFile(readme)
+	b, err := os.ReadFile(processPage)
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(b)
 	begin, end := strings.Index(text, matrixBegin), strings.Index(text, matrixEnd)
 	if begin < 0 || end < begin {
-		t.Fatalf("%s has no %s ... %s", readme, matrixBegin, matrixEnd)
+		t.Fatalf("%s has no %s ... %s", processPage, matrixBegin, matrixEnd)
 	}
 	got := text[begin+len(matrixBegin) : end]
 	if got == want {
@@ -59,16 +59,16 @@ func TestReadmeProcessMatrix(t *testing.T) {
 	}
 	if *update {
 		out := text[:begin+len(matrixBegin)] + want + text[end:]
-		tmp := readme + ".tmp"
+		tmp := processPage + ".tmp"
 		if err := os.WriteFile(tmp, []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Rename(tmp, readme); err != nil {
+		if err := os.Rename(tmp, processPage); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("the README's process matrix is not the catalogue's; run go test ./adapter -run ReadmeProcessMatrix -update\n--- README\n%s\n--- catalogue\n%s", got, want)
+	t.Errorf("%s's process matrix is not the catalogue's; run go test ./adapter -run ProcessMatrixPage -update\n--- page\n%s\n--- catalogue\n%s", processPage, got, want)
 }
 
 // processMatrix is the table: a row per built-in scenario, a cell per

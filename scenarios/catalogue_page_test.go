@@ -12,17 +12,20 @@ import (
 	"github.com/locksim/locksim/scenarios"
 )
 
-// TestReadmeMatrixMatchesCatalogue keeps the README's verdict matrix honest:
+// cataloguePage holds the built-in catalogue's verdict matrix.
+const cataloguePage = "../docs/catalogue.md"
+
+// TestCatalogueMatrixPage keeps docs/catalogue.md's verdict matrix honest:
 // one row per built-in scenario and one column per design, in catalogue
 // order, and every cell whose verdict the catalogue asserts shows that
 // verdict (TestCatalogue checks the assertions against real runs). Cells
 // marked ° are not asserted and show what a measured run gave.
-func TestReadmeMatrixMatchesCatalogue(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+func TestCatalogueMatrixPage(t *testing.T) {
+	b, err := os.ReadFile(cataloguePage)
 	require.NoError(t, err)
 	text := string(b)
 	begin, end := strings.Index(text, "<!-- matrix:begin -->"), strings.Index(text, "<!-- matrix:end -->")
-	require.True(t, begin >= 0 && end > begin, "README.md has the matrix between <!-- matrix:begin --> and <!-- matrix:end -->")
+	require.True(t, begin >= 0 && end > begin, "%s has the matrix between <!-- matrix:begin --> and <!-- matrix:end -->", cataloguePage)
 	var rows [][]string
 	for _, line := range strings.Split(text[begin:end], "\n") {
 		if !strings.HasPrefix(line, "|") || strings.HasPrefix(line, "|---") {
