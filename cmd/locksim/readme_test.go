@@ -13,6 +13,8 @@ import (
 	"unicode"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/locksim/locksim/lock"
 )
 
 // repoRoot is the repository, seen from this package's directory.
@@ -390,4 +392,36 @@ func TestDocLinkCheckCatchesMistakes(t *testing.T) {
 	require.True(t, a["x"] && a["x-1"])
 	require.False(t, a["not-a-heading"])
 	require.Equal(t, []string{"a.md#b", "p.png"}, markdownLinks("see [a](a.md#b) `[c](d)`\n![img](p.png \"t\")\n```\n[e](f)\n```\n"))
+}
+
+// TestDesignsPageIsTheRegistry keeps docs/designs.md's table what `locksim
+// algos` prints: one row per Go design in catalogue order, with its
+// summary, weakness and source as registered (process designs have their
+// own page).
+func TestDesignsPageIsTheRegistry(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "designs.md"))
+	require.NoError(t, err)
+	var rows [][]string
+	inTable := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "| name | what it does | known weakness | source |") {
+			inTable = true
+			continue
+		}
+		if !inTable || strings.HasPrefix(line, "|---") {
+			continue
+		}
+		if !strings.HasPrefix(line, "| ") {
+			break
+		}
+		rows = append(rows, strings.Split(strings.TrimSuffix(strings.TrimPrefix(line, "| "), " |"), " | "))
+	}
+	var want [][]string
+	for _, i := range lock.Algorithms() {
+		if !i.Process {
+			want = append(want, []string{"`" + i.Name + "`", i.Summary, i.Weakness, i.Source})
+		}
+	}
+	require.NotEmpty(t, want)
+	require.Equal(t, want, rows, "docs/designs.md's table is the registry's (lock.Info's Summary, Weakness and Source)")
 }
