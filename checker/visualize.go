@@ -32,13 +32,16 @@ func Visualize(w io.Writer, h history.History, r Result) error {
 // VisualizePage writes porcupine's HTML page for the exclusion check of h
 // (the history r was computed from, with Config.Verbose): each client's
 // operations at the resource, from send to reply, per key with porcupine's
-// (partial) linearization; each client's lease windows on that client's
-// row; and the faults in one lane per target ("faults: client 0",
-// "faults: node 2", "faults: network"), so that a reader sees who
-// overlapped whom during which fault. Above it, a heading names the
-// scenario, the design, the verdict and the exclusion check's, and a legend
-// says in locksim's words what the page draws. Porcupine's clock is true
-// time in nanoseconds; each operation's details give where it landed.
+// (partial) linearization; each client's lease windows in a lane of its
+// own ("client 0 leases"); and the faults in one lane per target ("faults:
+// client 0", "faults: node 2", "faults: network"), so that a reader sees
+// who overlapped whom during which fault. Above it, a heading names the
+// scenario, the design, the verdict and the exclusion check's, links to
+// the first witness (outlined in the drawing), and a legend says in
+// locksim's words what the page draws; porcupine's own legend follows it
+// in the page's flow. Porcupine's clock is true time in nanoseconds; each
+// box's tooltip opens with its label, and an operation's gives where it
+// landed.
 func VisualizePage(w io.Writer, h history.History, r Result, page Page) error {
 	if r.info == nil {
 		return errors.New("checker: no linearization info: check with Config.Verbose (and a usable resource log)")
