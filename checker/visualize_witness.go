@@ -94,7 +94,7 @@ func sectionOp(h history.History, fenced bool, key string, client int, from time
 
 // link is the heading's line that jumps to the mark.
 func (m *witnessMark) link() string {
-	return fmt.Sprintf(`<p id="locksim-first">First overlap: <a id="locksim-jump" href="#locksim-witness">jump there</a> (outlined in red in the drawing): %s</p>
+	return fmt.Sprintf(`<p id="locksim-first">First overlap: %s <span id="locksim-jump-line">· <a id="locksim-jump" href="#locksim-witness">jump there</a> (outlined in red in the drawing)</span></p>
 `, html.EscapeString(m.Words))
 }
 
@@ -139,7 +139,7 @@ func (m *witnessMark) script() string {
   }
   if (!link) return
   if (marks.length === 0) {
-    link.replaceWith(document.createTextNode('(not found in the drawing)'))
+    document.getElementById('locksim-jump-line').textContent = '(not found in the drawing)'
     return
   }
   link.addEventListener('click', (e) => {
