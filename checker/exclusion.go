@@ -105,6 +105,12 @@ func porcupineSays(v porcupine.CheckResult) string {
 	return "a legal order exists (the clients' intervals blur what the resource saw)"
 }
 
+// clientOp is a resource operation as its client saw it.
+func clientOp(op *history.Op) *resOp {
+	return &resOp{kind: op.Kind, client: op.Client, key: op.Key, token: op.Token, fence: op.Fence,
+		read: op.Mode == "read", accepted: op.Outcome == history.OK, unacked: op.Unacked}
+}
+
 // porcupineTimeout is Config.Timeout as porcupine reads it.
 func porcupineTimeout(cfg Config) time.Duration {
 	switch {
@@ -132,8 +138,7 @@ func clientViewOps(h history.History, fenced bool, end time.Duration) []porcupin
 		if !judged || op.Seq <= 0 {
 			continue
 		}
-		r := &resOp{kind: op.Kind, client: op.Client, key: op.Key, token: op.Token, fence: op.Fence,
-			read: op.Mode == "read", accepted: op.Outcome == history.OK, unacked: op.Unacked}
+		r := clientOp(op)
 		ret := op.Return
 		if op.Unacked {
 			ret = end + 1

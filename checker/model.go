@@ -176,12 +176,15 @@ func describeOp(input, _ any) string {
 	}
 }
 
+// describeMeta is an operation's tooltip in check.html. It opens with the
+// operation's label, so that a box too short for its label, or one drawn
+// under another, can still be read on hover.
 func describeMeta(meta any) string {
 	op, ok := meta.(*history.Op)
 	if !ok {
 		return ""
 	}
-	s := fmt.Sprintf("key %s; sent at %v", op.Key, op.Call)
+	s := fmt.Sprintf("%s: key %s; sent at %v", describeOp(clientOp(op), nil), op.Key, op.Call)
 	if op.Unacked {
 		s += ", no reply"
 	} else {
