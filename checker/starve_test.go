@@ -10,7 +10,6 @@ import (
 	"github.com/locksim/locksim/history"
 )
 
-
 func waitOp(client int, call, ret time.Duration, out history.Outcome) history.Op {
 	return history.Op{Kind: history.KindWait, Client: client, Key: "k", Call: call, Return: ret, Outcome: out, Patience: 300 * ms}
 }
