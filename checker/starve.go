@@ -31,8 +31,9 @@ type Starvation struct {
 }
 
 func (s Starvation) String() string {
+	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 	return fmt.Sprintf("client %d waited %v for %q (from %v) while the lock was free from %v to %v (%v, more than its patience of %v)",
-		s.Client, s.WaitTo-s.WaitFrom, s.Key, s.WaitFrom, s.FreeFrom, s.FreeTo, s.FreeTo-s.FreeFrom, s.Patience)
+		s.Client, r(s.WaitTo-s.WaitFrom), s.Key, r(s.WaitFrom), r(s.FreeFrom), r(s.FreeTo), r(s.FreeTo-s.FreeFrom), r(s.Patience))
 }
 
 // Starved finds the run's clients that starved: a wait record during
