@@ -11,13 +11,12 @@ import (
 )
 
 // TestRedisOnlySettingsWaitForTheBackend: a file that names no backend may
-// ask for what only redis-server has (persistence, a failover by direct
-// promotion or by Sentinel): it is meant for --backend redis, which the
+// ask for what only redis-server has (persistence, a failover by
+// Sentinel): it is meant for --backend redis, which the
 // command line applies after parsing. It parses; resolved for redis it
 // runs; resolved for miniredis it is refused in one line naming the field.
 func TestRedisOnlySettingsWaitForTheBackend(t *testing.T) {
 	for _, c := range []struct{ name, yaml, field string }{
-		{"direct", "failover: {mode: direct}\nreplicas: 1\n", "failover.mode"},
 		{"sentinel", "failover: {mode: sentinel}\nreplicas: 1\n", "failover.mode"},
 		{"persistence", "persistence: always\n", "persistence"},
 		{"both", "persistence: everysec\nfailover: {mode: direct}\nreplicas: 1\n", "persistence"},
@@ -34,6 +33,12 @@ func TestRedisOnlySettingsWaitForTheBackend(t *testing.T) {
 			assert.NoError(t, err, "--backend redis")
 		})
 	}
-	_, err := scenarios.Parse("bad.yaml", []byte("name: bad\nalgorithm: setpx\nbackend: miniredis\npersistence: always\n"))
+	// A direct promotion is what miniredis's emulated failover does: a
+	// file that says direct runs on both backends.
+	s, err := scenarios.Parse("direct.yaml", []byte("name: direct\nalgorithm: setpx\nfailover: {mode: direct}\nreplicas: 1\n"))
+	require.NoError(t, err)
+	_, err = s.Config("setpx")
+	assert.NoError(t, err)
+	_, err = scenarios.Parse("bad.yaml", []byte("name: bad\nalgorithm: setpx\nbackend: miniredis\npersistence: always\n"))
 	assert.ErrorContains(t, err, "persistence", "a file that names miniredis is refused at once")
 }

@@ -95,9 +95,9 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 	}
 	s.file, s.lines = filename, p.lines()
 	// A file that names no backend is checked for the one its settings
-	// need: persistence or a failover mode that only redis-server has
-	// are for a run with --backend redis, which Config checks once the
-	// command line is applied.
+	// need: persistence or Sentinel, which only redis-server has, are for
+	// a run with --backend redis, which Config checks once the command
+	// line is applied.
 	checked := s
 	if checked.Backend == "" && s.redisOnly() {
 		checked.Backend = string(sim.BackendRedis)
@@ -395,15 +395,11 @@ func kindName(k yaml.Kind) string {
 }
 
 // redisOnly reports whether the file asks for what only redis-server
-// offers: persistence, or a failover by Sentinel or by direct promotion.
+// offers: persistence, or a failover by Sentinel.
 func (s *Scenario) redisOnly() bool {
 	switch sim.Persistence(s.Persistence) {
 	case sim.PersistenceEverySec, sim.PersistenceAlways:
 		return true
 	}
-	if s.Failover == nil {
-		return false
-	}
-	m := sim.FailoverMode(s.Failover.Mode)
-	return m == sim.FailoverSentinel || m == sim.FailoverDirect
+	return s.Failover != nil && sim.FailoverMode(s.Failover.Mode) == sim.FailoverSentinel
 }
