@@ -27,7 +27,7 @@ func Check(h history.History, cfg Config) Result {
 		ex.check,
 		claim,
 		checkFencing(h, cfg, v, usable, fi),
-		checkLiveness(h),
+		checkLiveness(h, v),
 	}
 	coverByFencing(checks, cfg)
 	verdict, reason := overall(checks, v)
@@ -61,7 +61,8 @@ func coverByFencing(checks []CheckResult, cfg Config) {
 	}
 }
 
-// overall folds the per-check verdicts. Safety outranks liveness: a run
+// overall folds the per-check verdicts. A liveness failure, a deadlock or
+// a starved client, makes the run deadlock. Safety outranks liveness: a run
 // that both overlapped and deadlocked is reported as unsafe, because that
 // is the finding a design review must not miss. A run that tested nothing
 // (no lease was ever granted, or no check had anything to judge) is
@@ -76,6 +77,7 @@ func overall(checks []CheckResult, v View) (Verdict, string) {
 			if c.Name != NameLiveness {
 				return Unsafe, ""
 			}
+			deadlock = true // a starved client: liveness failed
 		case Deadlock:
 			deadlock = true
 		case Unknown:

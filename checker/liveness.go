@@ -16,7 +16,34 @@ import (
 // answer) makes liveness unknown: it is not a pass, and it is not a
 // deadlock the lock caused. When a key was probed more than once, its last
 // probe decides: it had the most time to recover.
-func checkLiveness(h history.History) CheckResult {
+//
+// The run's own clients are judged too (Starved): a client that went on
+// asking while the lock was free, past its patience, makes liveness
+// unsafe even when the probe got the lock: a fresh polling client says
+// nothing about a waiter that never wakes.
+func checkLiveness(h history.History, v View) CheckResult {
+	c := checkProbes(h)
+	starved := Starved(h, v)
+	if len(starved) == 0 || c.Verdict == Deadlock {
+		return c
+	}
+	words := make([]string, len(starved))
+	for i, s := range starved {
+		words[i] = s.String()
+		if i < maxWitnesses {
+			c.Witnesses = append(c.Witnesses, Witness{Check: NameLiveness, Key: s.Key,
+				A:    Interval{Client: s.Client, Start: s.WaitFrom, End: s.WaitTo},
+				B:    Interval{Client: s.Client, Start: s.FreeFrom, End: s.FreeTo},
+				Note: "starved: " + s.String()})
+		}
+	}
+	c.Verdict = Unsafe
+	c.Detail = fmt.Sprintf("%d wait(s) starved: %s; %s", len(starved), strings.Join(words, "; "), c.Detail)
+	return c
+}
+
+// checkProbes judges the liveness probes alone.
+func checkProbes(h history.History) CheckResult {
 	c := CheckResult{Name: NameLiveness}
 	last := map[string]*history.Op{}
 	for i := range h.Ops {

@@ -96,6 +96,7 @@ func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, s
 	s.Doc = fmt.Sprintf("Found by locksim explore --algos %s --seed %d (schedule %d, signature %q) and shrunk from %d faults to %d.",
 		algo, fi.cfg.Seed, f.j, v.Signature, v.FaultsBefore, v.FaultsAfter)
 	s.Expectations = expectFor(algo, target)
+	directFailover(s)
 	if ctx.Err() == nil && shrink {
 		k, _, err := fi.rule.reproduce(ctx, s, algo, target, false)
 		if err != nil && ctx.Err() != nil {
@@ -108,9 +109,6 @@ func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, s
 				return ctx.Err()
 			}
 			v.Reproduced.Redis = rt.String()
-			if f := onRedis(s).Failover; f != nil && s.Failover == nil {
-				s.Doc += fmt.Sprintf(" Confirmed on redis-server with failover: {mode: %s}, the emulated failover's real counterpart (with backend: redis, Sentinel's failover waits down_after, longer than the lease, before it promotes).", f.Mode)
-			}
 			// Only a scenario that meets the rule in virtual time is made
 			// stronger: one that does not fails for reasons a longer
 			// fault does not reach (timing only some seeds give).
@@ -183,22 +181,24 @@ func (fi *finisher) confirmRedis(ctx context.Context, s *scenarios.Scenario, tar
 	return t
 }
 
-// onRedis is s for redis-server. A failover found in virtual time is
-// miniredis's emulated one, which promotes the replica the moment the
-// master dies; on redis-server with a replica the default is Sentinel,
-// which first waits down_after (1.5 s, three 500 ms leases) before it
-// promotes anything, so the holder's lease has run out before anyone else
-// can be granted one, and a claim broken by the failover could never show
-// there. The scenario's failover is therefore replayed as the direct
-// failover (kill and REPLICAOF NO ONE at once), the emulation's real
-// counterpart, unless it names a mode itself.
+// onRedis is s for redis-server.
 func onRedis(s *scenarios.Scenario) *scenarios.Scenario {
 	rs := clone(s)
 	rs.Backend = string(sim.BackendRedis)
-	if rs.Failover == nil && slices.ContainsFunc(rs.Faults, func(f scenarios.FaultSpec) bool { return f.Kind == faults.KindFailover }) {
-		rs.Failover = &scenarios.Failover{Mode: string(sim.FailoverDirect)}
-	}
 	return rs
+}
+
+// directFailover writes the failover the exploration played into a
+// scenario with a failover fault that names no mode: miniredis's emulated
+// failover promotes the replica the moment the master dies, which is
+// failover: {mode: direct} on both backends. Left out, redis-server would
+// default to Sentinel, which first waits down_after (longer than a lease)
+// before it promotes anything, so the file would not replay there what
+// was found and confirmed.
+func directFailover(s *scenarios.Scenario) {
+	if s.Failover == nil && slices.ContainsFunc(s.Faults, func(f scenarios.FaultSpec) bool { return f.Kind == faults.KindFailover }) {
+		s.Failover = &scenarios.Failover{Mode: string(sim.FailoverDirect)}
+	}
 }
 
 // expectFor is the expect: entry of a shrunk scenario: the verdict found

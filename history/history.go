@@ -26,6 +26,13 @@ const (
 	KindExtend  Kind = "extend"  // a renewal (watchdog or explicit)
 	KindRelease Kind = "release"
 	KindProbe   Kind = "probe" // liveness probe after every fault healed
+	// A client's whole wait for the lock: from the moment it began to ask
+	// (past its before-acquire point) until the blocking acquire returned.
+	// Outcome ok: it got the lock; fail: it gave up (its retries ran out);
+	// unknown: the run's end, a crash or an error cut the wait. Patience
+	// says how long it may wait while the lock is free before it counts as
+	// starved. Its attempts are KindAcquire records inside [Call, Return].
+	KindWait Kind = "wait"
 
 	// Resource operations. Call/Return are the client's view; At and Seq are
 	// the resource's own: the true instant it applied the operation and its
@@ -117,6 +124,13 @@ type Op struct {
 	// A wait that the run's end or a crash cut short is not recorded: no
 	// attempt followed it.
 	WaitFrom time.Duration `json:"wait_from,omitempty"`
+	// Patience is set on a wait record (KindWait): the longest a client
+	// of this design may go on asking while the lock is free before the
+	// liveness check calls it starved: the lock's TTL (a notified waiter
+	// that missed the unlock message sleeps up to the holder's remaining
+	// TTL), one retry interval with its jitter, and the harness's slack
+	// (and a design's client clock tolerance).
+	Patience time.Duration `json:"patience,omitempty"`
 	// Event, Detail and Source describe a sentinel record (KindSentinel).
 	Event  string `json:"event,omitempty"`
 	Detail string `json:"detail,omitempty"`
@@ -196,7 +210,7 @@ func ReadJSONL(r io.Reader) (History, error) {
 
 func (op Op) validate() error {
 	switch op.Kind {
-	case KindAcquire, KindCheck, KindExtend, KindRelease, KindProbe,
+	case KindAcquire, KindCheck, KindExtend, KindRelease, KindProbe, KindWait,
 		KindEnter, KindExit, KindWrite, KindFault, KindClock, KindSentinel:
 	default:
 		return fmt.Errorf("unknown kind %q", op.Kind)
@@ -216,6 +230,9 @@ func (op Op) validate() error {
 	}
 	if op.WaitFrom != 0 && (op.Kind != KindAcquire || op.WaitFrom < 0 || op.WaitFrom > op.Call) {
 		return fmt.Errorf("wait_from %v: a wait for the unlock message precedes an acquire's call (%v)", op.WaitFrom, op.Call)
+	}
+	if op.Patience < 0 || op.Patience != 0 && op.Kind != KindWait {
+		return fmt.Errorf("patience %v: only a wait record has one, and it is not negative", op.Patience)
 	}
 	if op.Kind == KindClock && !(op.Rate > 0) {
 		return fmt.Errorf("clock record with rate %v: a clock runs at a positive rate", op.Rate)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -103,6 +104,9 @@ func (b *base) blockNotify(ctx context.Context, acquire Acquirer, key string, p 
 		// At least minNotifyWait: a refusal while the key reads as gone
 		// (it expired or was released in between) must not spin.
 		wait := max(b.holderTTL(ctx, key, err), minNotifyWait)
+		if noFallback.Load() {
+			wait = 24 * time.Hour // the mutant: only a message wakes it
+		}
 		if err := b.at(ctx, PointWaitForUnlock, key, nil); err != nil {
 			return nil, err
 		}
@@ -111,6 +115,12 @@ func (b *base) blockNotify(ctx context.Context, acquire Acquirer, key string, p 
 		}
 	}
 }
+
+// noFallback, set by the tests alone (export_test.go), turns the
+// notified waiter into a mutant that never falls back to the holder's
+// PTTL: a lost message leaves it waiting for ever. The liveness check
+// must catch it.
+var noFallback atomic.Bool
 
 // minNotifyWait is the shortest wait between two refused attempts of a
 // notified waiter.

@@ -220,6 +220,9 @@ func setup(c sim.Config) string {
 // checker's note. fenced: the run's sections are fenced writes.
 func WitnessWords(w checker.Witness, fenced bool) string {
 	a, b := w.A, w.B
+	if w.Check == checker.NameLiveness {
+		return w.Note // a starved client: its wait and the free stretch, in words
+	}
 	var s string
 	switch {
 	case w.Check == "exclusion" && !fenced:

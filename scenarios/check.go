@@ -192,7 +192,7 @@ func (s *Scenario) checkWorld() error {
 	case "", sim.PersistenceNone:
 	case sim.PersistenceEverySec, sim.PersistenceAlways:
 		if sim.Backend(s.Backend) != sim.BackendRedis {
-			return s.errf("persistence", "needs backend: redis; on miniredis a restart's keep_data decides what survives (%s)", s.Persistence)
+			return s.errf("persistence", "needs backend: redis (in the file or --backend redis); on miniredis a restart's keep_data decides what survives (%s)", s.Persistence)
 		}
 	default:
 		return s.errf("persistence", "unknown persistence; want none, everysec or always (%s)", shown(s.Persistence))

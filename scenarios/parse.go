@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/locksim/locksim/sim"
 )
 
 // Error is one problem with a scenario, in one line:
@@ -92,13 +94,21 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 		return nil, p.yamlError(err)
 	}
 	s.file, s.lines = filename, p.lines()
-	if err := s.check(); err != nil {
+	// A file that names no backend is checked for the one its settings
+	// need: persistence or Sentinel, which only redis-server has, are for
+	// a run with --backend redis, which Config checks once the command
+	// line is applied.
+	checked := s
+	if checked.Backend == "" && s.redisOnly() {
+		checked.Backend = string(sim.BackendRedis)
+	}
+	if err := checked.check(); err != nil {
 		return nil, err
 	}
 	// Resolving for every design it runs finds what only the built faults
 	// can check (a partition whose groups choose no link), with its line.
-	for _, algo := range s.Algorithms() {
-		if _, err := s.Config(algo); err != nil {
+	for _, algo := range checked.Algorithms() {
+		if _, err := checked.Config(algo); err != nil {
 			return nil, err
 		}
 	}
@@ -382,4 +392,14 @@ func kindName(k yaml.Kind) string {
 		return "value"
 	}
 	return "node"
+}
+
+// redisOnly reports whether the file asks for what only redis-server
+// offers: persistence, or a failover by Sentinel.
+func (s *Scenario) redisOnly() bool {
+	switch sim.Persistence(s.Persistence) {
+	case sim.PersistenceEverySec, sim.PersistenceAlways:
+		return true
+	}
+	return s.Failover != nil && sim.FailoverMode(s.Failover.Mode) == sim.FailoverSentinel
 }

@@ -179,9 +179,15 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 		}
 		return attempt(ctx, key)
 	}
+	wait := Op{Kind: KindWait, Client: c.ID, Key: key, Mode: lock.Exclusive.String(), Call: c.w.rec.Now(), Patience: c.w.cfg.Patience()}
+	if read {
+		wait.Mode = lock.Shared.String()
+	}
 	l, err := lock.WaitFor(actx, c.locker, inFull, key, cfg.Options.Retry, c.Clock, c.rnd)
+	cut := actx.Err() != nil
 	cancel()
 	c.takeWait() // a wait the run's end or a crash cut short: no attempt followed
+	c.recordWait(wait, l, err, cut)
 	if err != nil {
 		return c.stopErr(ctx)
 	}
@@ -217,6 +223,25 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 	}
 	c.release(ctx, l)
 	return c.stopErr(ctx)
+}
+
+// recordWait records the client's whole wait for the lock, begun at
+// wait.Call: granted, given up, or cut by the run's end or a crash.
+func (c *Client) recordWait(wait Op, l *lock.Lease, err error, cut bool) {
+	wait.Return = c.w.rec.Now()
+	switch {
+	case err == nil:
+		wait.Outcome, wait.Token = OK, l.Token
+	case c.Gate.Crashed():
+		wait.Outcome, wait.Err = Unknown, "the client crashed while waiting"
+	case cut:
+		wait.Outcome, wait.Err = Unknown, "cut by the run's end"
+	case errors.Is(err, lock.ErrNotAcquired):
+		wait.Outcome, wait.Err = Fail, err.Error()
+	default:
+		wait.Outcome, wait.Err = Unknown, err.Error()
+	}
+	c.w.rec.Add(wait)
 }
 
 // nest takes Nest-1 more levels of a reentrant lock the client holds as

@@ -247,3 +247,24 @@ func (c Config) Fencing() bool {
 // ErrHarness marks failures of locksim itself (nodes did not start...), as
 // opposed to bad input or an unsafe lock.
 var ErrHarness = errors.New("harness failure")
+
+// Patience is how long one of the run's clients may go on asking while the
+// lock is free before the liveness check calls it starved: the lock's TTL
+// (a notified waiter that missed the unlock message sleeps up to the
+// holder's remaining TTL), one retry interval and its jitter, and the
+// probe's slack; designs that judge expiry by client timestamps add their
+// tolerance, as the probe does.
+func (c Config) Patience() time.Duration {
+	d := c.Options.TTL + c.Options.Retry.Interval + c.Options.Retry.Jitter + c.ProbeSlack
+	if info, err := lock.Lookup(c.Algorithm); err == nil && info.ClientClock {
+		d += c.Options.Tolerance
+	}
+	return d
+}
+
+// StartStagger is how far apart the clients start: client i begins its
+// first cycle i x StartStagger after true time 0. It is much longer than
+// the in-memory wire's delay and a loopback round trip, so client 0's
+// first acquire reaches the nodes first on every backend, and much
+// shorter than any TTL or hold a scenario gives.
+const StartStagger = time.Millisecond

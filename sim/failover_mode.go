@@ -76,8 +76,15 @@ func (f FailoverConfig) withDefaults(b Backend, replicas int) (FailoverConfig, e
 			return f, fmt.Errorf("failover.mode %s: needs replicas: 1 (Sentinel promotes a replica)", f.Mode)
 		}
 	case FailoverDirect:
-		if b != BackendRedis {
-			return f, fmt.Errorf("failover.mode %s: needs backend redis (on %s use emulated)", f.Mode, b)
+		switch b {
+		case BackendMiniredis:
+			// The emulated failover is a direct promotion in memory: the
+			// master dies and its replica is promoted at once. A file that
+			// says direct replays the same on both backends.
+			f.Mode = FailoverEmulated
+		case BackendRedis:
+		default:
+			return f, fmt.Errorf("failover.mode %s: needs backend redis or miniredis (on %s locksim controls no process)", f.Mode, b)
 		}
 	case FailoverEmulated:
 		if b != BackendMiniredis {

@@ -18,6 +18,7 @@ const (
 	KindExtend   = history.KindExtend
 	KindRelease  = history.KindRelease
 	KindProbe    = history.KindProbe
+	KindWait     = history.KindWait
 	KindEnter    = history.KindEnter
 	KindExit     = history.KindExit
 	KindWrite    = history.KindWrite

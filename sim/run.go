@@ -117,9 +117,19 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	sched.arm()
-	for _, c := range w.clients {
+	for i, c := range w.clients {
 		wg.Add(1)
-		go func() { defer wg.Done(); c.run(runCtx, stop) }()
+		go func() {
+			defer wg.Done()
+			// Client i starts i x StartStagger into the run, so that
+			// "client 0 asks first" is a rule on both backends, not the
+			// goroutine scheduler's choice among clients that all start
+			// at the same virtual instant.
+			if sleep(runCtx, time.Duration(i)*StartStagger) != nil {
+				return
+			}
+			c.run(runCtx, stop)
+		}()
 	}
 	select {
 	case <-time.After(cfg.Duration):
