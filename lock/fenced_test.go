@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2/server"
+	"github.com/locksim/locksim/internal/miniredis/server"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
+	"github.com/locksim/locksim/internal/miniredis"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 

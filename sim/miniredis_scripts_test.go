@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/alicebob/miniredis/v2"
+	"github.com/locksim/locksim/internal/miniredis"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,7 +14,7 @@ import (
 	"github.com/locksim/locksim/lock/locktest"
 )
 
-// The miniredis locksim builds against (third_party/miniredis) keeps Lua
+// The miniredis locksim builds against (internal/miniredis) keeps Lua
 // states between script calls instead of opening a fresh one for each.
 // Nothing of one call may reach the next: KEYS, ARGV and the redis module
 // are the call's own, a script still cannot create globals, and a script

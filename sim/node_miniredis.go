@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/alicebob/miniredis/v2/server"
+	"github.com/locksim/locksim/internal/miniredis"
+	"github.com/locksim/locksim/internal/miniredis/server"
 )
 
 // miniNode is an in-process miniredis server whose key expiry follows its

@@ -5,8 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/alicebob/miniredis/v2/server"
+	"github.com/locksim/locksim/internal/miniredis"
+	"github.com/locksim/locksim/internal/miniredis/server"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locksim/locksim/lock/locktest"

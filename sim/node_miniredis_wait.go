@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/alicebob/miniredis/v2/server"
+	"github.com/locksim/locksim/internal/miniredis/server"
 )
 
 // WAIT on an emulated replica. miniredis has no replication, and its own
