@@ -242,7 +242,7 @@ func printOutcome(w io.Writer, o scenarios.Outcome) {
 	switch {
 	case len(o.Unplayed) > 0:
 		// Whatever the checks said, the run did not test the scenario.
-		verdict, mark = "NOT PLAYED", "("+strings.Join(o.Unplayed, "; ")+"), checks"
+		verdict, mark = "NOT PLAYED", strings.Join(o.Unplayed, "; ")
 	case o.Expected == "" && o.AsExpected:
 		mark = "nothing expected"
 	case o.Expected == "":
