@@ -19,9 +19,9 @@ var (
 	_ sim.Targeter = Failover{}
 
 	_ sim.WorldTargeter = Failover{}
-	_ sim.Targeter = Delay{}
-	_ sim.Targeter = Partition{}
-	_ sim.Targeter = Drop{}
+	_ sim.Targeter      = Delay{}
+	_ sim.Targeter      = Partition{}
+	_ sim.Targeter      = Drop{}
 )
 
 func (f PauseClient) Target() history.Target {
