@@ -37,9 +37,9 @@ func (u Unacted) String() string {
 //     to the end.
 //   - failover left to Sentinel: no +switch-master for its master came
 //     between the kill and the heal, so no replica was promoted.
-//   - kill-node: no client lock operation (acquire, extend, release) was
-//     in flight at or after the kill: no client met the node down or back
-//     without its data.
+//   - kill-node, failover: no client lock operation (acquire, extend,
+//     release) was in flight at or after its start: no client met the node
+//     down or back without its data.
 //   - partition, drop, delay: no client the fault cut off had an operation
 //     (on the lock or at the resource, a notified waiter's wait for the
 //     unlock message included) in flight while it was on, nor held a lease
@@ -115,13 +115,14 @@ func notActed(h history.History, view func() View, op *history.Op) string {
 		if op.Cut {
 			return fmt.Sprintf("was cut off by the run's end at %v, %v after it began, before %s resumed", op.Return, op.Return-op.Call, nodesNamed(tg.Nodes))
 		}
-	case "failover":
-		if tg.Sentinel {
-			return unpromoted(h, op)
+	case "failover", "kill-node":
+		if tg.Kind == "failover" && tg.Sentinel {
+			if why := unpromoted(h, op); why != "" {
+				return why
+			}
 		}
-	case "kill-node":
 		if !slices.ContainsFunc(h.Ops, func(o history.Op) bool { return toLock(o) && o.Return >= op.Call }) {
-			return fmt.Sprintf("met no client: no lock operation was in flight at or after the kill (%v)", op.Call)
+			return fmt.Sprintf("met no client: no lock operation was in flight at or after the %s (%v)", tg.Kind, op.Call)
 		}
 	case "partition", "drop", "delay":
 		cut := cutClients(tg)

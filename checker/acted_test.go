@@ -46,7 +46,7 @@ func TestFaultsUnacted(t *testing.T) {
 		{"a pause cut by the run's end", []history.Op{op(history.KindAcquire, 0, 0, ms), cutPause}, "was cut off by the run's end at 760ms, 260ms after it began, before client 0 got past it"},
 		{"a start that failed", []history.Op{failed}, "did not start: node 0: down"},
 		{"a kill some client met", []history.Op{killed, op(history.KindRelease, 0, 650*ms, 651*ms)}, ""},
-		{"a kill no client met", []history.Op{op(history.KindAcquire, 0, 0, ms), killed}, "met no client: no lock operation was in flight at or after the kill (600ms)"},
+		{"a kill no client met", []history.Op{op(history.KindAcquire, 0, 0, ms), killed}, "met no client: no lock operation was in flight at or after the kill-node (600ms)"},
 		{"a Sentinel failover that promoted", []history.Op{op(history.KindAcquire, 0, 0, 1200*ms), sentinel(1200*ms, "+sdown", "master locksim-n0 127.0.0.1 7000"),
 			sentinel(1100*ms, "+switch-master", "locksim-n0 127.0.0.1 7000 127.0.0.1 7001"), sentinelFailover}, ""},
 		{"a Sentinel failover the run's end cut before +switch-master", []history.Op{op(history.KindAcquire, 0, 0, 1200*ms),
@@ -55,6 +55,7 @@ func TestFaultsUnacted(t *testing.T) {
 		{"a Sentinel failover nobody called down", []history.Op{op(history.KindAcquire, 0, 0, 1200*ms), sentinelFailover},
 			"promoted no replica: Sentinel announced no +switch-master for locksim-n0 between the kill (100ms) and the heal (1.13s); no sentinel even called the master down"},
 		{"the harness's own failover", []history.Op{op(history.KindAcquire, 0, 0, 1200*ms), direct}, ""},
+		{"a failover no client met", []history.Op{op(history.KindAcquire, 0, 0, 50*ms), direct}, "met no client: no lock operation was in flight at or after the failover (100ms)"},
 		{"a partition of a client in flight", []history.Op{cut, op(history.KindAcquire, 1, 150*ms, 250*ms)}, ""},
 		{"a partition of a client waiting for the unlock message", []history.Op{cut, func() history.Op {
 			o := op(history.KindAcquire, 1, 450*ms, 451*ms)
