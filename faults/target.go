@@ -17,11 +17,11 @@ var (
 	_ sim.Targeter = PauseNode{}
 	_ sim.Targeter = KillNode{}
 	_ sim.Targeter = Failover{}
+	_ sim.Targeter = Delay{}
+	_ sim.Targeter = Partition{}
+	_ sim.Targeter = Drop{}
 
 	_ sim.WorldTargeter = Failover{}
-	_ sim.Targeter      = Delay{}
-	_ sim.Targeter      = Partition{}
-	_ sim.Targeter      = Drop{}
 )
 
 func (f PauseClient) Target() history.Target {
