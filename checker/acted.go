@@ -27,8 +27,8 @@ func (u Unacted) String() string {
 
 // FaultsUnacted reads, for every fault of h, whether it acted, by one rule
 // per kind: what effect the kind promises and which records show that it
-// happened. A fault acted when one of its records did (a random nemesis's
-// rounds each have their own id). The rules:
+// happened. A fault acted when any of its records (by fault id) shows it
+// did. The rules:
 //
 //   - any kind: its start failed (outcome fail): it never acted.
 //   - pause-client, pause-node: the run's end cut it before its own end
