@@ -9,21 +9,57 @@ import (
 	"github.com/locksim/locksim/history"
 )
 
-// Warnings says when a run tested little, in sentences, without touching
-// its verdict: no acquire of any client succeeded (a fault that made every
-// acquire fail, such as a delay longer than node_timeout); a fault while
-// which every acquire failed and nobody held the lock; or some client
-// never acquired the lock (or never tried) while others did. Each names the
-// attempts and their outcomes, the most frequent error, and the faults that
-// were on during every one of the failed attempts. clients is the run's
-// client count (0: the clients the history names), so that a client that
-// never reached its first acquire is counted too. Nil when every client
-// acquired at least once.
+// Warnings says, in sentences and without touching the verdict, what a
+// reader must know before trusting a run: an error the harness met
+// starting or healing a fault (a restart, a rejoin after a failover), a
+// fault still on when the run's duration ran out, and when the run tested
+// little (see coverage). clients is the run's client count (0: the
+// clients the history names). Nil when there is nothing to say.
 //
-// It reads h through the shared View (its fault windows), as the checks
-// and the timeline do; summary.md, verdict.json and the command line all
-// print what it returns.
+// It reads h alone (through the shared View), so `locksim check` says the
+// same as the run; summary.md, verdict.json and the command line all print
+// what it returns.
 func Warnings(h history.History, clients int) []string {
+	errs, atEnd := faultWarnings(h)
+	return append(append(errs, coverage(h, clients)...), atEnd...)
+}
+
+// faultWarnings: the harness's errors on fault records, and the faults the
+// run's end healed. A fault whose heal does nothing (a crash, a node clock
+// jump) is not said to be still on.
+func faultWarnings(h history.History) (errs, atEnd []string) {
+	for _, op := range h.Ops {
+		if op.Kind != history.KindFault {
+			continue
+		}
+		switch {
+		case op.Outcome == history.Fail && op.Err != "":
+			errs = append(errs, fmt.Sprintf("harness error: fault %d %s did not start: %s", op.FaultID, op.Fault, op.Err))
+		case op.Err != "":
+			errs = append(errs, fmt.Sprintf("harness error: healing fault %d %s at %v failed: %s", op.FaultID, op.Fault, op.Return, op.Err))
+		}
+		if op.AtEnd && op.Outcome != history.Fail && (op.Target == nil || !nothingToHeal[op.Target.Kind]) {
+			atEnd = append(atEnd, fmt.Sprintf("fault %d still on at the run's end (%v): %s; only the liveness probe saw what followed its heal", op.FaultID, op.Return, op.Fault))
+		}
+	}
+	return errs, atEnd
+}
+
+// nothingToHeal are the fault kinds whose heal undoes nothing: a crash is
+// forever, a node clock does not step back.
+var nothingToHeal = map[string]bool{"crash-client": true, "clock-jump-node": true}
+
+// coverage says when a run tested little: no acquire
+// of any client succeeded (a fault that made every acquire fail, such as a
+// delay longer than node_timeout); a fault while which no acquire was
+// granted and nobody held the lock (an acquire sent during the fault but
+// granted after its heal does not count: the grant is the moment the lock
+// was got); or some client never acquired the lock (or never tried) while
+// others did. Each names the attempts and their outcomes, the most
+// frequent error, and the faults that were on during every one of the
+// failed attempts. A client that never reached its first acquire is
+// counted too when clients says it exists.
+func coverage(h history.History, clients int) []string {
 	type tally struct {
 		attempts, ok, refused, unknown int
 		errs                           map[string]int
@@ -112,18 +148,23 @@ func Warnings(h history.History, clients int) []string {
 		if f.End <= f.Start || slices.ContainsFunc(v.Leases, func(l LeaseWindow) bool { return l.Start < f.End && l.End > f.Start }) {
 			continue
 		}
+		// The attempts in flight while it was on; one counts as a success
+		// only if it was granted (returned ok) while the fault was on.
 		var t tally
 		t.errs = map[string]int{}
+		late := 0
 		for i := range h.Ops {
 			op := &h.Ops[i]
-			if op.Kind != history.KindAcquire || op.Client < 0 || op.Call < f.Start || op.Call >= f.End || crashEnded(op) {
+			if op.Kind != history.KindAcquire || op.Client < 0 || op.Call >= f.End || op.Return < f.Start || crashEnded(op) {
 				continue
 			}
 			t.attempts++
-			switch op.Outcome {
-			case history.OK:
+			switch {
+			case op.Outcome == history.OK && op.Return <= f.End:
 				t.ok++
-			case history.Fail:
+			case op.Outcome == history.OK:
+				late++
+			case op.Outcome == history.Fail:
 				t.refused++
 			default:
 				t.unknown++
@@ -135,8 +176,15 @@ func Warnings(h history.History, clients int) []string {
 		if t.attempts == 0 || t.ok > 0 {
 			continue
 		}
+		how := outcomes(t.refused, t.unknown)
+		switch {
+		case late == t.attempts:
+			how = fmt.Sprintf("all %d granted only after its heal", late)
+		case late > 0:
+			how = fmt.Sprintf("%d granted only after its heal, %s", late, strings.TrimPrefix(outcomes(t.refused, t.unknown), "all "))
+		}
 		s := fmt.Sprintf("no acquire succeeded while fault %d %s was on (%v–%v) and nobody held the lock then (%s: %s",
-			f.ID, f.Desc, f.Start, f.End, plural(t.attempts, "attempt"), outcomes(t.refused, t.unknown))
+			f.ID, f.Desc, f.Start, f.End, plural(t.attempts, "attempt"), how)
 		if e := commonest(t.errs); e != "" {
 			s += fmt.Sprintf("; most often %q", e)
 		}

@@ -65,3 +65,50 @@ func TestWarnings(t *testing.T) {
 	assert.Equal(t, []string{"no client made an acquire attempt: the run tested nothing"}, Warnings(history.History{Ops: []history.Op{probe}}, 2))
 	assert.Empty(t, Warnings(history.History{}, 0), "no clients, nothing to say")
 }
+
+// An acquire sent while a fault was on but granted only after its heal
+// got the lock after the fault: the fault is still named as one under
+// which no acquire succeeded. One granted while the fault was on clears
+// it.
+func TestWarningsCountTheGrantNotTheCall(t *testing.T) {
+	ms := time.Millisecond
+	fault := history.Op{Kind: history.KindFault, Client: history.NoClient, Call: 100 * ms, Return: 300 * ms, Fault: "delay 250ms", FaultID: 2}
+	late := history.Op{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 150 * ms, Return: 400 * ms, Outcome: history.OK, Token: "a"}
+	probe := history.Op{Kind: history.KindProbe, Client: history.NoClient, Call: 900 * ms, Return: 901 * ms, Outcome: history.OK}
+	h := history.History{Ops: []history.Op{fault, late, probe}}
+	assert.Equal(t, []string{
+		"no acquire succeeded while fault 2 delay 250ms was on (100ms–300ms) and nobody held the lock then (1 attempt: all 1 granted only after its heal): the run did not test the lock under that fault (is the delay longer than node_timeout?)",
+	}, Warnings(h, 1))
+
+	refused := history.Op{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 120 * ms, Return: 130 * ms, Outcome: history.Fail, Err: "lock not acquired"}
+	h = history.History{Ops: []history.Op{refused, fault, late, probe}}
+	assert.Contains(t, Warnings(h, 1)[0], `(2 attempts: 1 granted only after its heal, 1 failed; most often "lock not acquired")`)
+
+	inTime := late
+	inTime.Return = 250 * ms
+	assert.Empty(t, Warnings(history.History{Ops: []history.Op{fault, inTime, probe}}, 1))
+}
+
+// The harness's errors on fault records and the faults the run's end
+// healed are warnings of their own; a crash, which nothing heals, is not
+// said to be still on.
+func TestWarningsHarnessErrorsAndFaultsAtTheEnd(t *testing.T) {
+	ms := time.Millisecond
+	acq := history.Op{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 0, Return: ms, Outcome: history.OK, Token: "a"}
+	rejoin := history.Op{Kind: history.KindFault, Client: history.NoClient, Call: 100 * ms, Return: 900 * ms, Outcome: history.Unknown,
+		Fault: "failover 0 (at 100ms)", FaultID: 1, Target: &history.Target{Kind: "failover", Nodes: []int{0}},
+		Err: "rejoin: node 0: wipe data: open /tmp/x/node0: no such file or directory", AtEnd: true}
+	failed := history.Op{Kind: history.KindFault, Client: history.NoClient, Call: 50 * ms, Return: 50 * ms, Outcome: history.Fail,
+		Fault: "kill-node 1 (at 50ms)", FaultID: 2, Target: &history.Target{Kind: "kill-node", Nodes: []int{1}}, Err: "kill: no such process"}
+	pause := history.Op{Kind: history.KindFault, Client: history.NoClient, Call: 500 * ms, Return: 900 * ms, Outcome: history.OK,
+		Fault: "pause-client 0 (at 500ms)", FaultID: 3, Target: &history.Target{Kind: "pause-client", Clients: []int{0}}, AtEnd: true}
+	crash := history.Op{Kind: history.KindFault, Client: history.NoClient, Call: 600 * ms, Return: 900 * ms, Outcome: history.OK,
+		Fault: "crash-client 0 (at 600ms)", FaultID: 4, Target: &history.Target{Kind: "crash-client", Clients: []int{0}}, AtEnd: true}
+	h := history.History{Ops: []history.Op{acq, failed, rejoin, pause, crash}}
+	assert.Equal(t, []string{
+		"harness error: fault 2 kill-node 1 (at 50ms) did not start: kill: no such process",
+		"harness error: healing fault 1 failover 0 (at 100ms) at 900ms failed: rejoin: node 0: wipe data: open /tmp/x/node0: no such file or directory",
+		"fault 1 still on at the run's end (900ms): failover 0 (at 100ms); only the liveness probe saw what followed its heal",
+		"fault 3 still on at the run's end (900ms): pause-client 0 (at 500ms); only the liveness probe saw what followed its heal",
+	}, Warnings(h, 1))
+}

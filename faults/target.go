@@ -20,6 +20,8 @@ var (
 	_ sim.Targeter = Delay{}
 	_ sim.Targeter = Partition{}
 	_ sim.Targeter = Drop{}
+
+	_ sim.WorldTargeter = Failover{}
 )
 
 func (f PauseClient) Target() history.Target {
@@ -56,6 +58,13 @@ func (f KillNode) Target() history.Target {
 
 func (f Failover) Target() history.Target {
 	return history.Target{Kind: "failover", Nodes: []int{f.Node}}
+}
+
+// TargetIn says, besides whom it hits, whether Sentinel promotes.
+func (f Failover) TargetIn(w *sim.World) history.Target {
+	t := f.Target()
+	t.Sentinel = w.Cluster().Config().Sentinel()
+	return t
 }
 
 func (f Delay) Target() history.Target { return f.Links.target("delay") }

@@ -102,7 +102,17 @@ type Op struct {
 	// Target says whom a fault record's fault hit (nil in histories from
 	// before it was recorded, and for faults that do not say).
 	Target *Target `json:"target,omitempty"`
-	Err    string  `json:"err,omitempty"`
+	// AtEnd marks a fault record whose fault was still on when the run's
+	// duration ran out, so that the harness's final heal ended it (Return
+	// is then the run's end); Cut, that this came before the fault's own
+	// end (its for: or until:), so it did not last as long as planned.
+	AtEnd bool `json:"at_end,omitempty"`
+	Cut   bool `json:"cut,omitempty"`
+	// Err is what went wrong: an operation's error, or on a fault record
+	// the harness's own error starting the fault (outcome fail: it never
+	// acted) or healing it (outcome unknown: a restart, a rejoin after a
+	// failover or a resume that failed).
+	Err string `json:"err,omitempty"`
 	// Reason classifies a failed (fail or unknown) acquire: one of the
 	// Reason constants.
 	Reason string `json:"reason,omitempty"`
@@ -164,6 +174,10 @@ type Target struct {
 	// (negative: until healed); KeepData: it came back with its data.
 	Down     time.Duration `json:"down,omitempty"`
 	KeepData bool          `json:"keep_data,omitempty"`
+	// Sentinel: a failover left to Redis Sentinel. The fault's start only
+	// kills the master; the promotion is the sentinels' +switch-master
+	// (KindSentinel records), which may come late or never.
+	Sentinel bool `json:"sentinel,omitempty"`
 }
 
 // History is every operation of one run, in the order they completed.

@@ -35,7 +35,7 @@ func writeSummary(w io.Writer, in Run) error {
 		fmt.Fprintf(&b, "Why %s: %s.\n\n", r.Verdict, r.Reason)
 	}
 	for _, warn := range in.warnings() {
-		fmt.Fprintf(&b, "⚠ **Tested little:** %s.\n\n", warn)
+		fmt.Fprintf(&b, "⚠ **Warning:** %s.\n\n", warn)
 	}
 	fmt.Fprintf(&b, "%s\n\n", setup(res.Config))
 

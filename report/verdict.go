@@ -36,9 +36,14 @@ type Verdict struct {
 	CheckElapsedMS float64 `json:"check_elapsed_ms"`
 	// Notes: emulations, triggers that never fired, faults that failed.
 	Notes []string `json:"notes"`
-	// Warnings say the run tested little (checker.Warnings): no acquire
-	// succeeded, or a client never acquired the lock. They do not change
-	// the verdict.
+	// Unplayed says why the run did not play its scenario (a fault it
+	// needs did not act, a requirement did not happen:
+	// scenarios.Scenario.Unplayed); such a run is never as expected.
+	Unplayed []string `json:"unplayed,omitempty"`
+	// Warnings say what a reader must know before trusting the run
+	// (checker.Warnings): an error the harness met starting or healing a
+	// fault, a fault still on at the run's end, a run that tested little.
+	// They do not change the verdict.
 	Warnings []string `json:"warnings"`
 	// Incomplete: the run was interrupted; the verdict covers a partial
 	// history and is not a verdict on the design.
@@ -124,6 +129,7 @@ func newVerdict(in Run) Verdict {
 		Ops:            r.Ops,
 		CheckElapsedMS: durationMS(r.Elapsed),
 		Notes:          append([]string{}, res.Notes...),
+		Unplayed:       in.Unplayed,
 		Warnings:       append([]string{}, in.warnings()...),
 		Incomplete:     res.Incomplete,
 		Seed:           res.Config.Seed,

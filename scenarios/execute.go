@@ -150,7 +150,7 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	in := report.Run{
 		Scenario: s.Name, Algorithm: algo, ScenarioYAML: resolved,
 		Sim: res, Check: cr, Machine: Machine(),
-		Unplayed: append(s.unplayed(res.Unfired), s.unmet(algo, res.History)...),
+		Unplayed: s.Unplayed(algo, res.History),
 		// exp is the zero Expectation when nothing is expected.
 		Misses: exp.Misses(out.Verdict, out.Checks),
 	}
@@ -209,20 +209,4 @@ func SavedExpectation(v report.Verdict) Expectation {
 func IsBadInput(err error) bool {
 	var se *Error
 	return errors.As(err, &se) || errors.Is(err, sim.ErrConfig)
-}
-
-// unplayed names the faults among unfired (1-based ids: never triggered,
-// cancelled by their until, or failed to start) that the scenario needs:
-// every one not marked optional.
-func (s *Scenario) unplayed(unfired []int) []string {
-	var out []string
-	for _, id := range unfired {
-		if id < 1 || id > len(s.Faults) {
-			continue
-		}
-		if f := s.Faults[id-1]; f.Optional == nil || !*f.Optional {
-			out = append(out, fmt.Sprintf("fault %d %s never acted", id, f.Kind))
-		}
-	}
-	return out
 }

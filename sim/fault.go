@@ -23,6 +23,12 @@ type Targeter interface {
 	Target() history.Target
 }
 
+// WorldTargeter is a Targeter whose target depends on the world it acts
+// in (a failover: whether Sentinel promotes or the harness does).
+type WorldTargeter interface {
+	TargetIn(w *World) history.Target
+}
+
 // targetOf is f's target, or nil when it does not say.
 func targetOf(f Fault) *history.Target {
 	if t, ok := f.(Targeter); ok {
@@ -30,6 +36,15 @@ func targetOf(f Fault) *history.Target {
 		return &tg
 	}
 	return nil
+}
+
+// targetIn is f's target in w, or nil when it does not say.
+func targetIn(f Fault, w *World) *history.Target {
+	if t, ok := f.(WorldTargeter); ok {
+		tg := t.TargetIn(w)
+		return &tg
+	}
+	return targetOf(f)
 }
 
 // Validator is implemented by faults that can reject a configuration before

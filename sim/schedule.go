@@ -114,12 +114,12 @@ func (s *schedule) start(f *scheduled) {
 		f.stopped, f.failed = true, true
 		s.fail(fmt.Errorf("fault %d %s: start: %w", f.id, f.plan.Fault, err))
 		s.w.rec.Add(Op{Kind: KindFault, Client: NoClient, Call: f.at, Return: f.at, Outcome: Fail,
-			Fault: f.plan.String(), FaultID: f.id, Target: targetOf(f.plan.Fault), Err: err.Error()})
+			Fault: f.plan.String(), FaultID: f.id, Target: targetIn(f.plan.Fault, s.w), Err: err.Error()})
 		return
 	}
 	if f.plan.For > 0 {
 		s.mu.Lock()
-		s.timers = append(s.timers, time.AfterFunc(f.plan.For, func() { s.stop(f) }))
+		s.timers = append(s.timers, time.AfterFunc(f.plan.For, func() { s.stop(f, false) }))
 		s.mu.Unlock()
 	}
 }
@@ -133,19 +133,24 @@ func (s *schedule) stopOrCancel(f *scheduled) {
 		return
 	}
 	f.mu.Unlock()
-	s.stop(f)
+	s.stop(f, false)
 }
 
-func (s *schedule) stop(f *scheduled) {
+// stop heals f. atEnd: the run's final heal, with the run's duration over;
+// the record then says so, and whether that cut the fault short of its
+// own end (for: or until:).
+func (s *schedule) stop(f *scheduled, atEnd bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.started || f.stopped {
 		return
 	}
 	f.stopped = true
+	now := s.w.rec.Now()
 	err := f.plan.Fault.Stop(s.w)
 	op := Op{Kind: KindFault, Client: NoClient, Call: f.at, Return: s.w.rec.Now(), Outcome: OK,
-		Fault: f.plan.String(), FaultID: f.id, Target: targetOf(f.plan.Fault)}
+		Fault: f.plan.String(), FaultID: f.id, Target: targetIn(f.plan.Fault, s.w),
+		AtEnd: atEnd, Cut: atEnd && (f.plan.Until != nil || f.plan.For > 0 && now < f.at+f.plan.For)}
 	if err != nil {
 		op.Outcome, op.Err = Unknown, err.Error()
 		s.fail(fmt.Errorf("fault %d %s: heal: %w", f.id, f.plan.Fault, err))
@@ -170,7 +175,7 @@ func (s *schedule) healAll() error {
 	faults := s.faults
 	s.mu.Unlock()
 	for _, f := range faults {
-		s.stop(f)
+		s.stop(f, true)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

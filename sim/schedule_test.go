@@ -123,3 +123,35 @@ func TestFailedStartIsUnfired(t *testing.T) {
 	require.Len(t, notes, 1)
 	assert.Contains(t, notes[0], "its start failed")
 }
+
+// The final heal marks the records of the faults it ended: at the run's
+// end, and cut when that came before the fault's own end (its for: or
+// until:). A fault healed by its own for: is neither; one without an end
+// of its own is at the end but not cut.
+func TestScheduleMarksFaultsTheRunsEndHealed(t *testing.T) {
+	w := &World{rec: NewRecorder()}
+	own, open, until, long := &countingFault{}, &countingFault{}, &countingFault{}, &countingFault{}
+	s := newSchedule(w, []Planned{
+		{Fault: own, Start: Trigger{Client: 0, Point: "p"}, For: time.Millisecond},
+		{Fault: open, Start: Trigger{Client: 0, Point: "p"}},
+		{Fault: until, Start: Trigger{Client: 0, Point: "p"}, Until: &Trigger{Client: 1, Point: "never"}},
+		{Fault: long, Start: Trigger{Client: 0, Point: "p"}, For: time.Hour},
+	})
+	s.reached(0, "p")
+	require.Eventually(t, func() bool {
+		own.mu.Lock()
+		defer own.mu.Unlock()
+		return own.stops == 1
+	}, 5*time.Second, time.Millisecond)
+	require.NoError(t, s.healAll())
+	byID := map[int]Op{}
+	for _, op := range w.rec.History().Ops {
+		byID[op.FaultID] = op
+	}
+	require.Len(t, byID, 4)
+	assert.False(t, byID[1].AtEnd || byID[1].Cut, "healed by its own for")
+	assert.True(t, byID[2].AtEnd)
+	assert.False(t, byID[2].Cut, "no end of its own: it was meant to last to the end")
+	assert.True(t, byID[3].AtEnd && byID[3].Cut, "its until never came")
+	assert.True(t, byID[4].AtEnd && byID[4].Cut, "its for was longer than what was left")
+}

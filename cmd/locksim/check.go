@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,10 +23,13 @@ func checkCmd() *cobra.Command {
 		Use:   "check DIR",
 		Short: "Re-check the saved history of a run directory offline",
 		Long: `Read DIR/history.jsonl, check it again and compare with DIR/verdict.json.
+Whether the run played its scenario (DIR/scenario.yaml: every fault it
+needs acted, every requirement happened) is read from the history too.
 The run directory is not changed. --timeout bounds the whole check,
 --check-timeout the checker itself (as on run and matrix). Exit 0 when the
-verdict is as the run expected, 1 when it differs, 2 when DIR is not a run
-directory, 3 when the check exceeded --timeout.`,
+verdict is as the run expected, 1 when it differs or the run did not play
+its scenario, 2 when DIR is not a run directory, 3 when the check exceeded
+--timeout.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
@@ -62,25 +66,39 @@ directory, 3 when the check exceeded --timeout.`,
 			}
 			checks := scenarios.CheckVerdicts(r)
 			warnings := checker.Warnings(h, saved.Config.Clients)
-			ok := scenarios.SavedExpectation(saved).Meets(r.Verdict, checks)
+			// Whether the run played its scenario is read from the history,
+			// against the scenario the run saved (which faults it needs).
+			s, err := scenarios.LoadFile(filepath.Join(dir, report.FileScenario))
+			if err != nil {
+				return usageErr(fmt.Errorf("%s: %w", dir, err))
+			}
+			unplayed := s.Unplayed(saved.Algorithm, h)
+			ok := len(unplayed) == 0 && scenarios.SavedExpectation(saved).Meets(r.Verdict, checks)
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
 				_ = enc.Encode(map[string]any{"dir": dir, "verdict": r.Verdict, "checks": checks,
-					"saved_verdict": saved.Verdict, "expected": saved.Expected, "as_expected": ok, "sweep_agrees": r.SweepAgrees, "warnings": warnings})
+					"saved_verdict": saved.Verdict, "expected": saved.Expected, "as_expected": ok, "sweep_agrees": r.SweepAgrees,
+					"unplayed": unplayed, "warnings": warnings})
 			} else {
 				fmt.Fprintf(out, "%s: %s (saved: %s, expected: %q, ops: %d, checked in %v)\n",
 					dir, r.Verdict, saved.Verdict, saved.Expected, r.Ops, r.Elapsed.Round(1e6))
+				if len(unplayed) > 0 {
+					fmt.Fprintf(out, "  NOT PLAYED: %s\n", strings.Join(unplayed, "; "))
+				}
 				for _, c := range r.Checks {
 					fmt.Fprintf(out, "  %-9s %-8s %s\n", c.Name, c.Verdict, c.Detail)
 				}
 				for _, w := range warnings {
-					fmt.Fprintf(out, "  ⚠ tested little: %s\n", w)
+					fmt.Fprintf(out, "  ⚠ %s\n", w)
 				}
 			}
 			if r.Verdict != saved.Verdict {
 				return &exitError{exitMismatch, fmt.Errorf("re-check gives %s, the run saved %s", r.Verdict, saved.Verdict)}
+			}
+			if len(unplayed) > 0 {
+				return &exitError{exitMismatch, fmt.Errorf("the run did not play %s: %s", s.Name, strings.Join(unplayed, "; "))}
 			}
 			if !ok {
 				return &exitError{exitMismatch, fmt.Errorf("verdict %s is not what the run expected (%s)", r.Verdict, saved.Expected)}

@@ -185,7 +185,7 @@ faults:
 	// when an attempt begun as the clients stop got the lock after the heal.
 	stdout, stderr, code := executeGuarded(t, virtual(t), "run", file, "--out", filepath.Join(dir, "out"))
 	assert.Contains(t, []int{exitOK, exitMismatch}, code, stderr)
-	assert.Regexp(t, `^setpx +(UNKNOWN +nothing expected, and not safe|SAFE +nothing expected) +\[[^]]*\]  ⚠ tested little: no acquire succeeded[^\n]*  \S+-setpx-s0\n$`, stdout)
+	assert.Regexp(t, `^setpx +(UNKNOWN +nothing expected, and not safe|SAFE +nothing expected) +\[[^]]*\]  ⚠ no acquire succeeded[^\n]*  \S+-setpx-s0\n$`, stdout)
 }
 
 // TestListKinds: list --kinds prints every fault kind with its fields and
@@ -197,4 +197,36 @@ func TestListKinds(t *testing.T) {
 	assert.Regexp(t, `(?m)^delay +latency +client,node,groups,jitter,for,until +yes$`, stdout)
 	_, _, code = execute(t, "list", "--kinds", "--points")
 	assert.Equal(t, exitUsage, code)
+}
+
+// TestOneLineResultSaysNotPlayed: a pause that the run's end cut before
+// its client got past it did not play the scenario: the one-line result
+// says NOT PLAYED with the reason (never the checks' safe), the command
+// exits 1, and `locksim check` of the run directory says the same from the
+// history.
+func TestOneLineResultSaysNotPlayed(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cut.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: cut-pause
+algorithm: setpx
+options: {ttl: 2s}
+nodes: 1
+clients: 2
+duration: 760ms
+hold: 500ms
+faults:
+  - {kind: pause-client, client: 0, when: {point: before-release}, for: 700ms}
+expect:
+  "*": safe
+`), 0o644))
+	stdout, stderr, code := executeGuarded(t, virtual(t), "run", file, "--out", filepath.Join(dir, "out"))
+	assert.Equal(t, exitMismatch, code, stderr)
+	assert.Regexp(t, `^setpx +NOT PLAYED fault 1 pause-client 0 \(client 0 at before-release #1, for 700ms\) was cut off by the run's end at 760ms, [^,]+ after it began, before client 0 got past it +\[exclusion safe, [^]]*\].*  (\S+-setpx-s0)\n$`, stdout)
+	assert.NotContains(t, stdout, "SAFE")
+
+	runDir := strings.Fields(stdout)[len(strings.Fields(stdout))-1]
+	stdout, stderr, code = executeGuarded(t, virtual(t), "check", runDir)
+	assert.Equal(t, exitMismatch, code, stderr)
+	assert.Contains(t, stdout, "  NOT PLAYED: fault 1 pause-client 0")
+	assert.Contains(t, stderr, "did not play cut-pause")
 }

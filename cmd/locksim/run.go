@@ -237,8 +237,12 @@ func printOutcome(w io.Writer, o scenarios.Outcome) {
 	for _, name := range []string{"exclusion", "claim", "fencing", "liveness"} {
 		checks = append(checks, fmt.Sprintf("%s %s", name, o.Checks[name]))
 	}
+	verdict := strings.ToUpper(string(o.Verdict))
 	mark := "as expected"
 	switch {
+	case len(o.Unplayed) > 0:
+		// Whatever the checks said, the run did not test the scenario.
+		verdict, mark = "NOT PLAYED", strings.Join(o.Unplayed, "; ")
 	case o.Expected == "" && o.AsExpected:
 		mark = "nothing expected"
 	case o.Expected == "":
@@ -250,16 +254,20 @@ func printOutcome(w io.Writer, o scenarios.Outcome) {
 	for _, x := range o.Warnings {
 		warn += "  ⚠ " + shortWarning(x)
 	}
-	fmt.Fprintf(w, "%-14s %-8s %s  [%s]%s  %s\n", o.Algorithm, strings.ToUpper(string(o.Verdict)), mark, strings.Join(checks, ", "), warn, o.Dir)
+	fmt.Fprintf(w, "%-14s %-8s %s  [%s]%s  %s\n", o.Algorithm, verdict, mark, strings.Join(checks, ", "), warn, o.Dir)
 }
 
 // shortWarning is a warning's first clause, for the one-line result
-// (summary.md and verdict.json have it whole).
+// (summary.md and verdict.json have it whole); a harness error keeps its
+// error.
 func shortWarning(s string) string {
+	if strings.HasPrefix(s, "harness error") {
+		return s
+	}
 	if i := strings.IndexAny(s, "(:"); i > 0 {
 		s = s[:i]
 	}
-	return "tested little: " + strings.TrimSpace(s)
+	return strings.TrimSpace(s)
 }
 
 // exitCodeOf is for tests: the exit code main would use for err.
