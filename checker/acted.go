@@ -128,7 +128,7 @@ func notActed(h history.History, view func() View, op *history.Op) string {
 		cut := cutClients(tg)
 		mine := func(c int) bool { return c >= 0 && (cut == nil || cut[c]) }
 		inFlight := slices.ContainsFunc(h.Ops, func(o history.Op) bool {
-			if !mine(o.Client) || !clientOp(o.Kind) {
+			if !mine(o.Client) || !ownOp(o.Kind) {
 				return false
 			}
 			from := o.Call
@@ -149,8 +149,8 @@ func notActed(h history.History, view func() View, op *history.Op) string {
 	return ""
 }
 
-// clientOp: a client's own operation, on the lock or at the resource.
-func clientOp(k history.Kind) bool {
+// ownOp: a client's own operation, on the lock or at the resource.
+func ownOp(k history.Kind) bool {
 	switch k {
 	case history.KindAcquire, history.KindExtend, history.KindRelease,
 		history.KindEnter, history.KindExit, history.KindWrite:
