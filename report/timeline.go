@@ -17,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/locksim/locksim/checker"
 )
 
 // The timeline answers one question at a glance: who was inside the
@@ -158,11 +160,18 @@ type timeline struct {
 	overlaps []overlap
 	rows     []row
 	faults   []faultMark // how each fault is drawn
-	title    string
-	subtitle []string
-	legend   []legendItem
-	panels   []*panel // the full run, then the witness zoomed
-	w, h     vg.Length
+	// runEnd is when the run's clients stopped (its duration): a fault
+	// that lasted to it lasted "to the end".
+	runEnd time.Duration
+	// Sentinel's failovers (checker.Failovers) as drawn on the masters'
+	// rows.
+	failPhases []failoverPhase
+	failEvents []failoverEvent
+	title      string
+	subtitle   []string
+	legend     []legendItem
+	panels     []*panel // the full run, then the witness zoomed
+	w, h       vg.Length
 }
 
 // panel is one chart of the rows over one time range.
@@ -190,7 +199,12 @@ func newTimeline(in Run) (*timeline, error) {
 		t.rows = append(t.rows, row{kind: rowNode, id: n.Node, label: fmt.Sprintf("node %d", n.Node)})
 	}
 	t.rows = append(t.rows, row{kind: rowProbe, label: "liveness probe"})
+	t.runEnd = in.Sim.Config.Duration
+	if t.runEnd <= 0 {
+		t.runEnd = t.lanes.end
+	}
 	t.faults = t.faultMarks()
+	t.failPhases, t.failEvents = failoverLayout(checker.Failovers(in.Sim.History))
 
 	t.title = fmt.Sprintf("%s — %s — verdict: %s", in.Scenario, in.Algorithm, strings.ToUpper(string(in.Check.Verdict)))
 	if in.Sim.Incomplete {
@@ -261,7 +275,7 @@ func (p *panel) build() error {
 	pl.Y.Tick.Label.Font = textStyle(12.5, false, nil).Font
 	pl.Y.Tick.Length = 0
 	pl.Y.Tick.Marker = plot.ConstantTicks(p.rowTicks())
-	pl.Add(rowBands{p}, faultDraw{p}, clientBars{p}, nodeBars{p}, probeBars{p}, rejectedMarks{p}, overlapMarks{p}, labelsLast{p})
+	pl.Add(rowBands{p}, failoverMarks{p}, faultDraw{p}, clientBars{p}, nodeBars{p}, probeBars{p}, rejectedMarks{p}, overlapMarks{p}, labelsLast{p})
 	pl.X.Min, pl.X.Max = ms(p.lo), ms(p.hi)
 	pl.Y.Min = -rowHalf
 	pl.Y.Max = float64(len(p.t.rows)) - rowHalf + float64(p.stripLines)*labelLinePx/rowPx
