@@ -185,6 +185,16 @@ type panel struct {
 	stripLines int
 	p          *plot.Plot
 	labels     labeler
+	// What the last drawing laid out, for the tests: the failover events
+	// drawn as lines, and the witness frames.
+	events []drawnEvent
+	frames int
+}
+
+// drawnEvent is a failover event drawn as a line at x.
+type drawnEvent struct {
+	failoverEvent
+	x vg.Length
 }
 
 func newTimeline(in Run) (*timeline, error) {
@@ -432,7 +442,7 @@ func (t *timeline) draw(c draw.Canvas) {
 			c.FillText(head, vg.Point{X: c.Min.X + px(14), Y: y - px(10)}, p.title)
 			area = draw.Crop(area, 0, 0, 0, -px(zoomTitlePx))
 		}
-		p.labels = labeler{}
+		p.labels, p.events, p.frames = labeler{}, nil, 0
 		p.p.Draw(area)
 		y -= h
 	}

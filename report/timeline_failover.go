@@ -126,6 +126,7 @@ func (m failoverMarks) Plot(c draw.Canvas, pl *plot.Plot) {
 		yBot, yTop := ty(y-rowHalf), ty(y+rowHalf)
 		c.StrokeLine2(draw.LineStyle{Color: shade(downHue, 0.2), Width: px(1.5)}, x, yBot, x, yTop)
 		m.p.labels.line(x, yBot, x, yTop)
+		m.p.events = append(m.p.events, drawnEvent{ev, x})
 		sty := textStyle(10.5, true, shade(downHue, 0.2))
 		sty.YAlign = draw.YCenter
 		w := sty.Width(ev.event)

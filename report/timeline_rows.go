@@ -335,6 +335,7 @@ func (m overlapMarks) Plot(c draw.Canvas, pl *plot.Plot) {
 	}
 	c.SetLineStyle(line)
 	c.Stroke(box)
+	m.p.frames++
 	m.p.labels.line(x0, yBot, x0, yTop)
 	m.p.labels.line(x1, yBot, x1, yTop)
 
