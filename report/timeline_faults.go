@@ -507,8 +507,8 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 			cands = append(cands, vg.Point{X: x, Y: stripTop - px(labelLinePx*float64(line))})
 		}
 		// tied to where the fault starts
-		d.p.labels.putTied(c, lblSty, []string{label, m.short}, func(pt vg.Point, _ string) segment {
-			return segment{vg.Point{X: x0, Y: pt.Y - px(13)}, vg.Point{X: x0, Y: top}}
+		d.p.labels.putTied(c, lblSty, []string{label, m.short}, func(pt vg.Point, txt string) segment {
+			return segment{vg.Point{X: x0, Y: labelRect(lblSty, pt, txt).Min.Y}, vg.Point{X: x0, Y: top}}
 		}, cands...)
 	}
 }

@@ -355,7 +355,7 @@ func (m overlapMarks) Plot(c draw.Canvas, pl *plot.Plot) {
 	}
 	mid := (x0 + x1) / 2
 	m.p.labels.putTied(c, sty, texts, func(pt vg.Point, txt string) segment {
-		return segment{vg.Point{X: mid, Y: pt.Y - sty.Height(txt)}, vg.Point{X: mid, Y: yTop}}
+		return segment{vg.Point{X: mid, Y: labelRect(sty, pt, txt).Min.Y}, vg.Point{X: mid, Y: yTop}}
 	}, cands...)
 }
 
