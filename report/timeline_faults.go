@@ -136,7 +136,7 @@ func clockWords(kind string, jump time.Duration, rate float64) string {
 		parts = append(parts, "clock "+signedDur(jump))
 	}
 	if rate != 0 && rate != 1 {
-		parts = append(parts, "clock at "+strconv.FormatFloat(rate, 'g', 3, 64)+"×")
+		parts = append(parts, "clock at "+strconv.FormatFloat(rate, 'g', -1, 64)+"×")
 	}
 	if len(parts) == 0 {
 		return kind
