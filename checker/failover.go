@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,9 +20,9 @@ type Failover struct {
 	// when the name carries none.
 	Node int
 	// Fault is the failover, kill-node or pause-node fault that brought
-	// the master down: the last one that started after the previous
-	// episode of the run ended and before the first +sdown. Its ID is 0
-	// when no fault did.
+	// the master down: the last one on the master's node (on any node
+	// when Node is -1) that started after that node's previous episode
+	// ended and before the first +sdown. Its ID is 0 when no fault did.
 	Fault history.Op
 	// From is when the master went down: the fault's start, else the
 	// first +sdown.
@@ -42,31 +43,35 @@ func Failovers(h history.History) []Failover {
 		last = max(last, op.Return)
 	}
 	var out []Failover
-	var prev time.Duration // the previous episode's end: a fault before it is not this one's
+	prev := map[int]time.Duration{} // per node, its previous episode's end: a fault before it is not this one's
 	for _, fo := range history.SentinelFailovers(h) {
 		f := Failover{SentinelFailover: fo, Node: -1, From: fo.Down, Until: fo.End}
 		if i, err := strconv.Atoi(strings.TrimPrefix(fo.Master, "locksim-n")); err == nil && i >= 0 {
 			f.Node = i
 		}
-		if op, ok := downFault(h, prev, fo.Down); ok {
-			f.Fault, f.From = op, op.Call
-		}
 		if fo.End == 0 {
 			f.Until = max(last, fo.Down)
 		}
+		if op, ok := downFault(h, f.Node, prev[f.Node], fo.Down); ok {
+			f.Fault, f.From = op, op.Call
+		}
+		prev[f.Node] = max(prev[f.Node], f.Until)
 		out = append(out, f)
-		prev = fo.End
 	}
 	return out
 }
 
-// downFault is the last failover, kill-node or pause-node fault that
-// started after since and before a sentinel called the master down.
-func downFault(h history.History, since, down time.Duration) (history.Op, bool) {
+// downFault is the last failover, kill-node or pause-node fault on node
+// (any node when node is -1) that started after since and before a
+// sentinel called the master down.
+func downFault(h history.History, node int, since, down time.Duration) (history.Op, bool) {
 	var best history.Op
 	found := false
 	for _, op := range h.Ops {
 		if op.Kind != history.KindFault || op.Outcome == history.Fail || op.Target == nil || op.Call > down || op.Call < since {
+			continue
+		}
+		if node >= 0 && !slices.Contains(op.Target.Nodes, node) {
 			continue
 		}
 		switch op.Target.Kind {
