@@ -18,6 +18,22 @@ type PanelLayout struct {
 	Lines  []LaidOutLine
 }
 
+// TimelineNodeRows lays out in's timeline and returns the nodes it has a
+// row for.
+func TimelineNodeRows(in Run) ([]int, error) {
+	tl, err := newTimeline(in)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, r := range tl.rows {
+		if r.kind == rowNode {
+			out = append(out, r.id)
+		}
+	}
+	return out, nil
+}
+
 // TimelineLayout draws in's timeline and returns each panel's labels and
 // reference lines as the drawing placed them.
 func TimelineLayout(in Run) ([]PanelLayout, error) {

@@ -28,13 +28,13 @@ const busiestRuns = 10
 // each family.
 var shortDesigns = map[string]bool{"naive": true, "setnx-expire": true, "setpx": true, "redlock": true, "fenced": true}
 
-// TestCatalogueTimelineLabelsNeverCross runs the catalogue in virtual
-// time, draws the timelines of the runs with the most operations (the
+// TestCatalogueTimelinesNodeRowsAndLabels runs the catalogue in virtual
+// time, checks that every node that held a key has its row, draws the timelines of the runs with the most operations (the
 // most crowded pictures: the busiest run of each scenario, busiest
 // scenarios first) and checks that no label's box meets another's
 // and no reference line (a row's rule, an instant, a tie line, a frame's
 // side, a failover event) passes through a label.
-func TestCatalogueTimelineLabelsNeverCross(t *testing.T) {
+func TestCatalogueTimelinesNodeRowsAndLabels(t *testing.T) {
 	type run struct {
 		name string
 		in   report.Run
@@ -92,9 +92,21 @@ func TestCatalogueTimelineLabelsNeverCross(t *testing.T) {
 	}
 	wg.Wait()
 	require.NotEmpty(t, runs)
+	slices.SortFunc(runs, func(a, b run) int { return cmp.Or(cmp.Compare(b.ops, a.ops), cmp.Compare(a.name, b.name)) })
+
+	// Every node that held a key (checker.Nodes) has its row.
+	for _, r := range runs {
+		rows, err := report.TimelineNodeRows(r.in)
+		require.NoError(t, err, r.name)
+		for _, n := range checker.Nodes(r.in.Sim.History, r.in.Sim.Config.Cluster.Nodes) {
+			if len(n.Holds) > 0 && !slices.Contains(rows, n.Node) {
+				t.Errorf("%s: node %d held the key (%d holds) but has no row (rows %v)", r.name, n.Node, len(n.Holds), rows)
+			}
+		}
+	}
+
 	// the busiest run of each scenario, then the busiest scenarios: ten
 	// different pictures rather than one scenario's under ten designs
-	slices.SortFunc(runs, func(a, b run) int { return cmp.Or(cmp.Compare(b.ops, a.ops), cmp.Compare(a.name, b.name)) })
 	seen := map[string]bool{}
 	runs = slices.DeleteFunc(runs, func(r run) bool {
 		dup := seen[r.in.Scenario]
