@@ -405,12 +405,9 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 	t := d.p.t
 	tx, ty := pl.Transforms(&c)
 	stripTop := c.Max.Y - px(3)
-	if len(t.overlaps) > 0 {
-		stripTop -= px(labelLinePx + 2) // the witness line is the top one
-	}
 	stripLines := d.p.stripLines
 	if len(t.overlaps) > 0 {
-		stripLines--
+		stripLines-- // the witness line is the lowest one, right above its frame
 	}
 	bottom, top := ty(-rowHalf), ty(float64(len(t.rows))-rowHalf)
 	for _, m := range t.faults {

@@ -339,21 +339,27 @@ func (m overlapMarks) Plot(c draw.Canvas, pl *plot.Plot) {
 	m.p.labels.line(x0, yBot, x0, yTop)
 	m.p.labels.line(x1, yBot, x1, yTop)
 
-	// The label tops the chart, where no bar can be hidden under it, and
-	// a line ties it to its frame.
+	// The label goes right above the rows, where no bar can be hidden
+	// under it, over its frame (a short line ties the two), slid sideways
+	// off the lines that tie the fault labels above it to their faults.
 	sty := textStyle(12.5, true, hue)
 	sty.YAlign = draw.YTop
 	texts := []string{witnessLabel(o)}
 	if more := moreOverlaps(t.overlaps); more != "" {
 		texts = []string{texts[0] + " · " + more, texts[0]}
 	}
+	mid := (x0 + x1) / 2
+	y := ty(float64(len(t.rows))-rowHalf) + px(labelLinePx) - px(1)
 	var cands []vg.Point
 	for _, txt := range texts {
 		w := sty.Width(txt)
-		x := min(max((x0+x1)/2-w/2, c.Min.X+px(2)), c.Max.X-w-px(2))
-		cands = append(cands, vg.Point{X: x, Y: c.Max.Y - px(3)})
+		for k := range 9 {
+			x := min(max(mid-w*vg.Length(k)/8, c.Min.X+px(2)), c.Max.X-w-px(2))
+			if pt := (vg.Point{X: x, Y: y}); !slices.Contains(cands, pt) {
+				cands = append(cands, pt)
+			}
+		}
 	}
-	mid := (x0 + x1) / 2
 	m.p.labels.putTied(c, sty, texts, func(pt vg.Point, txt string) segment {
 		return segment{vg.Point{X: mid, Y: labelRect(sty, pt, txt).Min.Y}, vg.Point{X: mid, Y: yTop}}
 	}, cands...)
