@@ -35,8 +35,12 @@ import (
 // client or node fault as a band on that row, a clock fault as a stripe
 // along the top of the row, a network fault as a strip along the bottom of
 // each endpoint's row with its side (A, B) named; only faults that say no
-// target shade every row. A witness of an unsafe check is a red frame
-// around the two clients' rows during the overlap.
+// target shade every row. The first witness of an unsafe check is a red
+// frame around the two clients' rows during the overlap, numbered; the
+// others are counted in its label. Under Sentinel, a master's row shows
+// its failover in the phases summary.md reports (timeline_failover.go).
+// Labels are placed last, clear of each other and of every reference line
+// (labeler).
 //
 // With a witness, a second panel under the full run shows the same rows
 // over the witness's window: the acquires that made the two leases, the
