@@ -3,8 +3,6 @@ package checker
 import (
 	"cmp"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/locksim/locksim/history"
@@ -47,7 +45,7 @@ type NodeHold struct {
 
 // NodeState is a span in which a node did not serve normally.
 type NodeState struct {
-	State   string        `json:"state"` // down, paused, failover; master down (Sentinel), failover in progress
+	State   string        `json:"state"` // down, paused, failover
 	Start   time.Duration `json:"start"`
 	End     time.Duration `json:"end"`
 	FaultID int           `json:"fault_id"`
@@ -129,7 +127,6 @@ func Nodes(h history.History, n int) []NodeLane {
 			}
 		}
 	}
-	sentinelStates(h, lanes)
 	for i := range clockEvents {
 		slices.SortStableFunc(clockEvents[i], func(a, b nodeClockEvent) int { return cmp.Compare(a.at, b.at) })
 		slices.Sort(losses[i])
@@ -301,52 +298,4 @@ func nodeExpiry(evs []nodeClockEvent, set, ttl time.Duration) time.Duration {
 		return forever
 	}
 	return cur + time.Duration(left/rate)
-}
-
-// sentinelStates shades a master's row through Sentinel's failover (see
-// SentinelStates).
-func sentinelStates(h history.History, lanes []NodeLane) {
-	for _, st := range SentinelStates(h) {
-		if st.Node < len(lanes) {
-			lanes[st.Node].States = append(lanes[st.Node].States, st.NodeState)
-		}
-	}
-}
-
-// SentinelState is one state of node Node's master through Sentinel's
-// failover.
-type SentinelState struct {
-	Node int
-	NodeState
-}
-
-// SentinelStates reads Sentinel's failovers in h as node states: from the
-// first +sdown to the quorum's +odown "master down (Sentinel)", then to the
-// +switch-master "failover in progress" (to its end, or the history's,
-// when there was none). FaultID is 0: the sentinels are no fault.
-func SentinelStates(h history.History) []SentinelState {
-	var last time.Duration
-	for _, op := range h.Ops {
-		last = max(last, op.Return)
-	}
-	var out []SentinelState
-	for _, fo := range history.SentinelFailovers(h) {
-		i, err := strconv.Atoi(strings.TrimPrefix(fo.Master, "locksim-n"))
-		if err != nil || i < 0 {
-			continue
-		}
-		end := fo.End
-		if end == 0 {
-			end = last
-		}
-		odown := fo.ODown
-		if odown == 0 {
-			odown = end
-		}
-		out = append(out, SentinelState{i, NodeState{State: "master down (Sentinel)", Start: fo.Down, End: odown}})
-		if odown < end {
-			out = append(out, SentinelState{i, NodeState{State: "failover in progress", Start: odown, End: end}})
-		}
-	}
-	return out
 }

@@ -348,7 +348,7 @@ func TestTimelineSVGIsXML(t *testing.T) {
 	}
 	assert.Equal(t, "svg", root)
 	all := strings.Join(texts, "")
-	for _, want := range []string{"verdict: UNSAFE", "client 0", "client 2", "liveness probe", "F1 pause-client 0", "overlap: client 1 / client 0"} {
+	for _, want := range []string{"verdict: UNSAFE", "client 0", "client 2", "liveness probe", "F1 pause-client 0", "witness 1: overlap client 1 / client 0"} {
 		assert.Contains(t, all, want, "timeline.svg text")
 	}
 }

@@ -37,7 +37,7 @@ func writeSummary(w io.Writer, in Run) error {
 	for _, warn := range in.warnings() {
 		fmt.Fprintf(&b, "⚠ **Warning:** %s.\n\n", warn)
 	}
-	fmt.Fprintf(&b, "%s\n\n", setup(res.Config))
+	fmt.Fprintf(&b, "%s\n\n", setup(res.Config, res.History))
 
 	// The expected column appears only when single checks are expected.
 	expectCol := len(in.ExpectedChecks) > 0
@@ -191,9 +191,13 @@ func expectationPhrase(in Run) string {
 }
 
 // setup is the run's configuration in one line.
-func setup(c sim.Config) string {
-	s := fmt.Sprintf("%s on %d %s node(s), %d client(s), ttl %v, hold %v, think %v, %v, seed %d",
-		c.Algorithm, c.Cluster.Nodes, c.Cluster.Backend, c.Clients, c.Options.TTL, c.Hold, c.Think, c.Duration, c.Seed)
+func setup(c sim.Config, h history.History) string {
+	nodes := fmt.Sprintf("%d %s node(s)", c.Cluster.Nodes, c.Cluster.Backend)
+	if used := nodesUsed(c, h); used < c.Cluster.Nodes {
+		nodes = fmt.Sprintf("%d of %d %s node(s)", used, c.Cluster.Nodes, c.Cluster.Backend)
+	}
+	s := fmt.Sprintf("%s on %s, %d client(s), ttl %v, hold %v, think %v, %v, seed %d",
+		c.Algorithm, nodes, c.Clients, c.Options.TTL, c.Hold, c.Think, c.Duration, c.Seed)
 	var on []string
 	if c.Fencing() {
 		on = append(on, "fencing")
@@ -211,6 +215,33 @@ func setup(c sim.Config) string {
 		s += " (" + strings.Join(on, ", ") + ")"
 	}
 	return s
+}
+
+// nodesUsed is how many of the cluster's nodes the design locks on: one
+// for a single-node design, every node for a multi-node one
+// (lock.Info.MultiNode); for a design the registry does not know, the
+// most nodes an acquire of the history asked or was granted by.
+func nodesUsed(c sim.Config, h history.History) int {
+	if info, err := lock.Lookup(c.Algorithm); err == nil {
+		if info.MultiNode {
+			return c.Cluster.Nodes
+		}
+		return min(1, c.Cluster.Nodes)
+	}
+	used := 0
+	for _, op := range h.Ops {
+		if op.Kind != history.KindAcquire {
+			continue
+		}
+		used = max(used, op.Asked)
+		for _, g := range op.Granted {
+			used = max(used, g+1)
+		}
+	}
+	if used == 0 {
+		return c.Cluster.Nodes
+	}
+	return min(used, c.Cluster.Nodes)
 }
 
 // WitnessWords tells a witness as a sentence, in plain text: summary.md

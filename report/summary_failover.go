@@ -5,13 +5,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/sim"
 )
 
 // failoverSection is summary.md's "Failover" section: who failed over (the
 // sentinels, the harness or the emulation) and, under Sentinel, what each
-// failover took, measured from the fault that brought the master down.
+// failover took, measured from the fault that brought the master down
+// (checker.Failovers, the reading the timeline draws).
 func failoverSection(cfg sim.Config, h history.History) string {
 	if cfg.Cluster.Replicas < 1 {
 		return ""
@@ -30,17 +32,17 @@ func failoverSection(cfg sim.Config, h history.History) string {
 		b.WriteString("Emulated on miniredis: the node loses what its replica would not have had.\n")
 		return b.String()
 	}
-	fos := history.SentinelFailovers(h)
+	fos := checker.Failovers(h)
 	if len(fos) == 0 {
 		b.WriteString("- no sentinel called a master down during the run\n")
 		return b.String()
 	}
-	var prev time.Duration // the previous episode's end: a fault before it is not this one's
 	for _, fo := range fos {
-		from, what := fo.Down, "the first +sdown (no fault brought it down)"
-		if op, ok := downFault(h, prev, fo.Down); ok {
-			from, what = op.Call, fmt.Sprintf("fault %d (%s)", op.FaultID, op.Fault)
+		what := "the first +sdown (no fault brought it down)"
+		if fo.HasFault() {
+			what = fmt.Sprintf("fault %d (%s)", fo.Fault.FaultID, fo.Fault.Fault)
 		}
+		from := fo.From
 		fmt.Fprintf(&b, "- `%s`: master down at %s by %s; +sdown after %s", fo.Master, fmtMS(from), what, fmtMS(fo.Down-from))
 		if fo.ODown > 0 {
 			fmt.Fprintf(&b, ", +odown after %s", fmtMS(fo.ODown-from))
@@ -62,28 +64,8 @@ func failoverSection(cfg sim.Config, h history.History) string {
 			fmt.Fprintf(&b, " (%d election(s) started, %d aborted)", fo.Tries, fo.Aborts)
 		}
 		b.WriteString("\n")
-		prev = fo.End
 	}
 	return b.String()
-}
-
-// downFault is the last failover, kill-node or pause-node fault that
-// started after since and before a sentinel called the master down.
-func downFault(h history.History, since, down time.Duration) (history.Op, bool) {
-	var best history.Op
-	found := false
-	for _, op := range h.Ops {
-		if op.Kind != history.KindFault || op.Outcome == history.Fail || op.Target == nil || op.Call > down || op.Call < since {
-			continue
-		}
-		switch op.Target.Kind {
-		case "failover", "kill-node", "pause-node":
-			if !found || op.Call > best.Call {
-				best, found = op, true
-			}
-		}
-	}
-	return best, found
 }
 
 // firstAcquireAfter is when the first acquire that returned ok after t did.

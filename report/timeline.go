@@ -17,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/locksim/locksim/checker"
 )
 
 // The timeline answers one question at a glance: who was inside the
@@ -33,8 +35,12 @@ import (
 // client or node fault as a band on that row, a clock fault as a stripe
 // along the top of the row, a network fault as a strip along the bottom of
 // each endpoint's row with its side (A, B) named; only faults that say no
-// target shade every row. A witness of an unsafe check is a red frame
-// around the two clients' rows during the overlap.
+// target shade every row. The first witness of an unsafe check is a red
+// frame around the two clients' rows during the overlap, numbered; the
+// others are counted in its label. Under Sentinel, a master's row shows
+// its failover in the phases summary.md reports (timeline_failover.go).
+// Labels are placed last, clear of each other and of every reference line
+// (labeler).
 //
 // With a witness, a second panel under the full run shows the same rows
 // over the witness's window: the acquires that made the two leases, the
@@ -158,11 +164,18 @@ type timeline struct {
 	overlaps []overlap
 	rows     []row
 	faults   []faultMark // how each fault is drawn
-	title    string
-	subtitle []string
-	legend   []legendItem
-	panels   []*panel // the full run, then the witness zoomed
-	w, h     vg.Length
+	// runEnd is when the run's clients stopped (its duration): a fault
+	// that lasted to it lasted "to the end".
+	runEnd time.Duration
+	// Sentinel's failovers (checker.Failovers) as drawn on the masters'
+	// rows.
+	failPhases []failoverPhase
+	failEvents []failoverEvent
+	title      string
+	subtitle   []string
+	legend     []legendItem
+	panels     []*panel // the full run, then the witness zoomed
+	w, h       vg.Length
 }
 
 // panel is one chart of the rows over one time range.
@@ -176,6 +189,16 @@ type panel struct {
 	stripLines int
 	p          *plot.Plot
 	labels     labeler
+	// What the last drawing laid out, for the tests: the failover events
+	// drawn as lines, and the witness frames.
+	events []drawnEvent
+	frames int
+}
+
+// drawnEvent is a failover event drawn as a line at x.
+type drawnEvent struct {
+	failoverEvent
+	x vg.Length
 }
 
 func newTimeline(in Run) (*timeline, error) {
@@ -190,7 +213,12 @@ func newTimeline(in Run) (*timeline, error) {
 		t.rows = append(t.rows, row{kind: rowNode, id: n.Node, label: fmt.Sprintf("node %d", n.Node)})
 	}
 	t.rows = append(t.rows, row{kind: rowProbe, label: "liveness probe"})
+	t.runEnd = in.Sim.Config.Duration
+	if t.runEnd <= 0 {
+		t.runEnd = t.lanes.end
+	}
 	t.faults = t.faultMarks()
+	t.failPhases, t.failEvents = failoverLayout(checker.Failovers(in.Sim.History))
 
 	t.title = fmt.Sprintf("%s — %s — verdict: %s", in.Scenario, in.Algorithm, strings.ToUpper(string(in.Check.Verdict)))
 	if in.Sim.Incomplete {
@@ -261,7 +289,7 @@ func (p *panel) build() error {
 	pl.Y.Tick.Label.Font = textStyle(12.5, false, nil).Font
 	pl.Y.Tick.Length = 0
 	pl.Y.Tick.Marker = plot.ConstantTicks(p.rowTicks())
-	pl.Add(rowBands{p}, faultDraw{p}, clientBars{p}, nodeBars{p}, probeBars{p}, rejectedMarks{p}, overlapMarks{p}, labelsLast{p})
+	pl.Add(rowBands{p}, failoverMarks{p}, faultDraw{p}, clientBars{p}, nodeBars{p}, probeBars{p}, rejectedMarks{p}, overlapMarks{p}, labelsLast{p})
 	pl.X.Min, pl.X.Max = ms(p.lo), ms(p.hi)
 	pl.Y.Min = -rowHalf
 	pl.Y.Max = float64(len(p.t.rows)) - rowHalf + float64(p.stripLines)*labelLinePx/rowPx
@@ -418,7 +446,7 @@ func (t *timeline) draw(c draw.Canvas) {
 			c.FillText(head, vg.Point{X: c.Min.X + px(14), Y: y - px(10)}, p.title)
 			area = draw.Crop(area, 0, 0, 0, -px(zoomTitlePx))
 		}
-		p.labels = labeler{}
+		p.labels, p.events, p.frames = labeler{}, nil, 0
 		p.p.Draw(area)
 		y -= h
 	}

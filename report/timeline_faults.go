@@ -33,6 +33,17 @@ type faultMark struct {
 	strip bool
 	// runLong: it lasts (nearly) the whole run: a marker, not a band.
 	runLong bool
+	// toEnd: it lasted to the run's end (healed with the run), not only
+	// most of it.
+	toEnd bool
+}
+
+// lasting says how long a run-long fault lasted, for its label.
+func (m faultMark) lasting() string {
+	if m.toEnd {
+		return "to the end"
+	}
+	return "until " + fmtMS(m.f.End)
 }
 
 func (m faultMark) visible(lo, hi time.Duration) bool { return m.f.End >= lo && m.f.Start <= hi }
@@ -112,6 +123,7 @@ func (t *timeline) faultMarks() []faultMark {
 				m.strip = true
 			}
 		}
+		m.toEnd = m.f.End >= t.runEnd
 		out = append(out, m)
 	}
 	return out
@@ -124,7 +136,7 @@ func clockWords(kind string, jump time.Duration, rate float64) string {
 		parts = append(parts, "clock "+signedDur(jump))
 	}
 	if rate != 0 && rate != 1 {
-		parts = append(parts, "clock at "+strconv.FormatFloat(rate, 'g', 3, 64)+"×")
+		parts = append(parts, "clock at "+strconv.FormatFloat(rate, 'g', -1, 64)+"×")
 	}
 	if len(parts) == 0 {
 		return kind
@@ -187,54 +199,155 @@ func faultWhat(desc string) string {
 	return desc
 }
 
-// labeler keeps the labels of one panel from overprinting each other:
-// each label takes a rectangle, and a place that meets a taken one is
-// refused.
+// labeler keeps the labels of one panel apart from each other and from
+// the panel's reference lines (row rules, instants, tie lines, frames):
+// the plotters ask for labels as they draw, and labelsLast places them
+// once every line is known, then draws them over everything else. A label
+// takes the first of its candidate places (and of its texts, longest
+// first) whose box meets no taken box and crosses no line; one that fits
+// nowhere is left out (summary.md tells everything the chart labels).
 type labeler struct {
-	taken   []vg.Rectangle
-	pending []func() // the labels, drawn last (labelsLast) so no bar hides one
+	taken  []vg.Rectangle // placed labels, and text drawn outside the labeler
+	texts  []string       // taken[i]'s text
+	lines  []segment      // reference lines: no label may cross one
+	reqs   []labelReq
+	placed bool
 }
 
-// put places txt at the first free candidate and draws it, on a light
-// box, once everything else is drawn.
-func (l *labeler) put(c draw.Canvas, sty text.Style, txt string, at ...vg.Point) (vg.Point, bool) {
-	pt, ok := l.place(c, sty, txt, at...)
-	if ok {
-		l.pending = append(l.pending, func() { labelBox(c, sty, pt, txt, alpha(white, 0.85)) })
-	}
-	return pt, ok
+// segment is a straight line drawn on the panel.
+type segment struct{ a, b vg.Point }
+
+// labelReq is one label asked for: its texts in order of preference, the
+// places to try, and an optional tie line from the label to its mark.
+type labelReq struct {
+	c     draw.Canvas
+	sty   text.Style
+	texts []string
+	at    []vg.Point
+	// tie returns the line that ties a label placed at pt to its mark;
+	// the place is refused when that line would cross a placed label.
+	tie func(pt vg.Point, txt string) segment
+	// first: placed before the other labels (the labels with a tie line,
+	// whose lines the others then avoid).
+	first bool
 }
 
-// labelsLast draws the panel's labels over everything else.
+// put asks for txt at the first free candidate.
+func (l *labeler) put(c draw.Canvas, sty text.Style, txt string, at ...vg.Point) {
+	l.reqs = append(l.reqs, labelReq{c: c, sty: sty, texts: []string{txt}, at: at})
+}
+
+// putShort asks for the first of texts (longest first) that fits at a
+// free candidate.
+func (l *labeler) putShort(c draw.Canvas, sty text.Style, texts []string, at ...vg.Point) {
+	l.reqs = append(l.reqs, labelReq{c: c, sty: sty, texts: texts, at: at})
+}
+
+// putTied asks for txt, placed before the other labels, with the line
+// tie gives drawn from it to its mark.
+func (l *labeler) putTied(c draw.Canvas, sty text.Style, texts []string, tie func(vg.Point, string) segment, at ...vg.Point) {
+	l.reqs = append(l.reqs, labelReq{c: c, sty: sty, texts: texts, at: at, tie: tie, first: true})
+}
+
+// line records a reference line that labels keep off.
+func (l *labeler) line(x0, y0, x1, y1 vg.Length) {
+	l.lines = append(l.lines, segment{vg.Point{X: x0, Y: y0}, vg.Point{X: x1, Y: y1}})
+}
+
+// take records text drawn outside the labeler (inside its bar), which
+// labels keep off too.
+func (l *labeler) take(box vg.Rectangle, txt string) {
+	l.taken, l.texts = append(l.taken, box), append(l.texts, txt)
+}
+
+// free reports whether box meets no taken box and crosses no line.
+func (l *labeler) free(box vg.Rectangle) bool {
+	return !slices.ContainsFunc(l.taken, func(o vg.Rectangle) bool { return boxesMeet(box, o) }) &&
+		!slices.ContainsFunc(l.lines, func(s segment) bool { return crosses(s, box) })
+}
+
+// labelsLast places the panel's labels and draws them over everything
+// else.
 type labelsLast struct{ p *panel }
 
-func (l labelsLast) Plot(draw.Canvas, *plot.Plot) {
-	for _, f := range l.p.labels.pending {
-		f()
+func (l labelsLast) Plot(draw.Canvas, *plot.Plot) { l.p.labels.layout() }
+
+func (l *labeler) layout() {
+	if l.placed {
+		return
 	}
-	l.p.labels.pending = nil
+	l.placed = true
+	for _, first := range []bool{true, false} {
+		for _, r := range l.reqs {
+			if r.first != first {
+				continue
+			}
+			pt, txt, tie, ok := l.place(r)
+			if !ok {
+				continue
+			}
+			if r.tie != nil {
+				r.c.StrokeLine2(draw.LineStyle{Color: r.sty.Color, Width: px(1.5), Dashes: []vg.Length{px(4), px(2)}}, tie.a.X, tie.a.Y, tie.b.X, tie.b.Y)
+			}
+			labelBox(r.c, r.sty, pt, txt, alpha(white, 0.85))
+		}
+	}
 }
 
-// place returns the first of the candidate points (for sty, aligned as
-// sty says) at which txt fits inside c without meeting a taken label, and
-// takes it.
-func (l *labeler) place(c draw.Canvas, sty text.Style, txt string, at ...vg.Point) (vg.Point, bool) {
+// labelRect is the box a label takes: its text's extent, padded.
+func labelRect(sty text.Style, pt vg.Point, txt string) vg.Rectangle {
 	r := sty.Rectangle(txt)
 	pad := px(2)
-	for _, pt := range at {
-		box := vg.Rectangle{Min: vg.Point{X: pt.X + r.Min.X - pad, Y: pt.Y + r.Min.Y}, Max: vg.Point{X: pt.X + r.Max.X + pad, Y: pt.Y + r.Max.Y}}
-		if box.Min.X < c.Min.X || box.Max.X > c.Max.X {
-			continue
+	return vg.Rectangle{Min: vg.Point{X: pt.X + r.Min.X - pad, Y: pt.Y + r.Min.Y}, Max: vg.Point{X: pt.X + r.Max.X + pad, Y: pt.Y + r.Max.Y}}
+}
+
+// place returns the first free place of r, in order of its texts, then
+// of its candidates, and takes it.
+func (l *labeler) place(r labelReq) (vg.Point, string, segment, bool) {
+	for _, txt := range r.texts {
+		for _, pt := range r.at {
+			box := labelRect(r.sty, pt, txt)
+			if box.Min.X < r.c.Min.X || box.Max.X > r.c.Max.X || box.Max.Y > r.c.Max.Y || box.Min.Y < r.c.Min.Y {
+				continue
+			}
+			if !l.free(box) {
+				continue
+			}
+			var tie segment
+			if r.tie != nil {
+				tie = r.tie(pt, txt)
+				if slices.ContainsFunc(l.taken, func(o vg.Rectangle) bool { return crosses(tie, o) }) {
+					continue
+				}
+				l.lines = append(l.lines, tie)
+			}
+			l.take(box, txt)
+			return pt, txt, tie, true
 		}
-		if slices.ContainsFunc(l.taken, func(o vg.Rectangle) bool {
-			return box.Min.X < o.Max.X && o.Min.X < box.Max.X && box.Min.Y < o.Max.Y && o.Min.Y < box.Max.Y
-		}) {
-			continue
-		}
-		l.taken = append(l.taken, box)
-		return pt, true
 	}
-	return vg.Point{}, false
+	return vg.Point{}, "", segment{}, false
+}
+
+// boxesMeet reports whether two boxes share more than an edge.
+func boxesMeet(a, b vg.Rectangle) bool {
+	return a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y
+}
+
+// crosses reports whether the horizontal or vertical segment s passes
+// through the inside of box (a line along its edge does not).
+func crosses(s segment, box vg.Rectangle) bool {
+	x0, x1 := min(s.a.X, s.b.X), max(s.a.X, s.b.X)
+	y0, y1 := min(s.a.Y, s.b.Y), max(s.a.Y, s.b.Y)
+	inX := func(x vg.Length) bool { return box.Min.X < x && x < box.Max.X }
+	inY := func(y vg.Length) bool { return box.Min.Y < y && y < box.Max.Y }
+	switch {
+	case x0 == x1:
+		return inX(x0) && y0 < box.Max.Y && box.Min.Y < y1
+	case y0 == y1:
+		return inY(y0) && x0 < box.Max.X && box.Min.X < x1
+	}
+	// a slanted line: by its bounding box
+	return x0 < box.Max.X && box.Min.X < x1 && y0 < box.Max.Y && box.Min.Y < y1
 }
 
 // xSpan maps [from, to] onto the panel, clipped to its canvas; ok is false
@@ -292,12 +405,9 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 	t := d.p.t
 	tx, ty := pl.Transforms(&c)
 	stripTop := c.Max.Y - px(3)
-	if len(t.overlaps) > 0 {
-		stripTop -= px(labelLinePx + 2) // the witness line is the top one
-	}
 	stripLines := d.p.stripLines
 	if len(t.overlaps) > 0 {
-		stripLines--
+		stripLines-- // the witness line is the lowest one, right above its frame
 	}
 	bottom, top := ty(-rowHalf), ty(float64(len(t.rows))-rowHalf)
 	for _, m := range t.faults {
@@ -323,8 +433,10 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 			switch {
 			case point:
 				c.StrokeLine2(draw.LineStyle{Color: faultHue, Width: px(2), Dashes: []vg.Length{px(5), px(3)}}, x0, bottom, x0, top)
+				d.p.labels.line(x0, bottom, x0, top)
 			case m.runLong:
 				drawRunLong(c, shade(faultHue, 0.2), x0, x1, top-px(14), top)
+				d.p.labels.line(x0, top-px(14), x0, top)
 			default:
 				drawRowBand(c, vg.Rectangle{Min: vg.Point{X: x0, Y: bottom}, Max: vg.Point{X: x1, Y: top}})
 			}
@@ -343,20 +455,23 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 				sty.YAlign = draw.YBottom
 				w := sty.Width(tag)
 				d.p.labels.put(c, sty, tag, vg.Point{X: max(x0, c.Min.X) + px(3), Y: yBot + px(10)},
-					vg.Point{X: min(x1, c.Max.X) - w - px(3), Y: yBot + px(10)})
+					vg.Point{X: min(x1, c.Max.X) - w - px(3), Y: yBot + px(10)},
+					vg.Point{X: x0 - w - px(3), Y: yBot + px(10)})
 				continue
 			case m.clock:
 				drawClockStripe(c, vg.Rectangle{Min: vg.Point{X: x0, Y: yTop - px(8)}, Max: vg.Point{X: x1, Y: yTop - px(2)}})
 			case point:
 				c.StrokeLine2(draw.LineStyle{Color: shade(faultHue, 0.1), Width: px(2.5), Dashes: []vg.Length{px(5), px(3)}}, x0, yBot, x0, yTop)
+				d.p.labels.line(x0, yBot, x0, yTop)
 			case m.runLong:
 				drawRunLong(c, shade(faultHue, 0.1), x0, x1, yBot, yTop)
+				d.p.labels.line(x0, yBot, x0, yTop)
 			default:
 				drawRowBand(c, vg.Rectangle{Min: vg.Point{X: x0, Y: yBot}, Max: vg.Point{X: x1, Y: yTop}})
 			}
 			label := m.label
 			if m.runLong {
-				label += " (to the end)"
+				label += " (" + m.lasting() + ")"
 			}
 			// at the fault's start, else further along it, else just
 			// before it
@@ -368,16 +483,17 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 			if right := x0 - px(3) - lblSty.Width(label); right > c.Min.X {
 				cands = append(cands, vg.Point{X: right, Y: yTop - px(2)})
 			}
-			if _, ok := d.p.labels.put(c, lblSty, label, cands...); !ok {
-				d.p.labels.put(c, lblSty, m.short, cands...)
-			}
+			d.p.labels.putShort(c, lblSty, []string{label, m.short}, cands...)
 		}
 		if !m.strip || stripLines == 0 {
 			continue
 		}
 		label := m.label
-		if m.runLong {
+		switch {
+		case m.runLong && m.toEnd && m.f.Start <= t.runEnd/20:
 			label += " — the whole run"
+		case m.runLong:
+			label += " — " + m.lasting()
 		}
 		x := max(x0, c.Min.X) + px(3)
 		if w := lblSty.Width(label); x+w > c.Max.X {
@@ -387,10 +503,10 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 		for line := range stripLines {
 			cands = append(cands, vg.Point{X: x, Y: stripTop - px(labelLinePx*float64(line))})
 		}
-		if pt, ok := d.p.labels.put(c, lblSty, label, cands...); ok {
-			// tie the label to where the fault starts
-			c.StrokeLine2(draw.LineStyle{Color: lblSty.Color, Width: px(1), Dashes: []vg.Length{px(2), px(2)}}, x0, pt.Y-px(13), x0, top)
-		}
+		// tied to where the fault starts
+		d.p.labels.putTied(c, lblSty, []string{label, m.short}, func(pt vg.Point, txt string) segment {
+			return segment{vg.Point{X: x0, Y: labelRect(lblSty, pt, txt).Min.Y}, vg.Point{X: x0, Y: top}}
+		}, cands...)
 	}
 }
 

@@ -31,9 +31,11 @@ func (b rowBands) Plot(c draw.Canvas, pl *plot.Plot) {
 			line = draw.LineStyle{Color: grey, Width: px(1.5)}
 		}
 		c.StrokeLine2(line, c.Min.X, y1, c.Max.X, y1)
+		b.p.labels.line(c.Min.X, y1, c.Max.X, y1)
 	}
 	top := ty(t.rowY(0) + rowHalf)
 	c.StrokeLine2(draw.LineStyle{Color: rowLine, Width: px(1)}, c.Min.X, top, c.Max.X, top)
+	b.p.labels.line(c.Min.X, top, c.Max.X, top)
 }
 
 // clientBars draws each client's leases (thin, light), failed acquire
@@ -153,9 +155,11 @@ func (b nodeBars) Plot(c draw.Canvas, pl *plot.Plot) {
 			}
 			sty := textStyle(10.5, true, shade(hue, 0.5))
 			sty.YAlign = draw.YCenter
-			if w := sty.Width(label); x1-x0 >= w+px(6) {
-				// inside its bar: not subject to the labeler
-				c.FillText(sty, vg.Point{X: x0 + px(3), Y: ty(y + holdY)}, label)
+			// inside its bar: drawn at once, kept clear by the labeler
+			at := vg.Point{X: x0 + px(3), Y: ty(y + holdY)}
+			if w := sty.Width(label); x1-x0 >= w+px(6) && b.p.labels.free(labelRect(sty, at, label)) {
+				c.FillText(sty, at, label)
+				b.p.labels.take(labelRect(sty, at, label), label)
 			}
 		}
 	}
@@ -291,74 +295,94 @@ func (thickCross) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 	c.Stroke(p)
 }
 
-// overlapMarks frames each witness of an unsafe check: a red box over the
-// two clients' rows during the overlap, labelled with who overlapped whom.
-// A witness whose intervals do not overlap (a fencing token that went
-// backwards) is a dashed box from the one's start to the other's.
+// overlapMarks frames the first witness of an unsafe check (or of a
+// claim fencing covered): a box over the two clients' rows during the
+// overlap, numbered and labelled with who overlapped whom; the other
+// witnesses are counted in the label ("+9 more overlaps"), not framed on
+// top of each other: summary.md and verdict.json list them. A witness
+// whose intervals do not overlap (a fencing token that went backwards) is
+// a dashed box from the one's start to the other's.
 type overlapMarks struct{ p *panel }
-
-const maxFramed = 20 // witnesses per run are capped by the checker anyway
 
 func (m overlapMarks) Plot(c draw.Canvas, pl *plot.Plot) {
 	t := m.p.t
-	tx, ty := pl.Transforms(&c)
-	labelled := map[[2]int]bool{}
-	for i, o := range t.overlaps {
-		if i == maxFramed {
-			break
-		}
-		ra, rb := t.clientRow(o.a), t.clientRow(o.b)
-		if ra < 0 || rb < 0 {
-			continue
-		}
-		upper, lower := min(ra, rb), max(ra, rb)
-		yTop, yBot := ty(t.rowY(upper)+overlapPad), ty(t.rowY(lower)-overlapPad)
-		x0, x1, ok := xSpan(c, tx, o.start, o.end, px(4))
-		if !ok {
-			continue
-		}
-		box := rect(x0, yBot, x1, yTop)
-		hue := red
-		if o.covered {
-			hue = coveredHue
-		}
-		line := draw.LineStyle{Color: hue, Width: px(2.5)}
-		if o.disjoint {
-			line.Dashes = []vg.Length{px(6), px(3)}
-		} else {
-			c.SetColor(alpha(hue, 0.12))
-			c.Fill(box)
-		}
-		c.SetLineStyle(line)
-		c.Stroke(box)
-
-		pair := [2]int{min(o.a, o.b), max(o.a, o.b)}
-		if labelled[pair] {
-			continue
-		}
-		label := fmt.Sprintf("overlap: client %d / client %d (%s)", o.a, o.b, o.check)
-		switch {
-		case o.covered:
-			label = fmt.Sprintf("leases overlapped, covered by fencing: client %d / client %d", o.a, o.b)
-		case o.disjoint:
-			label = fmt.Sprintf("%s: client %d / client %d", o.check, o.a, o.b)
-		}
-		// The label tops the chart, where no bar can be hidden under it,
-		// and a line ties it to its frame. One that would overprint an
-		// earlier label is left out: the frame remains, and summary.md
-		// lists every witness.
-		sty := textStyle(12.5, true, hue)
-		sty.YAlign = draw.YTop
-		w := sty.Width(label)
-		x := min(max((x0+x1)/2-w/2, c.Min.X+px(2)), c.Max.X-w-px(2))
-		y := c.Max.Y - px(3)
-		if _, ok := m.p.labels.put(c, sty, label, vg.Point{X: x, Y: y}); !ok {
-			continue
-		}
-		labelled[pair] = true
-		h := sty.Height(label)
-		c.StrokeLine2(draw.LineStyle{Color: hue, Width: px(1.5), Dashes: []vg.Length{px(4), px(2)}}, (x0+x1)/2, y-h, (x0+x1)/2, yTop)
+	if len(t.overlaps) == 0 {
+		return
 	}
+	tx, ty := pl.Transforms(&c)
+	o := t.overlaps[0]
+	ra, rb := t.clientRow(o.a), t.clientRow(o.b)
+	if ra < 0 || rb < 0 {
+		return
+	}
+	upper, lower := min(ra, rb), max(ra, rb)
+	yTop, yBot := ty(t.rowY(upper)+overlapPad), ty(t.rowY(lower)-overlapPad)
+	x0, x1, ok := xSpan(c, tx, o.start, o.end, px(4))
+	if !ok {
+		return
+	}
+	box := rect(x0, yBot, x1, yTop)
+	hue := red
+	if o.covered {
+		hue = coveredHue
+	}
+	line := draw.LineStyle{Color: hue, Width: px(2.5)}
+	if o.disjoint {
+		line.Dashes = []vg.Length{px(6), px(3)}
+	} else {
+		c.SetColor(alpha(hue, 0.12))
+		c.Fill(box)
+	}
+	c.SetLineStyle(line)
+	c.Stroke(box)
+	m.p.frames++
+	m.p.labels.line(x0, yBot, x0, yTop)
+	m.p.labels.line(x1, yBot, x1, yTop)
+
+	// The label goes right above the rows, where no bar can be hidden
+	// under it, over its frame (a short line ties the two), slid sideways
+	// off the lines that tie the fault labels above it to their faults.
+	sty := textStyle(12.5, true, hue)
+	sty.YAlign = draw.YTop
+	texts := []string{witnessLabel(o)}
+	if more := moreOverlaps(t.overlaps); more != "" {
+		texts = []string{texts[0] + " · " + more, texts[0]}
+	}
+	mid := (x0 + x1) / 2
+	y := ty(float64(len(t.rows))-rowHalf) + px(labelLinePx) - px(1)
+	var cands []vg.Point
+	for _, txt := range texts {
+		w := sty.Width(txt)
+		for k := range 9 {
+			x := min(max(mid-w*vg.Length(k)/8, c.Min.X+px(2)), c.Max.X-w-px(2))
+			if pt := (vg.Point{X: x, Y: y}); !slices.Contains(cands, pt) {
+				cands = append(cands, pt)
+			}
+		}
+	}
+	m.p.labels.putTied(c, sty, texts, func(pt vg.Point, txt string) segment {
+		return segment{vg.Point{X: mid, Y: labelRect(sty, pt, txt).Min.Y}, vg.Point{X: mid, Y: yTop}}
+	}, cands...)
+}
+
+// witnessLabel names the first witness on the chart, numbered as
+// summary.md lists it.
+func witnessLabel(o overlap) string {
+	switch {
+	case o.covered:
+		return fmt.Sprintf("witness 1: leases overlapped, covered by fencing: client %d / client %d", o.a, o.b)
+	case o.disjoint:
+		return fmt.Sprintf("witness 1: %s: client %d / client %d", o.check, o.a, o.b)
+	}
+	return fmt.Sprintf("witness 1: overlap client %d / client %d (%s)", o.a, o.b, o.check)
+}
+
+// moreOverlaps counts the witnesses after the first ("" when none).
+func moreOverlaps(ovs []overlap) string {
+	if len(ovs) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("+%d more overlaps, see summary.md", len(ovs)-1)
 }
 
 // legendItem is one entry of the legend strip under the chart.
@@ -440,6 +464,7 @@ func (t *timeline) legendItems() []legendItem {
 	if failedHolds {
 		items = append(items, legendItem{"node: key set by an attempt that failed", bar(14, tint(hue, 0.8), hue)})
 	}
+	items = append(items, t.failoverLegend()...)
 	if states {
 		items = append(items, legendItem{"node down or paused", func(c draw.Canvas, b vg.Rectangle) {
 			c.SetColor(alpha(downHue, 0.3))
@@ -468,7 +493,7 @@ func (t *timeline) legendItems() []legendItem {
 		items = append(items, legendItem{"fault on that row (F<id>, see summary.md)", func(c draw.Canvas, b vg.Rectangle) { drawRowBand(c, b) }})
 	}
 	if runLong {
-		items = append(items, legendItem{"fault lasting the run: starts at the tick", func(c draw.Canvas, b vg.Rectangle) {
+		items = append(items, legendItem{"fault lasting most of the run: starts at the tick, dashed while it lasts", func(c draw.Canvas, b vg.Rectangle) {
 			drawRunLong(c, shade(faultHue, 0.1), b.Min.X+px(3), b.Max.X, b.Min.Y, b.Max.Y)
 		}})
 	}
@@ -547,7 +572,7 @@ func timelineSubtitle(in Run, ovs []overlap) []string {
 	for _, c := range in.Check.Checks {
 		checks = append(checks, fmt.Sprintf("%s %s", c.Name, c.Verdict))
 	}
-	first := fmt.Sprintf("%s · %s · %s", expectationPhrase(in), strings.Join(checks, ", "), setup(in.Sim.Config))
+	first := fmt.Sprintf("%s · %s · %s", expectationPhrase(in), strings.Join(checks, ", "), setup(in.Sim.Config, in.Sim.History))
 	lines := []string{first}
 	if len(ovs) > 0 {
 		o := ovs[0]
@@ -561,6 +586,9 @@ func timelineSubtitle(in Run, ovs []overlap) []string {
 		}
 		if len(fs) > 0 {
 			s += ", around " + strings.Join(fs, ", ")
+		}
+		if more := moreOverlaps(ovs); more != "" {
+			s += "; " + more
 		}
 		lines = append(lines, s)
 	}
