@@ -76,19 +76,40 @@ func (r Ratio) Noise() bool {
 	return r.Max >= 1
 }
 
-// Text is the cell: "0.93 (0.91–0.95)", or "≈1.0, within noise (0.97–1.08)"
-// when Noise, "not measured" without rounds. Fewer rounds than a spread
-// needs are said.
+// Text is the cell on one line: "0.93 (0.91–0.95)", or "≈1.0, within
+// noise (0.97–1.08)" when Noise, "not measured" without rounds. Fewer
+// rounds than a spread needs are said.
 func (r Ratio) Text() string {
+	if sub := r.Sub(); sub != "" {
+		return r.Head() + " " + sub
+	}
+	return r.Head()
+}
+
+// Head is the cell's figure: the median, "≈1.0" when Noise, "not
+// measured".
+func (r Ratio) Head() string {
 	switch {
 	case !r.Measured():
 		return "not measured"
 	case r.Noise():
-		return fmt.Sprintf("≈1.0, within noise (%.2f–%.2f)", r.Min, r.Max)
-	case r.Rounds < bench.MinRepeats:
-		return fmt.Sprintf("%.2f (%d round(s): no spread)", r.Median, r.Rounds)
+		return "≈1.0,"
 	}
-	return fmt.Sprintf("%.2f (%.2f–%.2f)", r.Median, r.Min, r.Max)
+	return fmt.Sprintf("%.2f", r.Median)
+}
+
+// Sub is what goes under the figure: the rounds' range, with the noise
+// note when Noise.
+func (r Ratio) Sub() string {
+	switch {
+	case !r.Measured():
+		return ""
+	case r.Noise():
+		return fmt.Sprintf("within noise (%.2f–%.2f)", r.Min, r.Max)
+	case r.Rounds < bench.MinRepeats:
+		return fmt.Sprintf("(%d round(s): no spread)", r.Rounds)
+	}
+	return fmt.Sprintf("(%.2f–%.2f)", r.Min, r.Max)
 }
 
 // multiNode reports whether the design locks on every node.

@@ -16,12 +16,16 @@ import (
 type Grid struct {
 	Designs []string
 	Rows    []FamilyRow
+	// Unrun are the matrix's scenarios none of its designs ran (each
+	// skipped or not applicable): they are in no row.
+	Unrun []string
 }
 
 // FamilyRow is one family.
 type FamilyRow struct {
 	Family scenarios.Family
-	// Scenarios are the matrix's scenarios of the family, in matrix order.
+	// Scenarios are the matrix's scenarios of the family that at least
+	// one design ran, in matrix order.
 	Scenarios []string
 	Cells     []GridCell // one per design, in Grid.Designs order
 	// Only lists the scenarios of the family that some designs of the
@@ -108,6 +112,10 @@ func GridOf(m matrix.Matrix) Grid {
 	g := Grid{Designs: m.Algorithms}
 	byFamily := map[scenarios.Family][]string{}
 	for _, row := range m.Scenarios {
+		if !slices.ContainsFunc(m.Algorithms, func(d string) bool { return ran(m.Cell(row.Name, d)) }) {
+			g.Unrun = append(g.Unrun, row.Name)
+			continue
+		}
 		f := familyOf(row)
 		byFamily[f] = append(byFamily[f], row.Name)
 	}
@@ -279,10 +287,10 @@ func andList(xs []string) string {
 	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
-// Footnote says which designs a family applies to, when not all of the
-// matrix's: the designs that ran any of its scenarios, and the scenarios
-// that only some designs ran, with those designs. "" when every design
-// ran every scenario of the family.
+// Footnote says which designs a family applies to, when not every design
+// of the matrix ran every one of its scenarios: the designs that ran any,
+// and the scenarios only some designs ran, grouped by those designs. ""
+// when every design ran every scenario of the family.
 func (r FamilyRow) Footnote(all []string) string {
 	if len(r.Only) == 0 {
 		return ""
@@ -293,21 +301,24 @@ func (r FamilyRow) Footnote(all []string) string {
 			applies = append(applies, all[i])
 		}
 	}
-	var parts []string
+	if len(r.Only) == len(r.Scenarios) && len(applies) < len(all) &&
+		!slices.ContainsFunc(r.Only, func(s Scope) bool { return !slices.Equal(s.Designs, applies) }) {
+		return fmt.Sprintf("%s: %s only (every scenario of it).", r.Family.Title(), andList(applies))
+	}
+	var groups []string
+	byWho := map[string][]string{}
 	for _, s := range r.Only {
-		who := strings.Join(s.Designs, ", ")
-		if len(s.Designs) == 0 {
-			who = "none of these designs"
+		who := andList(s.Designs)
+		if _, ok := byWho[who]; !ok {
+			groups = append(groups, who)
 		}
-		parts = append(parts, fmt.Sprintf("%s: %s only", s.Scenario, who))
+		byWho[who] = append(byWho[who], s.Scenario)
 	}
-	head := "applies to " + strings.Join(applies, ", ")
-	if len(applies) == 0 {
-		head = "applies to none of these designs"
-	} else if len(applies) == len(all) {
-		head = "applies to every design here, some scenarios to some only"
+	var parts []string
+	for _, who := range groups {
+		parts = append(parts, fmt.Sprintf("%s only: %s", who, strings.Join(byWho[who], ", ")))
 	}
-	return fmt.Sprintf("%s: %s (%s).", r.Family.Title(), head, strings.Join(parts, "; "))
+	return fmt.Sprintf("%s: %s.", r.Family.Title(), strings.Join(parts, "; "))
 }
 
 // CommonSet is the fault scenarios (not controls) that every one of

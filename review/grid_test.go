@@ -40,6 +40,7 @@ func fixtureMatrix() matrix.Matrix {
 			{Name: "crash-holder", Family: scenarios.FamilyCrash},
 			{Name: "crash-between-setnx-expire", Family: scenarios.FamilyCrash},
 			{Name: "control-contention", Family: scenarios.FamilyControl},
+			{Name: "notify-contention", Family: scenarios.FamilyControl},
 		},
 		Cells: []matrix.Cell{
 			ran("gc-pause-after-check", "setpx", excl, excl),
@@ -60,6 +61,9 @@ func fixtureMatrix() matrix.Matrix {
 			ran("control-contention", "setpx", safe, safe),
 			ran("control-contention", "redlock", safe, safe),
 			ran("control-contention", "fenced", safe, safe),
+			skip("notify-contention", "setpx"),
+			na("notify-contention", "redlock"),
+			skip("notify-contention", "fenced"),
 		},
 	}
 }
@@ -86,8 +90,10 @@ func TestGridOfFixture(t *testing.T) {
 	assert.Equal(t, []string{"1/1", "1/1", "1/1"}, text(3))
 
 	assert.Equal(t, "", g.Rows[2].Footnote(g.Designs), "every design ran every crash scenario")
-	assert.Equal(t, "restart without data: applies to redlock (redlock-restart-no-fsync: redlock only).", g.Rows[1].Footnote(g.Designs))
-	assert.Equal(t, "client pause: applies to every design here, some scenarios to some only (watchdog-gc-pause: setpx, fenced only).", g.Rows[0].Footnote(g.Designs))
+	assert.Equal(t, "restart without data: redlock only (every scenario of it).", g.Rows[1].Footnote(g.Designs))
+	assert.Equal(t, "client pause: setpx and fenced only: watchdog-gc-pause.", g.Rows[0].Footnote(g.Designs))
+	assert.Equal(t, []string{"notify-contention"}, g.Unrun, "a scenario no design ran is in no row")
+	assert.Equal(t, []string{"control-contention"}, g.Rows[3].Scenarios)
 
 	assert.Equal(t, "setpx: loses mutual exclusion under client pause (gc-pause-after-check); deadlocks under crash (crash-between-setnx-expire); "+
 		"safe under contention control; partly safe under client pause (1/2) and crash (1/2); not tested under restart without data (no scenario of it applies).",

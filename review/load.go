@@ -41,6 +41,12 @@ type Review struct {
 	// OwnSweep: the bench run was measured for this page (locksim
 	// review), so it is narrower than lockbench's full sweep by design.
 	OwnSweep bool
+	// Explored are lines about an exploration of random fault schedules
+	// per design, when the review ran one.
+	Explored []string
+	// Incomplete says what the review that wrote the page could not
+	// finish; the page says it at the top.
+	Incomplete []string
 }
 
 // Finding is one pair with a run that came out unsafe or deadlocked, told

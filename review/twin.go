@@ -187,6 +187,9 @@ func counted(names []string) string {
 // the cost table and the sentences.
 func (r *Review) costMarkdown(p func(string, ...any)) {
 	g := r.Grid
+	if len(r.Incomplete) > 0 {
+		p("> **⚠ This review did not finish:** %s.\n\n", strings.Join(r.Incomplete, "; "))
+	}
 	p("## Safety by fault family\n\n| fault family (scenarios) | %s |\n|---|%s\n", strings.Join(g.Designs, " | "), strings.Repeat("---:|", len(g.Designs)))
 	marks := r.noteMarks()
 	for i, row := range g.Rows {
@@ -242,6 +245,12 @@ func (r *Review) costMarkdown(p func(string, ...any)) {
 	p("## Each design in one sentence\n\n")
 	for _, s := range r.Sentences() {
 		p("- %s\n", s)
+	}
+	if len(r.Explored) > 0 {
+		p("\n## Random fault schedules\n\n")
+		for _, s := range r.Explored {
+			p("- %s\n", s)
+		}
 	}
 	p("\n")
 }
