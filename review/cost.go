@@ -76,8 +76,9 @@ func (r Ratio) Noise() bool {
 	return r.Max >= 1
 }
 
-// Text is the cell on one line: "0.93 (0.91–0.95)", or "≈1.0, within
-// noise (0.97–1.08)" when Noise, "not measured" without rounds. Fewer
+// Text is the cell on one line: "0.93 (0.91–0.95)"; when Noise "0.84,
+// within noise (0.47–1.06)", or "≈1.0, within noise (0.97–1.08)" for a
+// median beyond raw's; "not measured" without rounds. Fewer
 // rounds than a spread needs are said.
 func (r Ratio) Text() string {
 	if sub := r.Sub(); sub != "" {
@@ -86,14 +87,17 @@ func (r Ratio) Text() string {
 	return r.Head()
 }
 
-// Head is the cell's figure: the median, "≈1.0" when Noise, "not
-// measured".
+// Head is the cell's figure: the median; "≈1.0" for a median beyond
+// raw's (never printed bare); "not measured". A figure within the noise
+// ends in a comma, its note follows (Sub).
 func (r Ratio) Head() string {
 	switch {
 	case !r.Measured():
 		return "not measured"
-	case r.Noise():
+	case r.Noise() && (r.LowerBetter && r.Median < 1 || !r.LowerBetter && r.Median > 1):
 		return "≈1.0,"
+	case r.Noise():
+		return fmt.Sprintf("%.2f,", r.Median)
 	}
 	return fmt.Sprintf("%.2f", r.Median)
 }

@@ -147,6 +147,8 @@ func TestCostRatios(t *testing.T) {
 	assert.Contains(t, c.Caption(3), "the 3 fault scenarios all 3 designs ran")
 	assert.Contains(t, c.Caption(3), "Raw fanned out to 5 nodes: 1000 at 1, 1000 at 16, 1000 at 64 clients, cycles/s.")
 
+	assert.Equal(t, "0.84, within noise (0.47–1.06)", review.Ratio{Spread: sp(0.84, 0.47, 1.06)}.Text(), "a median under raw's is shown, with the note")
+	assert.Equal(t, "1.50, within noise (0.98–2.00)", review.Ratio{Spread: sp(1.5, 0.98, 2), LowerBetter: true}.Text())
 	for _, r := range []review.Ratio{{Spread: sp(1.2, 1.1, 1.3)}, {Spread: sp(0.99, 0.95, 1.0)}} {
 		assert.Contains(t, r.Text(), "within noise", "a throughput at or above raw is never printed bare")
 	}

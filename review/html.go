@@ -81,11 +81,11 @@ func countVerdict(fs []Finding, v string) int {
 const pageCSS = `
 body { margin: 24px auto; max-width: 1500px; padding: 0 20px; line-height: 1.4; }
 h1 { font-size: 24px; margin-bottom: 2px; }
-h2 { font-size: 19px; margin-top: 26px; border-bottom: 2px solid #ddd; padding-bottom: 3px; }
+h2 { font-size: 19px; margin-top: 20px; border-bottom: 2px solid #ddd; padding-bottom: 3px; }
 h3 { font-size: 16px; margin-top: 26px; }
 h4 { font-size: 14px; margin: 18px 0 4px 0; }
 p.meta { color: #555; font-size: 13px; margin-top: 2px; }
-p.headline { font-size: 16px; font-weight: 600; }
+p.headline { font-size: 16px; font-weight: 600; margin: 8px 0; }
 p.doc { font-size: 13px; color: #333; max-width: 1100px; }
 .source { color: #666; font-style: italic; }
 table.md, table.designs, table.checks { border-collapse: collapse; font-size: 12px; margin: 6px 0 12px 0; }
@@ -120,7 +120,7 @@ div.finding img, figure img, .bench img { max-width: 100%; border: 1px solid #dd
 div.gridbox { display: flex; gap: 28px; align-items: flex-start; }
 div.gridside { flex: 1; min-width: 380px; }
 table.grid, table.cost { border-collapse: collapse; margin: 6px 0 6px 0; }
-table.grid th, table.grid td { border: 1px solid #bbb; padding: 4px 12px; }
+table.grid th, table.grid td { border: 1px solid #bbb; padding: 3px 12px; }
 table.cost th, table.cost td { border: 1px solid #bbb; padding: 4px 9px; }
 table.grid { font-size: 18px; flex: none; } table.grid thead th { background: #eef0f3; font-size: 17px; }
 table.grid th.fam { text-align: left; background: #f6f6f6; white-space: nowrap; font-weight: 600; }
@@ -168,13 +168,14 @@ const pageTemplate = `<!DOCTYPE html>
 {{with .Footnotes}}<ol class="fn">{{range .}}<li id="fn-{{.Family}}">{{.Text}}</li>{{end}}</ol>{{end}}</div></div>
 
 <h2 id="cost">Cost against the raw Redis limit</h2>
-{{with .BenchTop}}<div class="{{if $.BenchWarn}}warn top{{else}}note top{{end}}">{{.}}</div>{{end}}
+{{if .BenchWarn}}<div class="warn top">{{.BenchTop}}</div>{{end}}
 {{if .R.Cost.Why}}<div class="nobench">{{.R.Cost.Why}}</div>{{end}}
 <table class="cost"><thead><tr><th rowspan="2">design</th><th rowspan="2">nodes</th><th rowspan="2" class="common">safe in the {{len .R.Cost.Common}} fault scenarios<br/>all {{len .R.Matrix.Algorithms}} designs ran</th><th colspan="{{len .R.Cost.Clients}}">cycles/s ÷ raw (higher is better, 1.0 at most)</th><th colspan="{{len .R.Cost.Clients}}">p99 acquire ÷ raw (lower is better, 1.0 at least)</th></tr>
 <tr>{{range .R.Cost.Clients}}<th>{{.}} client{{if ne . 1}}s{{end}}</th>{{end}}{{range .R.Cost.Clients}}<th>{{.}} client{{if ne . 1}}s{{end}}</th>{{end}}</tr></thead><tbody>
 {{range .R.Cost.Rows}}<tr><td><b>{{.Algorithm}}</b></td><td class="num">{{if .Nodes}}{{.Nodes}}{{else}}–{{end}}</td><td class="num">{{.SafeText $.R.Cost}}</td>{{range .Throughput}}{{template "ratio" .}}{{end}}{{range .P99}}{{template "ratio" .}}{{end}}</tr>
 {{end}}</tbody></table>
 <p class="caption">{{.R.Cost.Caption (len .R.Matrix.Algorithms)}}</p>
+{{if and .BenchTop (not .BenchWarn)}}<div class="note">{{.BenchTop}}</div>{{end}}
 {{with .R.Cost.Gaps}}<div class="warn">⚠ The comparison is incomplete: {{join . "; "}}.</div>{{end}}
 
 <h2 id="sentences">Each design in one sentence</h2>

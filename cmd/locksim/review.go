@@ -86,7 +86,7 @@ out of time.`,
 	fl.StringVar(&f.out, "out", "", "the review's directory; must not exist or be empty (default results/review/<UTC stamp>)")
 	fl.DurationVar(&f.timeout, "timeout", 15*time.Minute, "bound on the whole command; each stage gets what remains")
 	fl.DurationVar(&f.explore, "explore", 0, "explore random fault schedules of each design for this long (wall time, e.g. 30s; default: no exploration)")
-	fl.DurationVar(&f.benchDur, "bench-duration", 2400*time.Millisecond, "measured time of one bench configuration, split over --bench-rounds")
+	fl.DurationVar(&f.benchDur, "bench-duration", 4800*time.Millisecond, "measured time of one bench configuration, split over --bench-rounds")
 	fl.IntVar(&f.benchRounds, "bench-rounds", 6, "interleaved rounds per bench cell (at least 3, so that each ratio has a spread)")
 	return cmd
 }
