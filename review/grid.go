@@ -221,22 +221,21 @@ func outcomeOf(c matrix.Cell) string {
 
 // Sentence is the design's verdict in one sentence a reviewer can read
 // out, built from the grid: each way it failed with the families and the
-// scenarios where it did, the families it came through whole, and those
-// that do not apply to it.
+// scenarios where it did (the grid says how many of each family it came
+// through), the families it came through whole, and those that do not
+// apply to it.
 func (g Grid) Sentence(design string) string {
 	i := slices.Index(g.Designs, design)
 	if i < 0 {
 		return design + ": not in the matrix."
 	}
-	var safe, na, partly []string
+	var safe, na []string
 	for _, row := range g.Rows {
 		switch c := row.Cells[i]; {
 		case c.Ran == 0:
 			na = append(na, row.Family.Title())
 		case c.Safe == c.Ran:
 			safe = append(safe, row.Family.Title())
-		case c.Safe > 0:
-			partly = append(partly, fmt.Sprintf("%s (%s)", row.Family.Title(), c.Text()))
 		}
 	}
 	var clauses []string
@@ -263,9 +262,6 @@ func (g Grid) Sentence(design string) string {
 			s = "came through every scenario it ran: " + andList(safe)
 		}
 		clauses = append(clauses, s)
-	}
-	if len(partly) > 0 {
-		clauses = append(clauses, "partly safe under "+andList(partly))
 	}
 	if len(na) > 0 {
 		clauses = append(clauses, "not tested under "+andList(na)+" (no scenario of it applies)")

@@ -96,11 +96,11 @@ func TestGridOfFixture(t *testing.T) {
 	assert.Equal(t, []string{"control-contention"}, g.Rows[3].Scenarios)
 
 	assert.Equal(t, "setpx: loses mutual exclusion under client pause (gc-pause-after-check); deadlocks under crash (crash-between-setnx-expire); "+
-		"safe under contention control; partly safe under client pause (1/2) and crash (1/2); not tested under restart without data (no scenario of it applies).",
+		"safe under contention control; not tested under restart without data (no scenario of it applies).",
 		g.Sentence("setpx"))
 	assert.Equal(t, "redlock: grants overlapping leases under restart without data (redlock-restart-no-fsync); loses mutual exclusion under client pause (gc-pause-after-check); "+
 		"safe under crash and contention control.", g.Sentence("redlock"))
-	assert.Equal(t, "fenced: is not shown safe under client pause (watchdog-gc-pause); safe under crash and contention control; partly safe under client pause (1/2); "+
+	assert.Equal(t, "fenced: is not shown safe under client pause (watchdog-gc-pause); safe under crash and contention control; "+
 		"not tested under restart without data (no scenario of it applies).", g.Sentence("fenced"))
 
 	common := g.CommonSet(m, m.Algorithms)

@@ -271,6 +271,7 @@ func TestReportWithBench(t *testing.T) {
 	assert.Less(t, strings.Index(page, `<h2 id="cost">`), strings.Index(page, `<h2 id="sentences">`))
 	assert.Less(t, strings.Index(page, `<h2 id="sentences">`), strings.Index(page, "<h2>What breaks each design</h2>"))
 	assert.Contains(t, page, "the 2 fault scenarios all 2 designs ran")
+	assert.Contains(t, md, "| design | nodes | safe in the 2 fault scenarios all 2 designs ran | cycles/s ÷ raw, 1 client |")
 	assert.Contains(t, md, "| **setpx** | 1 | 1/2 | 0.89 (2 round(s): no spread) | not measured | not measured | 1.40 (2 round(s): no spread) |")
 	assert.Contains(t, md, "| **naive** | – | 0/2 | not measured |")
 	assert.Contains(t, page, "setpx has no ratio to raw at 16 and 64 client(s)")

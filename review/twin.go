@@ -219,12 +219,12 @@ func (r *Review) costMarkdown(p func(string, ...any)) {
 		p("> %s\n\n", r.Cost.Why)
 	}
 	c := r.Cost
-	p("| design | nodes | safe over the common set |")
+	p("| design | nodes | safe in the %d fault scenarios all %d designs ran |", len(c.Common), len(r.Matrix.Algorithms))
 	for _, k := range c.Clients {
-		p(" cycles/s ÷ raw, %d clients |", k)
+		p(" cycles/s ÷ raw, %s |", clientsText(k))
 	}
 	for _, k := range c.Clients {
-		p(" p99 acquire ÷ raw, %d clients |", k)
+		p(" p99 acquire ÷ raw, %s |", clientsText(k))
 	}
 	p("\n|---|---:|---:|%s\n", strings.Repeat("---:|", 2*len(c.Clients)))
 	for _, row := range c.Rows {
@@ -253,4 +253,11 @@ func (r *Review) costMarkdown(p func(string, ...any)) {
 		}
 	}
 	p("\n")
+}
+
+func clientsText(k int) string {
+	if k == 1 {
+		return "1 client"
+	}
+	return fmt.Sprintf("%d clients", k)
 }
