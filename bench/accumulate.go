@@ -15,6 +15,8 @@ type accumulator struct {
 	measured       time.Duration
 	cycles         int64
 	rounds         []float64
+	roundP99       []float64      // each round's acquire p99, µs
+	segment        *hdr.Histogram // one round's acquire latencies, for roundP99
 	attempts       int64
 	refused        int64
 	errs           int64
@@ -23,7 +25,7 @@ type accumulator struct {
 }
 
 func newAccumulator() *accumulator {
-	return &accumulator{acquire: newHist(), cycle: newHist()}
+	return &accumulator{acquire: newHist(), cycle: newHist(), segment: newHist()}
 }
 
 // add takes in one segment of length d, in which the process spent spent,
@@ -32,8 +34,10 @@ func (a *accumulator) add(meters []*meter, d time.Duration, spent costReading) {
 	a.spent.allocs += spent.allocs
 	a.spent.cpu += spent.cpu
 	var cycles int64
+	a.segment.Reset()
 	for _, m := range meters {
 		a.acquire.Merge(m.acquire)
+		a.segment.Merge(m.acquire)
 		a.cycle.Merge(m.cycle)
 		cycles += m.cycles
 		a.attempts += m.attempts
@@ -47,12 +51,13 @@ func (a *accumulator) add(meters []*meter, d time.Duration, spent costReading) {
 	a.cycles += cycles
 	a.measured += d
 	a.rounds = append(a.rounds, float64(cycles)/d.Seconds())
+	a.roundP99 = append(a.roundP99, percentiles(a.segment).P99)
 }
 
 func (a *accumulator) result(algo string, c cell) Result {
 	r := Result{
 		Algorithm: algo, Kind: kindOf(algo), Nodes: c.nodes, Clients: c.clients, Contention: c.contention,
-		Seconds: a.measured.Seconds(), Cycles: a.cycles, RoundThroughput: a.rounds,
+		Seconds: a.measured.Seconds(), Cycles: a.cycles, RoundThroughput: a.rounds, RoundAcquireP99: a.roundP99,
 		Attempts: a.attempts, Refused: a.refused, Errors: a.errs,
 		Acquire: percentiles(a.acquire), Cycle: percentiles(a.cycle),
 		acquireHist: a.acquire,

@@ -96,6 +96,7 @@ func addRatios(rs []Result) {
 		if raw := find(rs, Raw, r.Nodes, r.Clients, r.Contention); raw != nil && r.Algorithm != Raw {
 			r.VsRawRounds = roundSpread(r.RoundThroughput, raw.RoundThroughput)
 			r.VsRaw = r.VsRawRounds.Median
+			r.VsRawP99Rounds = roundSpread(r.RoundAcquireP99, raw.RoundAcquireP99)
 		}
 		if p := peerOf(r.Algorithm); p != "" {
 			if peer := find(rs, p, r.Nodes, r.Clients, r.Contention); peer != nil {

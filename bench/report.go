@@ -35,6 +35,8 @@ type Result struct {
 	// RoundThroughput is each round's own figure, which shows how much the
 	// machine moved during the run.
 	RoundThroughput []float64 `json:"round_cycles_per_s"`
+	// RoundAcquireP99 is each round's own acquire p99, in µs.
+	RoundAcquireP99 []float64 `json:"round_acquire_p99_us,omitempty"`
 	// Attempts are single acquire attempts; Refused those refused because
 	// another client held the lock (each retried after the retry wait);
 	// Errors unknown outcomes and failed releases.
@@ -50,11 +52,14 @@ type Result struct {
 	// clients and contention) and to the design's peer (the same): the
 	// median of the per-round ratios, whose spread VsRawRounds and
 	// VsPeerRounds give; 0 when there is nothing to compare with.
-	VsRaw        float64 `json:"vs_raw,omitempty"`
-	VsRawRounds  Spread  `json:"vs_raw_rounds,omitzero"`
-	Peer         string  `json:"peer,omitempty"`
-	VsPeer       float64 `json:"vs_peer,omitempty"`
-	VsPeerRounds Spread  `json:"vs_peer_rounds,omitzero"`
+	VsRaw       float64 `json:"vs_raw,omitempty"`
+	VsRawRounds Spread  `json:"vs_raw_rounds,omitzero"`
+	// VsRawP99Rounds is the acquire p99 against raw's, round by round
+	// (above 1: slower than raw).
+	VsRawP99Rounds Spread  `json:"vs_raw_acquire_p99_rounds,omitzero"`
+	Peer           string  `json:"peer,omitempty"`
+	VsPeer         float64 `json:"vs_peer,omitempty"`
+	VsPeerRounds   Spread  `json:"vs_peer_rounds,omitzero"`
 	// AllocsPerCycle and CPUPerCycleUs are this process's heap allocations
 	// and CPU time (user and system) over the measured rounds, per
 	// completed cycle: the client side's cost (on miniredis the nodes run

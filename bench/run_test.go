@@ -52,6 +52,15 @@ func TestRunWritesEveryFile(t *testing.T) {
 		assert.GreaterOrEqual(t, r.Attempts, r.Cycles, name)
 		assert.InDelta(t, 0.2, r.Seconds, 1e-9, name)
 		assert.Len(t, r.RoundThroughput, 2, name)
+		if assert.Len(t, r.RoundAcquireP99, 2, name) {
+			for _, p := range r.RoundAcquireP99 {
+				assert.Positive(t, p, name)
+				assert.LessOrEqual(t, p, r.Acquire.Max, "%s: a round's p99 is within the run's range", name)
+			}
+		}
+		if r.Algorithm != bench.Raw {
+			assert.Equal(t, 2, r.VsRawP99Rounds.Rounds, "%s: the p99 ratio has a spread over the rounds", name)
+		}
 		assert.Equal(t, 1, r.Nodes, name)
 		for _, p := range []bench.Percentiles{r.Acquire, r.Cycle} {
 			assert.True(t, p.Monotone(), "%s: percentiles not monotone: %+v", name, p)

@@ -120,6 +120,8 @@ type Row struct {
 	Doc    string `json:"doc,omitempty"`
 	Source string `json:"source,omitempty"`
 	File   string `json:"file,omitempty"` // a user's file; "" for a built-in
+	// Family is the scenario's fault family (scenarios.FamilyOf).
+	Family scenarios.Family `json:"family,omitempty"`
 }
 
 // CellStatus says what became of a pair.
@@ -236,7 +238,7 @@ func Run(ctx context.Context, cfg Config) (Matrix, error) {
 		Verdicts:   verdictMeanings,
 	}
 	for _, s := range cfg.Scenarios {
-		m.Scenarios = append(m.Scenarios, Row{Name: s.Name, Doc: strings.TrimSpace(s.Doc), Source: s.Source, File: s.UserFile()})
+		m.Scenarios = append(m.Scenarios, Row{Name: s.Name, Doc: strings.TrimSpace(s.Doc), Source: s.Source, File: s.UserFile(), Family: scenarios.FamilyOf(s)})
 	}
 	w, err := newOutDir(cfg.Out, m.Started)
 	if err != nil {

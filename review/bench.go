@@ -242,6 +242,8 @@ type BenchChoice struct {
 	// Why is said on the page: how the run was chosen, or, without Dir,
 	// why there is none.
 	Why string
+	// OwnSweep: the run was measured for this page (locksim review).
+	OwnSweep bool
 }
 
 // GivenBench is the run named on the command line (--bench DIR); "" leaves
@@ -257,7 +259,9 @@ func GivenBench(dir string) BenchChoice {
 // (results/lockbench): the newest full run by its UTC stamp name
 // (bench.Report.Partial), passing over newer partial ones (a --quick run,
 // a narrowed sweep, a run under a scenario) and saying so; when there is
-// no full run, the newest partial one, saying that it is partial. A
+// no full run, the newest partial sweep, saying that it is partial. A run
+// under a scenario (--under) measured latency while faults played, not the
+// sweep, and is never chosen. A
 // directory is a run when it holds summary.md and bench.json; a hidden
 // name is a run still being written.
 func NewestFullBench(root string) (BenchChoice, error) {
@@ -280,21 +284,33 @@ func NewestFullBench(root string) (BenchChoice, error) {
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(runs)))
 	var passed []string
+	fallback := ""
 	for _, name := range runs {
 		rep, err := bench.ReadReport(filepath.Join(root, name, bench.FileJSON))
-		if err != nil || len(rep.Partial()) > 0 {
+		if err != nil || rep.Under != nil {
+			// Unreadable, or latency under a scenario: never a sweep.
 			passed = append(passed, name)
+			continue
+		}
+		if len(rep.Partial()) > 0 {
+			passed = append(passed, name)
+			if fallback == "" {
+				fallback = name
+			}
 			continue
 		}
 		why := "the newest full run under " + root
 		if len(passed) > 0 {
-			why += fmt.Sprintf("; %d newer run(s) that are partial or unreadable left out (%s): give --bench DIR to show one",
+			why += fmt.Sprintf("; %d newer run(s) that are partial, under a scenario or unreadable left out (%s): give --bench DIR to show one",
 				len(passed), strings.Join(passed, ", "))
 		}
 		return BenchChoice{Dir: filepath.Join(root, name), Why: why}, nil
 	}
-	return BenchChoice{Dir: filepath.Join(root, runs[0]),
-		Why: "no full run under " + root + ", so the newest run there, which is partial"}, nil
+	if fallback == "" {
+		return BenchChoice{Why: fmt.Sprintf("No lockbench sweep: the runs under %s measured a scenario's faults (--under) or cannot be read. %s", root, runBench)}, nil
+	}
+	return BenchChoice{Dir: filepath.Join(root, fallback),
+		Why: "no full run under " + root + ", so the newest sweep there, which is partial"}, nil
 }
 
 // runBench says how to get a bench run.

@@ -37,7 +37,10 @@ func (r *Review) WriteHTML(w io.Writer) error {
 		"Deadlock":  countVerdict(r.Findings, "deadlock"),
 		"BenchHTML": template.HTML(""),
 		"Wall":      wall(r.Matrix),
+		"Footnotes": r.footnotes(),
+		"Notes":     r.noteMarks(),
 	}
+	data["BenchTop"], data["BenchWarn"] = r.BenchTop()
 	if b := r.Bench; b != nil {
 		data["BenchHTML"] = template.HTML(b.benchHTML())
 	}
@@ -78,11 +81,11 @@ func countVerdict(fs []Finding, v string) int {
 const pageCSS = `
 body { margin: 24px auto; max-width: 1500px; padding: 0 20px; line-height: 1.4; }
 h1 { font-size: 24px; margin-bottom: 2px; }
-h2 { font-size: 19px; margin-top: 34px; border-bottom: 2px solid #ddd; padding-bottom: 3px; }
+h2 { font-size: 19px; margin-top: 20px; border-bottom: 2px solid #ddd; padding-bottom: 3px; }
 h3 { font-size: 16px; margin-top: 26px; }
 h4 { font-size: 14px; margin: 18px 0 4px 0; }
 p.meta { color: #555; font-size: 13px; margin-top: 2px; }
-p.headline { font-size: 16px; font-weight: 600; }
+p.headline { font-size: 16px; font-weight: 600; margin: 8px 0; }
 p.doc { font-size: 13px; color: #333; max-width: 1100px; }
 .source { color: #666; font-style: italic; }
 table.md, table.designs, table.checks { border-collapse: collapse; font-size: 12px; margin: 6px 0 12px 0; }
@@ -114,7 +117,26 @@ details ul { margin: 4px 0; }
 div.finding img, figure img, .bench img { max-width: 100%; border: 1px solid #ddd; }
 .missing { color: #a00; font-size: 12px; }
 .bench { font-size: 13px; }
-figure.cost { margin: 6px 0 12px 0; } figure.cost img { max-width: 900px; }
+div.gridbox { display: flex; gap: 28px; align-items: flex-start; }
+div.gridside { flex: 1; min-width: 380px; }
+table.grid, table.cost { border-collapse: collapse; margin: 6px 0 6px 0; }
+table.grid th, table.grid td { border: 1px solid #bbb; padding: 3px 12px; }
+table.cost th, table.cost td { border: 1px solid #bbb; padding: 4px 9px; }
+table.grid { font-size: 18px; flex: none; } table.grid thead th { background: #eef0f3; font-size: 17px; }
+table.grid th.fam { text-align: left; background: #f6f6f6; white-space: nowrap; font-weight: 600; }
+table.grid span.n { color: #666; font-weight: 400; font-size: 14px; }
+table.grid td.g { text-align: center; font-weight: 700; min-width: 110px; }
+td.g.all { background: #d9f0d9; color: #14561a; } td.g.none { background: #f7d4d4; color: #8a1414; }
+td.g.some { background: #fbe9c6; color: #7a4a00; } td.g.na { background: #f2f2f2; color: #888; font-weight: 400; }
+table.cost { font-size: 15px; } table.cost th.common { font-size: 13px; font-weight: 600; } table.cost thead th { background: #eef0f3; }
+table.cost td.num { text-align: right; } table.cost td.r { text-align: right; white-space: nowrap; }
+table.cost td.r span.m { display: block; font-weight: 600; font-size: 17px; }
+table.cost td.r span.s { display: block; font-size: 12px; color: #555; }
+table.cost td.r.noise { background: #f1f1f1; } table.cost td.r.noise span.m { color: #666; font-style: italic; }
+p.caption { font-size: 13px; color: #444; max-width: 1250px; margin: 4px 0 8px 0; }
+ol.fn { font-size: 13px; color: #333; margin: 4px 0 0 0; padding-left: 22px; max-width: 1250px; } ol.fn li { margin: 2px 0; }
+ul.sentences { font-size: 16px; max-width: 1300px; } ul.sentences li { margin: 6px 0; }
+div.note { font-size: 14px; padding: 6px 12px; margin: 8px 0; max-width: 1250px; background: #eef3f8; border: 1px solid #9ab; }
 .bench ul.charts { font-size: 13px; }
 .bench figure { margin: 10px 0 18px 0; }
 .bench figcaption { font-size: 12px; color: #444; }
@@ -137,13 +159,29 @@ const pageTemplate = `<!DOCTYPE html>
 {{.R.Matrix.Shape}}.<br/>Load: {{.R.Matrix.Load}}.{{with .R.CommonNotes}}<br/>In every run shown: {{join . "; "}}.{{end}}</p>
 <p class="headline">{{.R.Matrix.Headline}}. {{.Unsafe}} pair(s) came out unsafe and {{.Deadlock}} deadlocked; each is shown below with its witness and timeline.</p>
 
-<h2 id="cost">Safety against cost</h2>
-<p class="doc">{{.R.Cost.Caption}}</p>
-{{with .R.CostNote}}<div class="nobench">{{.}}</div>{{end}}
-<table class="designs cost"><thead><tr><th>design</th><th>fault scenarios survived</th><th>cycles/s</th><th>×raw</th><th>nodes</th></tr></thead><tbody>
-{{range .R.Cost.Rows}}<tr><td><b>{{.Algorithm}}</b></td><td class="count">{{.SurvivedText}}</td><td class="count">{{if .CyclesPerS}}{{printf "%.0f" .CyclesPerS}}{{else}}not measured{{end}}</td><td class="count">{{if .VsRaw}}{{printf "%.2f" .VsRaw}}{{else}}–{{end}}</td><td class="count">{{if .Nodes}}{{.Nodes}}{{else}}–{{end}}</td></tr>
+{{with .R.Incomplete}}<div class="warn">⚠ This review did not finish: {{join . "; "}}.</div>{{end}}
+<h2 id="grid">Safety by fault family</h2>
+<div class="gridbox"><table class="grid"><thead><tr><th class="fam">fault family <span class="n">(scenarios)</span></th>{{range .R.Grid.Designs}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range $i, $row := .R.Grid.Rows}}<tr><th class="fam">{{$row.Family.Title}} <span class="n">({{len $row.Scenarios}})</span>{{with index $.Notes $i}}<sup><a href="#fn-{{$row.Family}}">{{.}}</a></sup>{{end}}</th>{{range $row.Cells}}<td class="g {{.Class}}" title="{{if .Failed}}not safe: {{range $j, $f := .Failed}}{{if $j}}, {{end}}{{$f.Scenario}}{{end}}{{end}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table>
-{{with .R.CostPNG}}<figure class="cost">{{img . "safety against cost: cycles per second against fault scenarios survived, one point per design"}}</figure>{{end}}
+<div class="gridside"><p class="caption">Each cell: the scenarios of the family the design came through safe in every run ({{.R.Matrix.Runs}} run(s) each) over those it ran. An unknown, mixed or not-played result is not safe; n/a: no scenario of the family applies to the design. A scenario's family follows from its faults (the most telling one).{{with .R.Grid.Unrun}} Not in the grid: {{len .}} scenario(s) none of these designs runs.{{end}}</p>
+{{with .Footnotes}}<ol class="fn">{{range .}}<li id="fn-{{.Family}}">{{.Text}}</li>{{end}}</ol>{{end}}</div></div>
+
+<h2 id="cost">Cost against the raw Redis limit</h2>
+{{if .BenchWarn}}<div class="warn top">{{.BenchTop}}</div>{{end}}
+{{if .R.Cost.Why}}<div class="nobench">{{.R.Cost.Why}}</div>{{end}}
+<table class="cost"><thead><tr><th rowspan="2">design</th><th rowspan="2">nodes</th><th rowspan="2" class="common">safe in the {{len .R.Cost.Common}} fault scenarios<br/>all {{len .R.Matrix.Algorithms}} designs ran</th><th colspan="{{len .R.Cost.Clients}}">cycles/s ÷ raw (higher is better, 1.0 at most)</th><th colspan="{{len .R.Cost.Clients}}">p99 acquire ÷ raw (lower is better, 1.0 at least)</th></tr>
+<tr>{{range .R.Cost.Clients}}<th>{{.}} client{{if ne . 1}}s{{end}}</th>{{end}}{{range .R.Cost.Clients}}<th>{{.}} client{{if ne . 1}}s{{end}}</th>{{end}}</tr></thead><tbody>
+{{range .R.Cost.Rows}}<tr><td><b>{{.Algorithm}}</b></td><td class="num">{{if .Nodes}}{{.Nodes}}{{else}}–{{end}}</td><td class="num">{{.SafeText $.R.Cost}}</td>{{range .Throughput}}{{template "ratio" .}}{{end}}{{range .P99}}{{template "ratio" .}}{{end}}</tr>
+{{end}}</tbody></table>
+<p class="caption">{{.R.Cost.Caption (len .R.Matrix.Algorithms)}}</p>
+{{if and .BenchTop (not .BenchWarn)}}<div class="note">{{.BenchTop}}</div>{{end}}
+{{with .R.Cost.Gaps}}<div class="warn">⚠ The comparison is incomplete: {{join . "; "}}.</div>{{end}}
+
+<h2 id="sentences">Each design in one sentence</h2>
+<ul class="sentences">{{range .R.Sentences}}<li>{{.}}</li>{{end}}</ul>
+{{with .R.Explored}}<h2 id="explore">Random fault schedules</h2>
+<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 
 <h2>What breaks each design</h2>
 <table class="designs"><thead><tr><th>design</th><th>pairs run</th><th>unsafe under</th><th>deadlocked under</th><th>not as expected</th></tr></thead><tbody>
@@ -192,6 +230,7 @@ const pageTemplate = `<!DOCTYPE html>
 <dt>mixed</dt><dd>the pair's runs (different seeds) disagreed.</dd>
 </dl>
 </body></html>
+{{define "ratio"}}<td class="r{{if .Noise}} noise{{end}}"{{if .Measured}} data-median="{{printf "%.4f" .Median}}" data-lower-better="{{.LowerBetter}}"{{end}}><span class="m">{{.Head}}</span>{{with .Sub}}<span class="s">{{.}}</span>{{end}}</td>{{end}}
 {{define "witness"}}<div class="witness"><div class="w1"><span class="check">{{.Check}}</span>{{if .Key}} <code>{{.Key}}</code>{{end}} {{.What}}</div>
 {{with .Overlap}}<div class="w2">{{.}}</div>{{end}}
 <div class="w3">{{if .Faults}}faults: {{range $i, $f := .Faults}}{{if $i}} · {{end}}<b>{{$f.Label}}</b> {{$f.Name}} <i>({{$f.When}})</i>{{end}}{{else}}no fault was active{{end}}</div></div>{{end}}

@@ -34,14 +34,19 @@ type Review struct {
 	// CommonNotes are the notes every finding's run has (an emulation,
 	// the Lua interpreter), said once rather than under each finding.
 	CommonNotes []string
-	// Cost is the safety-vs-cost table; CostPNG its chart (nil when there
-	// is nothing to draw, CostNote then says why).
-	Cost     Cost
-	CostPNG  []byte
-	CostNote string
-	// costFile is the chart's file name beside the page, for the Markdown
-	// twin (Write sets it).
-	costFile string
+	// Grid is the design x fault-family comparison; Cost the cost table
+	// beside the safety over the scenarios every design ran.
+	Grid Grid
+	Cost Cost
+	// OwnSweep: the bench run was measured for this page (locksim
+	// review), so it is narrower than lockbench's full sweep by design.
+	OwnSweep bool
+	// Explored are lines about an exploration of random fault schedules
+	// per design, when the review ran one.
+	Explored []string
+	// Incomplete says what the review that wrote the page could not
+	// finish; the page says it at the top.
+	Incomplete []string
 }
 
 // Finding is one pair with a run that came out unsafe or deadlocked, told
@@ -109,26 +114,45 @@ func Load(matrixDir string, b BenchChoice) (*Review, error) {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	r.Bench.Why = b.Why
+	r.OwnSweep = b.OwnSweep
 	r.addCost()
 	return r, nil
 }
 
-// addCost builds the safety-vs-cost table and its chart.
+// addCost builds the grid and the cost table.
 func (r *Review) addCost() {
 	var rep *bench.Report
 	if r.Bench != nil {
 		rep = r.Bench.Report
 	}
-	r.Cost = CostOf(r.Matrix, rep)
-	png, err := r.Cost.ChartPNG()
-	switch {
-	case r.Cost.Why != "":
-		r.CostNote = r.Cost.Why
-	case err != nil:
-		r.CostNote = "no chart: " + err.Error()
-	default:
-		r.CostPNG = png
+	r.Grid = GridOf(r.Matrix)
+	r.Cost = CostOf(r.Matrix, r.Grid, rep)
+}
+
+// Sentences are each design's verdict in one sentence (Grid.Sentence), in
+// matrix order.
+func (r *Review) Sentences() []string {
+	var out []string
+	for _, d := range r.Matrix.Algorithms {
+		out = append(out, r.Grid.Sentence(d))
 	}
+	return out
+}
+
+// BenchTop is what the top of the page says about the bench run next to
+// the cost table: why there is none, how a run measured for this page was
+// measured, or that a run is partial and how. Warn marks the last.
+func (r *Review) BenchTop() (text string, warn bool) {
+	switch b := r.Bench; {
+	case b == nil:
+		return r.NoBench, true
+	case len(b.Partial) == 0:
+		return "", false
+	case r.OwnSweep && b.Report != nil:
+		return "Measured for this review: " + sweepText(b.Report) + ". The bench section below has the run's full tables.", false
+	}
+	return "⚠ A partial lockbench run: " + strings.Join(r.Bench.Partial, "; ") +
+		". Its figures cover only what it measured; the full sweep is lockbench without flags.", true
 }
 
 // splitNotes finds the notes common to every finding.

@@ -183,26 +183,81 @@ func counted(names []string) string {
 	return fmt.Sprintf("%d: %s", len(names), strings.Join(names, ", "))
 }
 
-// costMarkdown writes the safety-vs-cost section: caption, table and,
-// when Write put it beside the page, the chart.
+// costMarkdown writes the top of the page: the grid with its footnotes,
+// the cost table and the sentences.
 func (r *Review) costMarkdown(p func(string, ...any)) {
-	p("## Safety against cost\n\n%s\n\n", r.Cost.Caption())
-	if r.CostNote != "" {
-		p("> %s\n\n", r.CostNote)
+	g := r.Grid
+	if len(r.Incomplete) > 0 {
+		p("> **⚠ This review did not finish:** %s.\n\n", strings.Join(r.Incomplete, "; "))
 	}
-	p("| design | fault scenarios survived | cycles/s | ×raw | nodes |\n|---|---:|---:|---:|---:|\n")
-	for _, c := range r.Cost.Rows {
-		tp, vs, nodes := "not measured", "–", "–"
-		if c.CyclesPerS > 0 {
-			tp, nodes = fmt.Sprintf("%.0f", c.CyclesPerS), fmt.Sprint(c.Nodes)
+	p("## Safety by fault family\n\n| fault family (scenarios) | %s |\n|---|%s\n", strings.Join(g.Designs, " | "), strings.Repeat("---:|", len(g.Designs)))
+	marks := r.noteMarks()
+	for i, row := range g.Rows {
+		mark := ""
+		if marks[i] != "" {
+			mark = " [" + marks[i] + "]"
 		}
-		if c.VsRaw > 0 {
-			vs = fmt.Sprintf("%.2f", c.VsRaw)
+		p("| %s (%d)%s |", row.Family.Title(), len(row.Scenarios), mark)
+		for _, c := range row.Cells {
+			p(" %s |", c.Text())
 		}
-		p("| **%s** | %s | %s | %s | %s |\n", c.Algorithm, c.SurvivedText(), tp, vs, nodes)
+		p("\n")
+	}
+	p("\nEach cell: the scenarios of the family the design came through safe in every run (%d run(s) each), over those it ran; an unknown, mixed or not-played result is not safe; n/a: no scenario of the family applies to the design.\n\n", r.Matrix.Runs)
+	for i, f := range r.footnotes() {
+		p("%d. %s\n", i+1, f.Text)
+	}
+	p("\n## Cost against the raw Redis limit\n\n")
+	if text, warn := r.BenchTop(); text != "" {
+		if warn {
+			p("> **%s**\n\n", text)
+		} else {
+			p("> %s\n\n", text)
+		}
+	}
+	if r.Cost.Why != "" {
+		p("> %s\n\n", r.Cost.Why)
+	}
+	c := r.Cost
+	p("| design | nodes | safe in the %d fault scenarios all %d designs ran |", len(c.Common), len(r.Matrix.Algorithms))
+	for _, k := range c.Clients {
+		p(" cycles/s ÷ raw, %s |", clientsText(k))
+	}
+	for _, k := range c.Clients {
+		p(" p99 acquire ÷ raw, %s |", clientsText(k))
+	}
+	p("\n|---|---:|---:|%s\n", strings.Repeat("---:|", 2*len(c.Clients)))
+	for _, row := range c.Rows {
+		nodes := "–"
+		if row.Nodes > 0 {
+			nodes = fmt.Sprint(row.Nodes)
+		}
+		p("| **%s** | %s | %s |", row.Algorithm, nodes, row.SafeText(c))
+		for _, x := range append(append([]Ratio{}, row.Throughput...), row.P99...) {
+			p(" %s |", x.Text())
+		}
+		p("\n")
+	}
+	p("\n%s\n\n", c.Caption(len(r.Matrix.Algorithms)))
+	if len(c.Gaps) > 0 {
+		p("> **⚠ The comparison is incomplete:** %s.\n\n", strings.Join(c.Gaps, "; "))
+	}
+	p("## Each design in one sentence\n\n")
+	for _, s := range r.Sentences() {
+		p("- %s\n", s)
+	}
+	if len(r.Explored) > 0 {
+		p("\n## Random fault schedules\n\n")
+		for _, s := range r.Explored {
+			p("- %s\n", s)
+		}
 	}
 	p("\n")
-	if r.costFile != "" && r.CostPNG != nil {
-		p("![safety against cost](%s)\n\n", r.costFile)
+}
+
+func clientsText(k int) string {
+	if k == 1 {
+		return "1 client"
 	}
+	return fmt.Sprintf("%d clients", k)
 }

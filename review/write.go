@@ -15,12 +15,6 @@ func MarkdownPath(htmlPath string) string {
 	return strings.TrimSuffix(htmlPath, filepath.Ext(htmlPath)) + ".md"
 }
 
-// CostChartName is the file name of the safety-vs-cost chart beside the
-// page at htmlPath, which the Markdown twin shows (the page inlines it).
-func CostChartName(htmlPath string) string {
-	return strings.TrimSuffix(filepath.Base(htmlPath), filepath.Ext(htmlPath)) + "-cost.png"
-}
-
 // Write writes the page to htmlPath and its twin to MarkdownPath(htmlPath).
 // Each file is written under a temporary name and renamed into place, so a
 // reader sees the old file or the new one, never half of one; the Markdown
@@ -33,15 +27,6 @@ func (r *Review) Write(htmlPath string) error {
 	mdPath := MarkdownPath(htmlPath)
 	if mdPath == htmlPath {
 		return fmt.Errorf("%s: the page needs an extension other than .md (its twin is the .md)", htmlPath)
-	}
-	if r.CostPNG != nil {
-		r.costFile = CostChartName(htmlPath)
-		if err := artifact.WriteFileAtomic(filepath.Join(dir, r.costFile), func(w io.Writer) error {
-			_, err := w.Write(r.CostPNG)
-			return err
-		}); err != nil {
-			return err
-		}
 	}
 	if err := artifact.WriteFileAtomic(mdPath, func(w io.Writer) error { return r.WriteMarkdown(w, dir) }); err != nil {
 		return err

@@ -50,6 +50,9 @@ func (s *Scenario) check() error {
 	if !nameRE.MatchString(s.Name) {
 		return s.errf("name", "use letters, digits, '.', '_' and '-' only: it names a directory (%s)", shown(s.Name))
 	}
+	if err := s.checkFamily(); err != nil {
+		return err
+	}
 	if err := s.checkAlgorithms(); err != nil {
 		return err
 	}

@@ -28,6 +28,8 @@ type Scenario struct {
 	Name   string `yaml:"name"`
 	Doc    string `yaml:"doc,omitempty"`
 	Source string `yaml:"source,omitempty"`
+	// Family overrides the family the faults give (FamilyOf).
+	Family string `yaml:"family,omitempty"`
 	// Algorithm names the designs the scenario runs by default; empty means
 	// every registered design. A CLI's --algo overrides it.
 	Algorithm AlgorithmList `yaml:"algorithm,omitempty"`

@@ -50,7 +50,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(algosCmd(), listCmd(), runCmd(), matrixCmd(), reportCmd(), checkCmd(), doctorCmd(), exploreCmd())
+	root.AddCommand(algosCmd(), listCmd(), runCmd(), matrixCmd(), reportCmd(), checkCmd(), doctorCmd(), exploreCmd(), reviewCmd())
 	return root
 }
 

@@ -21,15 +21,19 @@ func reportCmd() *cobra.Command {
 		Use:   "report",
 		Short: "Write a self-contained design-review page (HTML + Markdown) from a matrix and a bench run",
 		Long: `Write one self-contained HTML page (images inlined, no external resources)
-and its Markdown twin for a design review: the machine and date, safety
-against cost (each design's cycles/s at 16 clients in the bench run against
-the fault scenarios it survived, a table and a chart), the verdict matrix, each unsafe or deadlocked pair's witness and timeline with its
-scenario's doc, and the lockbench charts and tables of a bench run.
+and its Markdown twin for a design review: the machine and date, a design x
+fault-family grid (the share of each family's scenarios a design came
+through safe), the cost at 1, 16 and 64 clients as ratios to the raw limit
+measured in the same rounds (with the bench run's warning when it is
+partial), a sentence per design, the verdict matrix, each unsafe or
+deadlocked pair's witness and timeline with its scenario's doc, and the
+lockbench charts and tables of a bench run. 'locksim review' runs the
+matrix and the bench for you and writes this page.
 By default the page describes results/matrix/latest and the newest full
 lockbench run under results/lockbench/ (lockbench without flags); newer
 partial runs (--quick, a narrowed sweep, --under) are passed over, and when
-there is no full run the newest partial one is shown, marked partial on the
-page. --bench DIR shows that run (marked partial if it is); --bench "" leaves
+there is no full run the newest partial sweep is shown, marked partial on
+the page; a run under a scenario (--under) is never taken as the sweep. --bench DIR shows that run (marked partial if it is); --bench "" leaves
 the bench out. The page is written to results/review/<matrix stamp>.html
 (+ .md); for a matrix in ROOT/matrix/, ROOT takes the place of results.
 --out names the HTML file, or an existing directory taken as the results
