@@ -74,7 +74,7 @@ func TestCheckHTMLReadable(t *testing.T) {
 }
 
 // probe is what the probe script found in one check.html.
-type probe struct {
+type checkProbe struct {
 	Errors      []string // the probe's own failures (no canvas, an exception)
 	Heading     int      // heading elements measured
 	Covered     []string // heading elements another element covers, and by what
@@ -170,7 +170,7 @@ var probeAttr = regexp.MustCompile(`<body[^>]* data-probe="([^"]*)"`)
 
 // probeCheckHTML opens a copy of page with the probe appended and returns
 // what the probe found; the screenshot is named name.png.
-func probeCheckHTML(t *testing.T, chromium, page, name string) probe {
+func probeCheckHTML(t *testing.T, chromium, page, name string) checkProbe {
 	t.Helper()
 	data, err := os.ReadFile(page)
 	require.NoError(t, err)
@@ -184,7 +184,7 @@ func probeCheckHTML(t *testing.T, chromium, page, name string) probe {
 	require.NotNil(t, m, "the probe wrote its findings: %s", res.stderr)
 	raw, err := base64.StdEncoding.DecodeString(m[1])
 	require.NoError(t, err)
-	var p probe
+	var p checkProbe
 	require.NoError(t, json.Unmarshal(raw, &p), "%s", raw)
 	p.console = res.console
 	return p
