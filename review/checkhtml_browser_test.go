@@ -92,10 +92,10 @@ type checkProbe struct {
 	console []string
 }
 
-// probeScript measures check.html as drawn; it must run after porcupine's
+// checkProbeScript measures check.html as drawn; it must run after porcupine's
 // render and locksim's additions (it is appended at the end of the body)
 // and leaves its findings, as base64 JSON, in body[data-probe].
-const probeScript = `<script>
+const checkProbeScript = `<script>
 (function () {
   const out = {Errors: [], Heading: 0, Covered: [], UnderLegend: [], Ops: 0, Annotations: 0, Unreadable: [], HoverOnly: [], Wide: false, Link: null}
   const name = (el) => !el ? 'nothing' : el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.getAttribute('class') ? '.' + el.getAttribute('class') : '') + ' "' + (el.textContent || '').trim().slice(0, 40) + '"'
@@ -178,7 +178,7 @@ func probeCheckHTML(t *testing.T, chromium, page, name string) checkProbe {
 	i := strings.LastIndex(s, "</body>")
 	require.Positive(t, i, "check.html has a body")
 	probed := filepath.Join(t.TempDir(), "check.html")
-	write(t, probed, s[:i]+probeScript+s[i:])
+	write(t, probed, s[:i]+checkProbeScript+s[i:])
 	res := openHeadless(t, chromium, "file://"+probed, "checkhtml-"+name, windowH, 20)
 	m := probeAttr.FindStringSubmatch(res.dom)
 	require.NotNil(t, m, "the probe wrote its findings: %s", res.stderr)
