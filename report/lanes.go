@@ -130,6 +130,10 @@ type overlap struct {
 	covered bool
 }
 
+// starved reports whether the witness is a starved client's (liveness):
+// its wait, and the stretch of it in which the lock was free.
+func (o overlap) starved() bool { return o.check == checker.NameLiveness }
+
 // overlaps collects the witnesses of unsafe checks, and of a claim that
 // fencing covered, once per pair of clients and window (exclusion and
 // claim often report the same one).

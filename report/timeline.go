@@ -234,7 +234,10 @@ func newTimeline(in Run) (*timeline, error) {
 	if lo, hi, ok := t.zoomWindow(); ok {
 		o := t.overlaps[0]
 		what := fmt.Sprintf("client %d / client %d (%s)", o.a, o.b, o.check)
-		if o.covered {
+		switch {
+		case o.starved():
+			what = fmt.Sprintf("client %d starved while the lock was free (liveness)", o.a)
+		case o.covered:
 			what = fmt.Sprintf("client %d / client %d (leases overlapped, covered by fencing)", o.a, o.b)
 		}
 		t.panels = append(t.panels, t.newPanel(lo, hi, true,

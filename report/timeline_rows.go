@@ -369,6 +369,8 @@ func (m overlapMarks) Plot(c draw.Canvas, pl *plot.Plot) {
 // summary.md lists it.
 func witnessLabel(o overlap) string {
 	switch {
+	case o.starved():
+		return fmt.Sprintf("witness 1: client %d starved: it asked while the lock was free (liveness)", o.a)
 	case o.covered:
 		return fmt.Sprintf("witness 1: leases overlapped, covered by fencing: client %d / client %d", o.a, o.b)
 	case o.disjoint:
@@ -577,7 +579,10 @@ func timelineSubtitle(in Run, ovs []overlap) []string {
 	if len(ovs) > 0 {
 		o := ovs[0]
 		s := fmt.Sprintf("first witness (%s): client %d and client %d, %s", o.check, o.a, o.b, fmtRange(o.start, o.end))
-		if o.covered {
+		switch {
+		case o.starved():
+			s = fmt.Sprintf("first witness (liveness): client %d starved, asking while the lock was free %s", o.a, fmtRange(o.start, o.end))
+		case o.covered:
 			s = fmt.Sprintf("leases overlapped; covered by fencing: client %d and client %d, %s", o.a, o.b, fmtRange(o.start, o.end))
 		}
 		var fs []string
