@@ -128,6 +128,11 @@ func notActed(h history.History, view func() View, op *history.Op) string {
 		cut := cutClients(tg)
 		mine := func(c int) bool { return c >= 0 && (cut == nil || cut[c]) }
 		inFlight := slices.ContainsFunc(h.Ops, func(o history.Op) bool {
+			// A notified waiter listens on its subscriber connection:
+			// its wait for the message is in flight on its links.
+			if o.Kind == history.KindWait && o.WaitFrom > 0 && mine(o.Client) {
+				return o.WaitFrom <= op.Return && o.Return >= op.Call
+			}
 			if !mine(o.Client) || !ownOp(o.Kind) {
 				return false
 			}

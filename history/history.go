@@ -131,8 +131,9 @@ type Op struct {
 	// timer (the holder's PTTL); which of the two the history does not
 	// say. 0: the attempt followed no such wait (a polling design's
 	// retries, the first attempt, histories from before it was recorded).
-	// A wait that the run's end or a crash cut short is not recorded: no
-	// attempt followed it.
+	// A wait for the message that the run's end or a crash cut short, no
+	// attempt following it, is on the client's wait record (KindWait): it
+	// lasted from WaitFrom to the wait record's Return.
 	WaitFrom time.Duration `json:"wait_from,omitempty"`
 	// Patience is set on a wait record (KindWait): the longest a client
 	// of this design may go on asking while the lock is free before the
@@ -242,7 +243,13 @@ func (op Op) validate() error {
 	default:
 		return fmt.Errorf("unknown reason %q", op.Reason)
 	}
-	if op.WaitFrom != 0 && (op.Kind != KindAcquire || op.WaitFrom < 0 || op.WaitFrom > op.Call) {
+	switch {
+	case op.WaitFrom == 0:
+	case op.Kind == KindWait:
+		if op.WaitFrom < op.Call || op.WaitFrom > op.Return {
+			return fmt.Errorf("wait_from %v: a wait for the unlock message cut short lies within its wait record (%v to %v)", op.WaitFrom, op.Call, op.Return)
+		}
+	case op.Kind != KindAcquire || op.WaitFrom < 0 || op.WaitFrom > op.Call:
 		return fmt.Errorf("wait_from %v: a wait for the unlock message precedes an acquire's call (%v)", op.WaitFrom, op.Call)
 	}
 	if op.Patience < 0 || op.Patience != 0 && op.Kind != KindWait {

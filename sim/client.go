@@ -186,7 +186,7 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 	l, err := lock.WaitFor(actx, c.locker, inFull, key, cfg.Options.Retry, c.Clock, c.rnd)
 	cut := actx.Err() != nil
 	cancel()
-	c.takeWait() // a wait the run's end or a crash cut short: no attempt followed
+	wait.WaitFrom = c.takeWait() // a wait for the message that the run's end or a crash cut short
 	c.recordWait(wait, l, err, cut)
 	if err != nil {
 		return c.stopErr(ctx)
