@@ -109,6 +109,8 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	for _, c := range w.clients {
 		c.Clock.rebase(rec.Origin(), time.Now())
 	}
+	stopObserving := observeNodes(w) // what the nodes hold, through the probe
+	defer stopObserving()
 
 	// Clients get the duration plus a grace period to finish their cycle;
 	// past that they are cut off (a hung node cannot hang the harness).
@@ -139,6 +141,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	if ctx.Err() == nil && !cfg.NoProbe {
 		probe(ctx, w)
 	}
+	stopObserving()
 	recordSentinels(rec, cluster.SentinelEvents())
 	res.History = rec.History()
 	res.Wall = time.Since(started) // the bubble's when virtual; Run corrects it

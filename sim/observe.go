@@ -1,0 +1,218 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// observeInterval is how often, in true time, the harness reads the lock
+// keys on every node. A node row's bar is as exact as this where the
+// design's own operations do not say what the node holds.
+const observeInterval = 5 * time.Millisecond
+
+// observeTimeout bounds one read of a node that answers through a
+// connection: a paused or dead redis-server is then unknown for a while,
+// and the reads of the other nodes, each in its own goroutine, go on.
+const observeTimeout = 50 * time.Millisecond
+
+// keyView is what one read of a lock key on a node found.
+type keyView struct {
+	answered bool // false: the node did not answer (down, paused redis-server)
+	present  bool
+	value    string        // a string's value, or a hash's field names joined by commas
+	ttl      time.Duration // left; 0 with noTTL
+	noTTL    bool
+	err      string
+}
+
+// same reports whether v and o are one state of the key (the TTL left
+// shrinks between reads; only its presence counts).
+func (v keyView) same(o keyView) bool {
+	return v.answered == o.answered && v.present == o.present && v.value == o.value && v.noTTL == o.noTTL
+}
+
+// keyReader is a node the harness can read without a connection (an
+// in-process miniredis).
+type keyReader interface {
+	readKey(key string) keyView
+}
+
+// observeNodes reads the run's lock keys on every node every
+// observeInterval of true time and records each change as a node record
+// (KindNode): what the nodes hold, independent of what the designs or
+// their child processes say. It reads from the harness's side: an
+// in-process miniredis directly (no connection, so it works in a
+// virtual-time bubble and does not queue behind a paused node's
+// commands), a redis-server through a connection of its own, straight to
+// the node's current master, never through the network's proxies. The
+// returned stop ends every goroutine it started and closes its
+// connections; it is idempotent.
+func observeNodes(w *World) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	keys := make([]string, w.cfg.Keys)
+	for k := range keys {
+		keys[k] = fmt.Sprintf("locksim:%d", k)
+	}
+	for i := range w.cluster.Nodes() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := nodeObserver{w: w, node: i, keys: keys, last: make([]keyView, len(keys)), seen: make([]bool, len(keys))}
+			defer o.close()
+			o.read() // the state at true time 0
+			t := time.NewTicker(observeInterval)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					o.read()
+				}
+			}
+		}()
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+		})
+	}
+}
+
+// nodeObserver reads one node's lock keys.
+type nodeObserver struct {
+	w    *World
+	node int
+	keys []string
+	last []keyView // per key, the last state recorded
+	seen []bool    // per key, whether a state was recorded
+	// conns: clients of the node's masters by address (a failover
+	// changes the master), for nodes read through a connection.
+	conns map[string]*redis.Client
+}
+
+// read reads every key once and records those whose state changed.
+func (o *nodeObserver) read() {
+	n := o.w.cluster.Node(o.node)
+	for k, key := range o.keys {
+		call := o.w.rec.Now()
+		var v keyView
+		if r, ok := n.(keyReader); ok {
+			v = r.readKey(key)
+		} else {
+			v = o.readConn(n.Addr(), key)
+		}
+		if o.seen[k] && v.same(o.last[k]) {
+			continue
+		}
+		o.seen[k], o.last[k] = true, v
+		op := Op{Kind: KindNode, Client: NoClient, Node: o.node, Key: key, Call: call, Return: o.w.rec.Now()}
+		switch {
+		case !v.answered:
+			op.Outcome, op.Err = Unknown, v.err
+		case !v.present:
+			op.Outcome = Fail
+		default:
+			op.Outcome, op.Value, op.TTL, op.NoTTL = OK, v.value, v.ttl, v.noTTL
+		}
+		o.w.rec.Add(op)
+	}
+}
+
+// readConn reads key on the node at addr through the observer's own
+// connection: TYPE, PTTL and GET in one round trip, HKEYS for a hash.
+func (o *nodeObserver) readConn(addr, key string) keyView {
+	if o.conns == nil {
+		o.conns = map[string]*redis.Client{}
+	}
+	c, ok := o.conns[addr]
+	if !ok {
+		c = newNodeClient(addr, nil)
+		o.conns[addr] = c
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), observeTimeout)
+	defer cancel()
+	p := c.Pipeline()
+	typ, pttl, get := p.Type(ctx, key), p.PTTL(ctx, key), p.Get(ctx, key)
+	_, _ = p.Exec(ctx)
+	if err := typ.Err(); err != nil {
+		return keyView{err: err.Error()}
+	}
+	v := keyView{answered: true, present: typ.Val() != "none"}
+	if !v.present {
+		return v
+	}
+	switch typ.Val() {
+	case "string":
+		v.value = get.Val()
+	case "hash":
+		fields, err := c.HKeys(ctx, key).Result()
+		if err != nil {
+			return keyView{err: err.Error()}
+		}
+		slices.Sort(fields)
+		v.value = strings.Join(fields, ",")
+	default:
+		v.value = "(" + typ.Val() + ")"
+	}
+	v.setTTL(pttl.Val())
+	return v
+}
+
+// setTTL takes the TTL left as PTTL reports it (negative: none).
+func (v *keyView) setTTL(left time.Duration) {
+	if left < 0 {
+		v.noTTL = true
+		return
+	}
+	v.ttl = left
+}
+
+func (o *nodeObserver) close() {
+	for _, c := range o.conns {
+		_ = c.Close()
+	}
+}
+
+// readKey reads key in the server's memory, after pushing the node clock
+// so that what has expired by it is gone. A paused node is read all the
+// same: its memory still holds the key.
+func (n *miniNode) readKey(key string) keyView {
+	n.mu.Lock()
+	up := n.up
+	n.mu.Unlock()
+	if !up {
+		return keyView{err: ErrNodeDown.Error()}
+	}
+	n.pushClock()
+	db := n.srv.DB(0) // runs the TTL tick
+	v := keyView{answered: true, present: db.Exists(key)}
+	if !v.present {
+		return v
+	}
+	switch t := db.Type(key); t {
+	case "string":
+		v.value, _ = db.Get(key)
+	case "hash":
+		fields, _ := db.HKeys(key)
+		slices.Sort(fields)
+		v.value = strings.Join(fields, ",")
+	default:
+		v.value = "(" + t + ")"
+	}
+	if ttl := db.TTL(key); ttl > 0 {
+		v.ttl = ttl
+	} else {
+		v.noTTL = true
+	}
+	return v
+}
