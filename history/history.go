@@ -53,8 +53,10 @@ const (
 	// it changed. Outcome ok: the key was there, holding Value (a string's
 	// value, or a hash's field names joined by commas), with TTL left, or
 	// none at all (NoTTL); fail: the key was not there; unknown: the node
-	// did not answer (down). Call: when the read was sent, Return: when
-	// its answer was in hand; the state held at some instant between.
+	// did not answer (down). The state began between Call (when the read
+	// before, which still found the previous state, was sent) and Return
+	// (when the read that found it had its answer); the first read of a
+	// key has Call = when it was sent.
 	KindNode Kind = "node"
 )
 

@@ -64,7 +64,8 @@ func observeNodes(w *World) (stop func()) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			o := nodeObserver{w: w, node: i, keys: keys, last: make([]keyView, len(keys)), seen: make([]bool, len(keys))}
+			o := nodeObserver{w: w, node: i, keys: keys, last: make([]keyView, len(keys)), seen: make([]bool, len(keys)),
+				prev: make([]time.Duration, len(keys))}
 			defer o.close()
 			o.read() // the state at true time 0
 			t := time.NewTicker(observeInterval)
@@ -95,6 +96,9 @@ type nodeObserver struct {
 	keys []string
 	last []keyView // per key, the last state recorded
 	seen []bool    // per key, whether a state was recorded
+	// prev is, per key, when the read before this one was sent: the
+	// state it found lasted at least until then.
+	prev []time.Duration
 	// conns: clients of the node's masters by address (a failover
 	// changes the master), for nodes read through a connection.
 	conns map[string]*redis.Client
@@ -111,11 +115,18 @@ func (o *nodeObserver) read() {
 		} else {
 			v = o.readConn(n.Addr(), key)
 		}
+		since := o.prev[k]
+		o.prev[k] = call
 		if o.seen[k] && v.same(o.last[k]) {
 			continue
 		}
+		if !o.seen[k] {
+			since = call
+		}
 		o.seen[k], o.last[k] = true, v
-		op := Op{Kind: KindNode, Client: NoClient, Node: o.node, Key: key, Call: call, Return: o.w.rec.Now()}
+		// The change happened after the previous read was sent and before
+		// this one's answer was in hand.
+		op := Op{Kind: KindNode, Client: NoClient, Node: o.node, Key: key, Call: since, Return: o.w.rec.Now()}
 		switch {
 		case !v.answered:
 			op.Outcome, op.Err = Unknown, v.err
