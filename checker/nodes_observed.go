@@ -27,7 +27,7 @@ const (
 // token, or the c<i>- prefix of the harness's own tokens, or else the one
 // client with an acquire attempt under way while the value appeared (a
 // failed attempt returns no token: the hold is then that attempt's, and
-// Failed when none of those attempts succeeded); NoClient when none of
+// Failed when each of those attempts was refused); NoClient when none of
 // these says. NoTTL says the key had no TTL at the last read of the hold.
 // observed[node] says whether the harness read the node at all.
 func observedHolds(h history.History, n int, end time.Duration) (holds [][]NodeHold, observed []bool) {
@@ -53,7 +53,7 @@ func observedHolds(h history.History, n int, end time.Duration) (holds [][]NodeH
 			if client != history.NoClient && client != a.Client {
 				return history.NoClient, false
 			}
-			client, failed = a.Client, failed && a.Outcome != history.OK
+			client, failed = a.Client, failed && a.Outcome == history.Fail
 		}
 		return client, failed && client != history.NoClient
 	}
@@ -129,27 +129,64 @@ func valueOwner(value string, owner map[string]int) int {
 	return history.NoClient
 }
 
-// addObserved adds to each lane the observed holds that no hold derived
-// from the design's own operations overlaps: what the design could not
-// say (a process design's nodes, a key an acquire of unknown outcome
-// left behind), while the derived holds, stamped at the operations' own
-// instants, stay where the design said.
+// observedSlack is how far a read's instant may lag the change it saw:
+// the reads' interval (5 ms) and a read's own round trip.
+const observedSlack = 10 * time.Millisecond
+
+// addObserved adds to each lane what its observed holds show beyond the
+// holds derived from the design's own operations: the parts of each
+// observed hold that no derived hold of the key (widened by observedSlack
+// on both sides, the reads' lag) covers, each pulled up to the derived
+// hold that cut it. That is what the design could not say (a process
+// design's nodes, a key an acquire of unknown outcome left behind, a key
+// that outlived what the operations imply), while the derived holds,
+// stamped at the operations' own instants, stay where the design said.
+// A part no longer than the slack is the reads' lag, and is left out.
 func addObserved(lanes []NodeLane, observed [][]NodeHold, seen []bool) {
 	for i := range lanes {
 		if i >= len(observed) {
 			break
 		}
 		lanes[i].Observed = seen[i]
-		derived := len(lanes[i].Holds)
+		derived := slices.Clone(lanes[i].Holds)
 		for _, o := range observed[i] {
-			overlaps := false
-			for _, d := range lanes[i].Holds[:derived] {
-				overlaps = overlaps || (d.Key == o.Key && d.Start <= o.End && o.Start <= d.End)
-			}
-			if !overlaps {
-				lanes[i].Holds = append(lanes[i].Holds, o)
+			for _, piece := range uncovered(o, derived) {
+				lanes[i].Holds = append(lanes[i].Holds, piece)
 			}
 		}
 		slices.SortStableFunc(lanes[i].Holds, func(a, b NodeHold) int { return cmp.Compare(a.Start, b.Start) })
 	}
+}
+
+// uncovered cuts from o the spans of the derived holds of its key,
+// widened by observedSlack.
+func uncovered(o NodeHold, derived []NodeHold) []NodeHold {
+	pieces := []NodeHold{o}
+	for _, d := range derived {
+		if d.Key != o.Key {
+			continue
+		}
+		lo, hi := d.Start-observedSlack, d.End+observedSlack
+		var next []NodeHold
+		for _, p := range pieces {
+			if hi <= p.Start || p.End <= lo {
+				next = append(next, p)
+				continue
+			}
+			if p.Start < lo {
+				before := p
+				before.End, before.Ended = d.Start, HoldTaken
+				next = append(next, before)
+			}
+			if hi < p.End {
+				after := p
+				after.Start = d.End
+				next = append(next, after)
+			}
+		}
+		pieces = next
+	}
+	return slices.DeleteFunc(pieces, func(p NodeHold) bool {
+		return p.End-p.Start <= observedSlack && (p.Start != o.Start || p.End != o.End)
+	})
 }

@@ -71,3 +71,25 @@ func TestNodesObservedHolds(t *testing.T) {
 		}
 	}
 }
+
+// A stale stamp that client 1 takes over: the key client 0's crashed
+// acquire left is drawn up to the grant that replaced it, and no sliver
+// of the reads' lag is left beside the design's own holds.
+func TestNodesObservedCutAtDerivedHold(t *testing.T) {
+	h := history.History{Ops: []history.Op{
+		{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 0, Return: ms / 5, Outcome: history.Unknown, Reason: history.ReasonError},
+		read(0, 0, 5*ms, history.OK, "1500", true),
+		{Kind: history.KindAcquire, Client: 1, Key: "k", Call: 1500 * ms, Return: 1501 * ms, Outcome: history.OK, Token: "c1-1",
+			Granted: []int{0}, Asked: 1, TTL: 500 * ms},
+		read(0, 1500*ms, 1505*ms, history.OK, "2001", false),
+		{Kind: history.KindRelease, Client: 1, Key: "k", Call: 1520 * ms, Return: 1521 * ms, Outcome: history.OK, Token: "c1-1"},
+		read(0, 1520*ms, 1525*ms, history.Fail, "", false),
+	}}
+	want := []NodeHold{
+		{Client: 0, Key: "k", Token: "1500", Start: 5 * ms, End: 1500 * ms, Ended: HoldTaken, Observed: true, NoTTL: true},
+		{Client: 1, Key: "k", Token: "c1-1", Start: 1500 * ms, End: 1520 * ms, Ended: EndReleased},
+	}
+	if got := Nodes(h, 1)[0].Holds; !reflect.DeepEqual(got, want) {
+		t.Errorf("holds %+v, want %+v", got, want)
+	}
+}
