@@ -60,25 +60,23 @@ func observeNodes(w *World) (stop func()) {
 	for k := range keys {
 		keys[k] = fmt.Sprintf("locksim:%d", k)
 	}
-	for i := range w.cluster.Nodes() {
+	// Nodes read in memory share one goroutine (in virtual time each
+	// goroutine's wake-up is CPU); nodes read through a connection get one
+	// each, so that one that does not answer delays no other.
+	var direct []*nodeObserver
+	for i, n := range w.cluster.Nodes() {
+		o := &nodeObserver{w: w, node: i, keys: keys, last: make([]keyView, len(keys)), seen: make([]bool, len(keys)),
+			prev: make([]time.Duration, len(keys))}
+		if _, ok := n.(keyReader); ok {
+			direct = append(direct, o)
+			continue
+		}
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o := nodeObserver{w: w, node: i, keys: keys, last: make([]keyView, len(keys)), seen: make([]bool, len(keys)),
-				prev: make([]time.Duration, len(keys))}
-			defer o.close()
-			o.read() // the state at true time 0
-			t := time.NewTicker(observeInterval)
-			defer t.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-t.C:
-					o.read()
-				}
-			}
-		}()
+		go func() { defer wg.Done(); poll(done, o) }()
+	}
+	if len(direct) > 0 {
+		wg.Add(1)
+		go func() { defer wg.Done(); poll(done, direct...) }()
 	}
 	var once sync.Once
 	return func() {
@@ -86,6 +84,28 @@ func observeNodes(w *World) (stop func()) {
 			close(done)
 			wg.Wait()
 		})
+	}
+}
+
+// poll reads with each observer at true time 0 and every observeInterval
+// until done, then closes them.
+func poll(done <-chan struct{}, obs ...*nodeObserver) {
+	defer func() {
+		for _, o := range obs {
+			o.close()
+		}
+	}()
+	t := time.NewTicker(observeInterval)
+	defer t.Stop()
+	for {
+		for _, o := range obs {
+			o.read()
+		}
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
 	}
 }
 
