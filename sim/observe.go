@@ -43,58 +43,76 @@ type keyReader interface {
 	readKey(key string) keyView
 }
 
-// observeNodes reads the run's lock keys on every node every
-// observeInterval of true time and records each change as a node record
-// (KindNode): what the nodes hold, independent of what the designs or
-// their child processes say. It reads from the harness's side: an
-// in-process miniredis directly (no connection, so it works in a
-// virtual-time bubble and does not queue behind a paused node's
-// commands), a redis-server through a connection of its own, straight to
-// the node's current master, never through the network's proxies. The
-// returned stop ends every goroutine it started and closes its
-// connections; it is idempotent.
-func observeNodes(w *World) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
+// observers read the run's lock keys on every node every observeInterval
+// of true time and record each change as a node record (KindNode): what
+// the nodes hold, independent of what the designs or their child
+// processes say. They read from the harness's side: an in-process
+// miniredis directly (no connection, so it works in a virtual-time bubble
+// and does not queue behind a paused node's commands), a redis-server
+// through a connection of their own, straight to the node's current
+// master, never through the network's proxies.
+type observers struct {
+	direct []*nodeObserver // read in memory, by one goroutine
+	conn   []*nodeObserver // read through a connection, a goroutine each
+	done   chan struct{}
+	wg     sync.WaitGroup
+	once   sync.Once
+}
+
+// newObservers makes the observers of w's nodes and opens the
+// connections they read through, so that their first read, at true time
+// 0, does not wait for a dial.
+func newObservers(w *World) *observers {
+	obs := &observers{done: make(chan struct{})}
 	keys := make([]string, w.cfg.Keys)
 	for k := range keys {
 		keys[k] = fmt.Sprintf("locksim:%d", k)
 	}
-	// Nodes read in memory share one goroutine (in virtual time each
-	// goroutine's wake-up is CPU); nodes read through a connection get one
-	// each, so that one that does not answer delays no other.
-	var direct []*nodeObserver
 	for i, n := range w.cluster.Nodes() {
 		o := &nodeObserver{w: w, node: i, keys: keys, last: make([]keyView, len(keys)), seen: make([]bool, len(keys)),
 			prev: make([]time.Duration, len(keys))}
 		if _, ok := n.(keyReader); ok {
-			direct = append(direct, o)
+			obs.direct = append(obs.direct, o)
 			continue
 		}
-		wg.Add(1)
-		go func() { defer wg.Done(); poll(done, o) }()
+		ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+		_ = o.conn(n.Addr()).Ping(ctx).Err() // a failure shows in the reads
+		cancel()
+		obs.conn = append(obs.conn, o)
 	}
-	if len(direct) > 0 {
-		wg.Add(1)
-		go func() { defer wg.Done(); poll(done, direct...) }()
+	return obs
+}
+
+// start starts the reads. Nodes read in memory share one goroutine (in
+// virtual time each goroutine's wake-up is CPU); nodes read through a
+// connection get one each, so that one that does not answer delays no
+// other.
+func (obs *observers) start() {
+	for _, o := range obs.conn {
+		obs.wg.Add(1)
+		go func() { defer obs.wg.Done(); poll(obs.done, o) }()
 	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			close(done)
-			wg.Wait()
-		})
+	if len(obs.direct) > 0 {
+		obs.wg.Add(1)
+		go func() { defer obs.wg.Done(); poll(obs.done, obs.direct...) }()
 	}
 }
 
-// poll reads with each observer at true time 0 and every observeInterval
-// until done, then closes them.
-func poll(done <-chan struct{}, obs ...*nodeObserver) {
-	defer func() {
-		for _, o := range obs {
+// stop ends every goroutine start started and closes the connections; it
+// is idempotent, and closes the connections of observers never started.
+func (obs *observers) stop() {
+	obs.once.Do(func() {
+		close(obs.done)
+		obs.wg.Wait()
+		for _, o := range obs.conn {
 			o.close()
 		}
-	}()
+	})
+}
+
+// poll reads with each observer at once and every observeInterval until
+// done.
+func poll(done <-chan struct{}, obs ...*nodeObserver) {
 	t := time.NewTicker(observeInterval)
 	defer t.Stop()
 	for {
@@ -162,14 +180,7 @@ func (o *nodeObserver) read() {
 // readConn reads key on the node at addr through the observer's own
 // connection: TYPE, PTTL and GET in one round trip, HKEYS for a hash.
 func (o *nodeObserver) readConn(addr, key string) keyView {
-	if o.conns == nil {
-		o.conns = map[string]*redis.Client{}
-	}
-	c, ok := o.conns[addr]
-	if !ok {
-		c = newNodeClient(addr, nil)
-		o.conns[addr] = c
-	}
+	c := o.conn(addr)
 	ctx, cancel := context.WithTimeout(context.Background(), observeTimeout)
 	defer cancel()
 	p := c.Pipeline()
@@ -197,6 +208,19 @@ func (o *nodeObserver) readConn(addr, key string) keyView {
 	}
 	v.setTTL(pttl.Val())
 	return v
+}
+
+// conn is the observer's client of the master at addr.
+func (o *nodeObserver) conn(addr string) *redis.Client {
+	if o.conns == nil {
+		o.conns = map[string]*redis.Client{}
+	}
+	c, ok := o.conns[addr]
+	if !ok {
+		c = newNodeClient(addr, nil)
+		o.conns[addr] = c
+	}
+	return c
 }
 
 // setTTL takes the TTL left as PTTL reports it (negative: none).
