@@ -51,6 +51,9 @@ type NodeHold struct {
 	// Observed: read off the harness's node records, not derived from
 	// the design's operations; Token is then the value the key held.
 	Observed bool `json:"observed,omitempty"`
+	// Probe: an observed key that appeared while the liveness probe, and
+	// no client, was trying (Client is NoClient).
+	Probe bool `json:"probe,omitempty"`
 	// NoTTL: the key had no TTL (at the hold's last read): nothing but a
 	// delete would ever end it.
 	NoTTL bool `json:"no_ttl,omitempty"`

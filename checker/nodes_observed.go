@@ -28,13 +28,16 @@ const (
 // client with an acquire attempt under way while the value appeared (a
 // failed attempt returns no token: the hold is then that attempt's, and
 // Failed when each of those attempts was refused); NoClient when none of
-// these says. NoTTL says the key had no TTL at the last read of the hold.
+// these says, with Probe when the liveness probe was under way. NoTTL says the key had no TTL at the last read of the hold.
 // observed[node] says whether the harness read the node at all.
 func observedHolds(h history.History, n int, end time.Duration) (holds [][]NodeHold, observed []bool) {
 	holds, observed = make([][]NodeHold, n), make([]bool, n)
 	owner := map[string]int{}
-	var attempts []history.Op
+	var attempts, probes []history.Op
 	for _, op := range h.Ops {
+		if op.Kind == history.KindProbe {
+			probes = append(probes, op)
+		}
 		if op.Kind == history.KindAcquire && op.Client != history.NoClient {
 			attempts = append(attempts, op)
 			if op.Token != "" {
@@ -90,6 +93,9 @@ func observedHolds(h history.History, n int, end time.Duration) (holds [][]NodeH
 				Start: op.Return, NoTTL: op.NoTTL, Observed: true}
 			if hold.Client == history.NoClient {
 				hold.Client, hold.Failed = attemptOwner(op.Call, op.Return)
+			}
+			if hold.Client == history.NoClient {
+				hold.Probe = slices.ContainsFunc(probes, func(p history.Op) bool { return p.Call <= op.Return && op.Call <= p.Return })
 			}
 			open[k] = hold
 		case history.Fail:

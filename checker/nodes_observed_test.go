@@ -39,7 +39,8 @@ func TestNodesKeyWithoutTTLRunsToTheEnd(t *testing.T) {
 // The design's own grants stay where they were stamped; a read that
 // overlaps them adds nothing. A value no acquire returned is the one
 // client's whose attempt was under way when it appeared (a failed attempt:
-// a failed hold), and nobody's when two clients were trying. A key that
+// a failed hold), nobody's when two clients were trying, the probe's
+// while only the probe was. A key that
 // gets its TTL later is one hold; a node that stops answering ends it.
 func TestNodesObservedHolds(t *testing.T) {
 	h := history.History{Ops: []history.Op{
@@ -58,12 +59,17 @@ func TestNodesObservedHolds(t *testing.T) {
 		{Kind: history.KindAcquire, Client: 1, Key: "k", Call: 205 * ms, Return: 225 * ms, Outcome: history.Fail, Reason: history.ReasonRefused},
 		read(2, 205*ms, 210*ms, history.OK, "y", false),
 		read(2, 240*ms, 245*ms, history.Unknown, "", false),
+		// node 3: the liveness probe's key
+		{Kind: history.KindProbe, Client: history.NoClient, Key: "k", Call: 300 * ms, Return: 302 * ms, Outcome: history.OK, Token: "p"},
+		read(3, 298*ms, 301*ms, history.OK, "p", false),
+		read(3, 301*ms, 306*ms, history.Fail, "", false),
 	}}
-	lanes := Nodes(h, 3)
+	lanes := Nodes(h, 4)
 	want := map[int][]NodeHold{
 		0: {{Client: 0, Key: "k", Token: "c0-1", Start: 10 * ms, End: 50 * ms, Ended: EndReleased}},
 		1: {{Client: 1, Key: "k", Token: "x", Start: 105 * ms, End: 135 * ms, Ended: HoldGone, Failed: true, Observed: true}},
 		2: {{Client: history.NoClient, Key: "k", Token: "y", Start: 210 * ms, End: 245 * ms, Ended: HoldUnobserved, Observed: true}},
+		3: {{Client: history.NoClient, Key: "k", Token: "p", Start: 301 * ms, End: 306 * ms, Ended: HoldGone, Observed: true, Probe: true}},
 	}
 	for node, holds := range want {
 		if !reflect.DeepEqual(lanes[node].Holds, holds) {

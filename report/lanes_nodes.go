@@ -125,6 +125,8 @@ func holdLabel(h checker.NodeHold) string {
 	}
 	label := h.Token
 	switch {
+	case h.Probe:
+		return "probe"
 	case h.NoTTL && who != "":
 		return who + "'s key, no TTL"
 	case h.NoTTL:

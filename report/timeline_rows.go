@@ -151,9 +151,13 @@ func (b nodeBars) Plot(c draw.Canvas, pl *plot.Plot) {
 				fill = tint(hue, 0.8)
 			}
 			y0, y1 := ty(y+holdY-holdH/2), ty(y+holdY+holdH/2)
-			if h.Client < 0 {
+			switch {
+			case h.Probe:
+				hue = probeOK
+				drawBar(c, x0, x1, y0, y1, tint(probeOK, 0.35), probeOK)
+			case h.Client < 0:
 				drawUnownedHold(c, x0, x1, y0, y1)
-			} else {
+			default:
 				drawBar(c, x0, x1, y0, y1, fill, hue)
 			}
 			if h.Ended == "open" && tx(ms(h.End)) <= c.Max.X {
@@ -449,11 +453,12 @@ func (t *timeline) legendItems() []legendItem {
 			c.DrawGlyphNoClip(rejectedGlyph, vg.Point{X: (b.Min.X + b.Max.X) / 2, Y: (b.Min.Y + b.Max.Y) / 2})
 		}})
 	}
-	var holds, failedHolds, states, observed, noTTL, unowned bool
+	var holds, failedHolds, states, observed, noTTL, unowned, probe bool
 	for _, n := range t.lanes.nodes {
 		states = states || len(n.States) > 0
 		for _, h := range n.Holds {
-			unowned = unowned || h.Client < 0
+			unowned = unowned || h.Client < 0 && !h.Probe
+			probe = probe || h.Probe
 			holds = holds || !h.Failed && !h.Observed
 			failedHolds = failedHolds || h.Failed
 			observed = observed || h.Observed
@@ -471,6 +476,9 @@ func (t *timeline) legendItems() []legendItem {
 			mid := (b.Min.Y + b.Max.Y) / 2
 			drawUnownedHold(c, b.Min.X, b.Max.X, mid-px(7), mid+px(7))
 		}})
+	}
+	if probe {
+		items = append(items, legendItem{"node: the liveness probe's key", bar(14, tint(probeOK, 0.35), probeOK)})
 	}
 	if noTTL {
 		items = append(items, legendItem{"node: key with no TTL (never expires)", func(c draw.Canvas, b vg.Rectangle) {
