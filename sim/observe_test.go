@@ -22,7 +22,7 @@ func TestNodeRecords(t *testing.T) {
 		Hold: 30 * time.Millisecond, Seed: 3}
 	t.Run("virtual", func(t *testing.T) {
 		res, _ := runVirtual(t, cfg)
-		checkNodeRecords(t, res.History, 3)
+		checkNodeRecords(t, res.History, 3, 0)
 	})
 	t.Run("redis-server", func(t *testing.T) {
 		simtest.RequireRedisServer(t)
@@ -30,11 +30,13 @@ func TestNodeRecords(t *testing.T) {
 		c.Cluster.Backend = sim.BackendRedis
 		res, err := sim.Run(context.Background(), c)
 		require.NoError(t, err)
-		checkNodeRecords(t, res.History, 3)
+		checkNodeRecords(t, res.History, 3, 100*time.Millisecond) // a loaded machine may start the reads late
 	})
 }
 
-func checkNodeRecords(t *testing.T, h history.History, nodes int) {
+// checkNodeRecords: the first read of each node at most late after true
+// time 0.
+func checkNodeRecords(t *testing.T, h history.History, nodes int, late time.Duration) {
 	t.Helper()
 	var probeFrom time.Duration = -1
 	for _, op := range h.Ops {
@@ -52,14 +54,14 @@ func checkNodeRecords(t *testing.T, h history.History, nodes int) {
 		assert.Equal(t, "locksim:0", op.Key)
 		if !first[op.Node] {
 			first[op.Node] = true
-			assert.Less(t, op.Call, 20*time.Millisecond, "node %d: read from the start", op.Node)
+			assert.LessOrEqual(t, op.Call, late, "node %d: read from the start", op.Node)
 		} else {
 			prev := last[op.Node]
 			assert.False(t, prev.Outcome == op.Outcome && prev.Value == op.Value && prev.NoTTL == op.NoTTL,
 				"node %d: a record only when the key changed (%+v after %+v)", op.Node, op, prev)
 		}
 		last[op.Node] = op
-		if op.Outcome == history.OK && (probeFrom < 0 || op.Call < probeFrom) { // the probe's own token is its design's
+		if op.Outcome == history.OK && (probeFrom < 0 || op.Return < probeFrom) { // the probe's own token is its design's
 			// a failed attempt's token is recorded nowhere else
 			assert.Regexp(t, `^c[01]-\d+$`, op.Value, "node %d holds %q, not a client's token", op.Node, op.Value)
 			assert.False(t, op.NoTTL, "redlock sets its TTL with the key")
