@@ -128,9 +128,9 @@ func holdLabel(h checker.NodeHold) string {
 	case h.Probe:
 		return "probe"
 	case h.NoTTL && who != "":
-		return who + "'s key, no TTL"
+		return who + "'s key with no TTL"
 	case h.NoTTL:
-		return "key " + shortValue(h.Token) + ", no TTL"
+		return "key " + shortValue(h.Token) + " with no TTL"
 	case who == "":
 		label = "key " + shortValue(h.Token)
 	case !strings.HasPrefix(label, who+"-"):

@@ -49,7 +49,7 @@ func TestTimelineDrawsKeyWithoutTTL(t *testing.T) {
 
 	var svg bytes.Buffer
 	require.NoError(t, tl.writeTo(&svg, "svg"))
-	for _, want := range []string{"c0&#39;s key, no TTL", ">nodes 1–4<", emptyUnused, "node: key with no TTL (never expires)"} {
+	for _, want := range []string{"c0&#39;s key with no TTL", ">nodes 1–4<", emptyUnused, "node: key with no TTL (never expires)"} {
 		assert.Contains(t, svg.String(), want)
 	}
 }
