@@ -19,13 +19,18 @@ import (
 // (the acquire's TTL, with every jump and rate change of that clock
 // counted), a kill that lost the node's data or a failover (taken as
 // losing every key the node held), or a later grant of the key
-// on the node to another token (a takeover). Designs that do not report
-// their per-node replies leave their holds out.
+// on the node to another token (a takeover). Where the design's operations
+// do not say what a node held (a design that does not report its per-node
+// replies, a key set by an acquire whose outcome is unknown), the
+// harness's own reads of the node (history.KindNode) do: their holds are
+// added where no derived hold overlaps them.
 type NodeLane struct {
 	Node   int          `json:"node"`
 	Holds  []NodeHold   `json:"holds,omitempty"`
 	States []NodeState  `json:"states,omitempty"`
 	Clocks []NodeOffset `json:"clocks,omitempty"`
+	// Observed: the history has the harness's reads of this node.
+	Observed bool `json:"observed,omitempty"`
 }
 
 // NodeHold is one token on one key of one node.
@@ -41,6 +46,15 @@ type NodeHold struct {
 	Ended string `json:"ended"`
 	// Failed: set by an attempt that did not get the lock.
 	Failed bool `json:"failed,omitempty"`
+	// Observed: read off the harness's node records, not derived from
+	// the design's operations; Token is then the value the key held.
+	Observed bool `json:"observed,omitempty"`
+	// Probe: an observed key that appeared while the liveness probe, and
+	// no client, was trying (Client is NoClient).
+	Probe bool `json:"probe,omitempty"`
+	// NoTTL: the key had no TTL (at the hold's last read): nothing but a
+	// delete would ever end it.
+	NoTTL bool `json:"no_ttl,omitempty"`
 }
 
 // NodeState is a span in which a node did not serve normally.
@@ -80,6 +94,9 @@ func Nodes(h history.History, n int) []NodeLane {
 			for _, g := range op.Target.Nodes {
 				n = max(n, g+1)
 			}
+		}
+		if op.Kind == history.KindNode {
+			n = max(n, op.Node+1)
 		}
 	}
 	lanes := make([]NodeLane, n)
@@ -250,6 +267,8 @@ func Nodes(h history.History, n int) []NodeLane {
 		}
 		slices.SortStableFunc(lanes[i].Holds, func(a, b NodeHold) int { return cmp.Compare(a.Start, b.Start) })
 	}
+	observed, seen := observedHolds(h, n, end)
+	addObserved(lanes, observed, seen)
 	return lanes
 }
 

@@ -54,6 +54,17 @@ const (
 	// message, Source the sentinel (s0, s1, s2); Call = Return = when the
 	// harness heard it.
 	KindSentinel Kind = "sentinel"
+
+	// What the harness saw of a lock key on one node (Node), by reading
+	// the node itself, never through a design or its client: recorded when
+	// it changed. Outcome ok: the key was there, holding Value (a string's
+	// value, or a hash's field names joined by commas), with TTL left, or
+	// none at all (NoTTL); fail: the key was not there; unknown: the node
+	// did not answer (down). The state began between Call (when the read
+	// before, which still found the previous state, was sent) and Return
+	// (when the read that found it had its answer); the first read of a
+	// key has Call = when it was sent.
+	KindNode Kind = "node"
 )
 
 // Outcome of an operation. Unknown is never guessed into ok or fail.
@@ -146,6 +157,10 @@ type Op struct {
 	Event  string `json:"event,omitempty"`
 	Detail string `json:"detail,omitempty"`
 	Source string `json:"source,omitempty"`
+	// Node, Value and NoTTL describe a node observation (KindNode).
+	Node  int    `json:"node,omitempty"`
+	Value string `json:"value,omitempty"`
+	NoTTL bool   `json:"no_ttl,omitempty"`
 }
 
 // Why a failed acquire failed (Op.Reason).
@@ -226,7 +241,7 @@ func ReadJSONL(r io.Reader) (History, error) {
 func (op Op) validate() error {
 	switch op.Kind {
 	case KindAcquire, KindCheck, KindExtend, KindRelease, KindProbe, KindWait,
-		KindEnter, KindExit, KindWrite, KindFault, KindClock, KindSentinel:
+		KindEnter, KindExit, KindWrite, KindFault, KindClock, KindSentinel, KindNode:
 	default:
 		return fmt.Errorf("unknown kind %q", op.Kind)
 	}
@@ -254,6 +269,9 @@ func (op Op) validate() error {
 	}
 	if op.Patience < 0 || op.Patience != 0 && op.Kind != KindWait {
 		return fmt.Errorf("patience %v: only a wait record has one, and it is not negative", op.Patience)
+	}
+	if op.Kind == KindNode && op.Node < 0 {
+		return fmt.Errorf("node record of node %d: nodes count from 0", op.Node)
 	}
 	if op.Kind == KindClock && !(op.Rate > 0) {
 		return fmt.Errorf("clock record with rate %v: a clock runs at a positive rate", op.Rate)

@@ -10,8 +10,8 @@ import (
 )
 
 // The failed acquires' reasons, their per-node replies, the waits for the
-// unlock message before an attempt and the faults' targets survive
-// history.jsonl.
+// unlock message before an attempt, the faults' targets and the harness's
+// node records survive history.jsonl.
 func TestReasonsAndTargetsRoundTrip(t *testing.T) {
 	ms := time.Millisecond
 	in := history.History{Ops: []history.Op{
@@ -26,6 +26,9 @@ func TestReasonsAndTargetsRoundTrip(t *testing.T) {
 			Target: &history.Target{Kind: "partition", Link: true, Groups: [][]string{{"c0", "n0"}, {"c1", "n1"}}}},
 		{Kind: history.KindFault, Client: history.NoClient, Call: 0, Return: 2 * time.Second, Outcome: history.OK, Fault: "clock-jump-node", FaultID: 2,
 			Target: &history.Target{Kind: "clock-jump-node", Nodes: []int{2}, ClockJump: 2 * time.Second}},
+		{Kind: history.KindNode, Client: history.NoClient, Node: 0, Key: "k", Call: 0, Return: 5 * ms, Outcome: history.OK, Value: "c0-1", NoTTL: true},
+		{Kind: history.KindNode, Client: history.NoClient, Node: 3, Key: "k", Call: 5 * ms, Return: 10 * ms, Outcome: history.OK, Value: "c0-1", TTL: 990 * ms},
+		{Kind: history.KindNode, Client: history.NoClient, Node: 3, Key: "k", Call: 10 * ms, Return: 15 * ms, Outcome: history.Unknown, Err: "node is down"},
 	}}
 	var buf bytes.Buffer
 	if err := in.WriteJSONL(&buf); err != nil {
@@ -37,6 +40,9 @@ func TestReasonsAndTargetsRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(in, out) {
 		t.Fatalf("round trip changed the history:\n%+v\n%+v", in.Ops, out.Ops)
+	}
+	if _, err := history.ReadJSONL(bytes.NewReader([]byte(`{"kind":"node","client":-1,"call":0,"return":1,"outcome":"fail","node":-1}`))); err == nil {
+		t.Fatal("a node record of node -1 was accepted")
 	}
 	if _, err := history.ReadJSONL(bytes.NewReader([]byte(`{"kind":"acquire","client":0,"call":0,"return":1,"outcome":"fail","reason":"bad luck"}`))); err == nil {
 		t.Fatal("an unknown reason was accepted")

@@ -18,6 +18,7 @@ type lanes struct {
 	clients  []int // row order: client ids, ascending
 	byClient map[int]*clientLane
 	nodes    []checker.NodeLane // one per node (checker.Nodes)
+	nodeRows []NodeRow          // the node rows drawn (layoutNodes)
 	probes   []history.Op
 	faults   []checker.FaultWindow // sorted by start
 	end      time.Duration         // last instant the history mentions
@@ -67,18 +68,6 @@ func readLanes(h history.History, clients, nodes int) lanes {
 		lane := l.lane(s.Client)
 		lane.sections = append(lane.sections, span{start: s.Start, end: s.End, read: s.Read && !v.Fenced, open: s.Open})
 	}
-	// Node rows: the nodes the design asked, and any node something
-	// happened to (a design that does not report its replies shows only
-	// those).
-	asked := 0
-	for _, op := range h.Ops {
-		if op.Kind == history.KindAcquire {
-			asked = max(asked, op.Asked)
-		}
-	}
-	l.nodes = slices.DeleteFunc(l.nodes, func(n checker.NodeLane) bool {
-		return n.Node >= asked && len(n.Holds) == 0 && len(n.States) == 0 && len(n.Clocks) == 0
-	})
 	for _, w := range v.Waits {
 		l.lane(w.Client).waits = append(l.lane(w.Client).waits, span{start: w.Start, end: w.End})
 	}

@@ -209,8 +209,8 @@ func newTimeline(in Run) (*timeline, error) {
 	for _, c := range t.lanes.clients {
 		t.rows = append(t.rows, row{kind: rowClient, id: c, label: fmt.Sprintf("client %d", c)})
 	}
-	for _, n := range t.lanes.nodes {
-		t.rows = append(t.rows, row{kind: rowNode, id: n.Node, label: fmt.Sprintf("node %d", n.Node)})
+	for _, n := range t.lanes.layoutNodes(in.Sim.Config.Algorithm) {
+		t.rows = append(t.rows, row{kind: rowNode, id: n.Nodes[0], label: n.Label})
 	}
 	t.rows = append(t.rows, row{kind: rowProbe, label: "liveness probe"})
 	t.runEnd = in.Sim.Config.Duration

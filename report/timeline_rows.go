@@ -107,19 +107,30 @@ func (b clientBars) Plot(c draw.Canvas, pl *plot.Plot) {
 const maxBesideReasons = 8
 
 // nodeBars draws each node: whose token the key held there (in that
-// client's hue, faded for an attempt that failed), and when the node was
-// down or paused. Its clock offset is a fault mark (faultDraw).
+// client's hue, faded for an attempt that failed; a key with no TTL says
+// so), and when the node was down or paused; a row with nothing to draw
+// says why. Its clock offset is a fault mark (faultDraw).
 type nodeBars struct{ p *panel }
 
 func (b nodeBars) Plot(c draw.Canvas, pl *plot.Plot) {
 	t := b.p.t
 	tx, ty := pl.Transforms(&c)
-	for _, n := range t.lanes.nodes {
-		r := t.rowOf(rowNode, n.Node)
+	for _, nr := range t.lanes.nodeRows {
+		r := t.rowOf(rowNode, nr.Nodes[0])
 		if r < 0 {
 			continue
 		}
 		y := t.rowY(r)
+		if nr.Empty != "" {
+			sty := textStyle(11, false, grey)
+			sty.YAlign = draw.YCenter
+			c.FillText(sty, vg.Point{X: c.Min.X + px(6), Y: ty(y + holdY)}, nr.Empty)
+			continue
+		}
+		n := t.lanes.nodeLane(nr.Nodes[0])
+		if n == nil {
+			continue
+		}
 		for _, s := range n.States {
 			x0, x1, ok := xSpan(c, tx, s.Start, s.End, px(3))
 			if !ok {
@@ -142,17 +153,19 @@ func (b nodeBars) Plot(c draw.Canvas, pl *plot.Plot) {
 				fill = tint(hue, 0.8)
 			}
 			y0, y1 := ty(y+holdY-holdH/2), ty(y+holdY+holdH/2)
-			drawBar(c, x0, x1, y0, y1, fill, hue)
+			switch {
+			case h.Probe:
+				hue = probeOK
+				drawBar(c, x0, x1, y0, y1, tint(probeOK, 0.35), probeOK)
+			case h.Client < 0:
+				drawUnownedHold(c, x0, x1, y0, y1)
+			default:
+				drawBar(c, x0, x1, y0, y1, fill, hue)
+			}
 			if h.Ended == "open" && tx(ms(h.End)) <= c.Max.X {
 				drawArrow(c, x1, y0, y1, hue)
 			}
-			label := h.Token
-			if !strings.HasPrefix(label, fmt.Sprintf("c%d-", h.Client)) {
-				label = fmt.Sprintf("client %d", h.Client) // a design whose value is not the token (a stamp)
-			}
-			if h.Failed {
-				label += " (failed attempt)"
-			}
+			label := holdLabel(h)
 			sty := textStyle(10.5, true, shade(hue, 0.5))
 			sty.YAlign = draw.YCenter
 			// inside its bar: drawn at once, kept clear by the labeler
@@ -160,9 +173,23 @@ func (b nodeBars) Plot(c draw.Canvas, pl *plot.Plot) {
 			if w := sty.Width(label); x1-x0 >= w+px(6) && b.p.labels.free(labelRect(sty, at, label)) {
 				c.FillText(sty, at, label)
 				b.p.labels.take(labelRect(sty, at, label), label)
+			} else if h.NoTTL {
+				// a key that never expires is the mechanism: say so beside it
+				b.p.labels.put(c, sty, label, vg.Point{X: x1 + px(10), Y: ty(y + holdY)}, vg.Point{X: x0 - w - px(3), Y: ty(y + holdY)})
 			}
 		}
 	}
+}
+
+// drawUnownedHold draws a key whose setter the history does not name (a
+// value no acquire returned, set while several clients were trying): an
+// outline, dashed, so that it reads as neither a client's hold nor a
+// node down.
+func drawUnownedHold(c draw.Canvas, x0, x1, y0, y1 vg.Length) {
+	c.SetColor(white)
+	c.Fill(rect(x0, y0, x1, y1))
+	c.SetLineStyle(draw.LineStyle{Color: grey, Width: px(1.2), Dashes: []vg.Length{px(4), px(2)}})
+	c.Stroke(rect(x0, y0, x1, y1))
 }
 
 // drawAttempt draws an acquire that succeeded, from its call to its
@@ -452,16 +479,39 @@ func (t *timeline) legendItems() []legendItem {
 			c.DrawGlyphNoClip(rejectedGlyph, vg.Point{X: (b.Min.X + b.Max.X) / 2, Y: (b.Min.Y + b.Max.Y) / 2})
 		}})
 	}
-	var holds, failedHolds, states bool
+	var holds, failedHolds, states, observed, noTTL, unowned, probe bool
 	for _, n := range t.lanes.nodes {
 		states = states || len(n.States) > 0
 		for _, h := range n.Holds {
-			holds = holds || !h.Failed
+			unowned = unowned || h.Client < 0 && !h.Probe
+			probe = probe || h.Probe
+			holds = holds || !h.Failed && !h.Observed
 			failedHolds = failedHolds || h.Failed
+			observed = observed || h.Observed
+			noTTL = noTTL || h.NoTTL
 		}
 	}
 	if holds {
 		items = append(items, legendItem{"node: key held with that client's token (client's colour)", bar(14, tint(hue, 0.35), hue)})
+	}
+	if observed {
+		items = append(items, legendItem{"node: key as the harness read it off the node (every 5 ms), where the design's replies do not say", bar(14, tint(hue, 0.35), hue)})
+	}
+	if unowned {
+		items = append(items, legendItem{"node: key whose setter the history does not name", func(c draw.Canvas, b vg.Rectangle) {
+			mid := (b.Min.Y + b.Max.Y) / 2
+			drawUnownedHold(c, b.Min.X, b.Max.X, mid-px(7), mid+px(7))
+		}})
+	}
+	if probe {
+		items = append(items, legendItem{"node: the liveness probe's key", bar(14, tint(probeOK, 0.35), probeOK)})
+	}
+	if noTTL {
+		items = append(items, legendItem{"node: key with no TTL (never expires)", func(c draw.Canvas, b vg.Rectangle) {
+			mid := (b.Min.Y + b.Max.Y) / 2
+			drawBar(c, b.Min.X, b.Max.X-px(8), mid-px(7), mid+px(7), tint(hue, 0.35), hue)
+			drawArrow(c, b.Max.X-px(8), mid-px(7), mid+px(7), hue)
+		}})
 	}
 	if failedHolds {
 		items = append(items, legendItem{"node: key set by an attempt that failed", bar(14, tint(hue, 0.8), hue)})

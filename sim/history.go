@@ -25,6 +25,7 @@ const (
 	KindFault    = history.KindFault
 	KindClock    = history.KindClock
 	KindSentinel = history.KindSentinel
+	KindNode     = history.KindNode
 
 	OK      = history.OK
 	Fail    = history.Fail

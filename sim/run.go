@@ -104,11 +104,14 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 		w.clients = append(w.clients, c)
 	}
 	defer closeClients(w.clients)
+	obs := newObservers(w) // what the nodes hold, read until after the probe
+	defer obs.stop()
 	// True time starts once every client is ready.
 	rec.restart()
 	for _, c := range w.clients {
 		c.Clock.rebase(rec.Origin(), time.Now())
 	}
+	obs.start()
 
 	// Clients get the duration plus a grace period to finish their cycle;
 	// past that they are cut off (a hung node cannot hang the harness).
@@ -149,6 +152,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	if ctx.Err() == nil && !cfg.NoProbe {
 		probe(ctx, w)
 	}
+	obs.stop()
 	recordSentinels(rec, cluster.SentinelEvents())
 	res.History = rec.History()
 	res.Wall = time.Since(started) // the bubble's when virtual; Run corrects it
