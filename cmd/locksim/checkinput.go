@@ -154,4 +154,3 @@ func thousands(n int) string {
 	}
 	return b.String()
 }
-
