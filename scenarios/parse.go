@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/locksim/locksim/internal/regfile"
 )
 
 // Error is one problem with a scenario, in one line:
@@ -47,9 +48,15 @@ func (e *Error) Error() string {
 // maxFileSize bounds LoadFile: scenario files are a few kilobytes.
 const maxFileSize = 1 << 20
 
-// LoadFile reads and parses one scenario file.
+// LoadFile reads and parses one scenario file. A path that is not a
+// regular file (a FIFO, a device, a directory) is refused before it is
+// read: a FIFO without a writer would block the read for good.
 func LoadFile(path string) (*Scenario, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, &Error{File: path, Msg: nr.What() + ", not a regular file: not a scenario file"}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -52,8 +52,11 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s is %s, not a regular file", e.Path, kind(e.Mode))
+	return fmt.Sprintf("%s is %s, not a regular file", e.Path, e.What())
 }
+
+// What says what the path is instead: "a FIFO", "a directory", ...
+func (e *NotRegularError) What() string { return kind(e.Mode) }
 
 func kind(m fs.FileMode) string {
 	switch {
