@@ -27,9 +27,11 @@ const replyGuard = 30 * time.Second
 // a time, a reader goroutine hands each reply line to the request waiting
 // for its id and drops replies nobody waits for any more.
 type child struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	name  string
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.Closer
+	name   string
+	mark   string // treeEnv's value in its environment (tree.go)
 
 	mu      sync.Mutex // one request at a time
 	nextID  int64
@@ -43,10 +45,13 @@ type child struct {
 
 // startChild runs argv with the environment env, in its own process group, to die
 // with locksim (Pdeathsig) and never to see the terminal's Ctrl-C itself:
-// locksim ends it. exited, if not nil, runs once the child is reaped.
+// locksim ends it, and every process it started (tree.go). exited, if not
+// nil, runs once the child is reaped.
 func startChild(argv []string, env []string, dir string, exited func(pid int)) (*child, error) {
+	becomeSubreaper()
+	mark := newTreeMark()
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
+	cmd.Env = append(env[:len(env):len(env)], treeEnv+"="+mark)
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdin, err := cmd.StdinPipe()
@@ -57,7 +62,7 @@ func startChild(argv []string, env []string, dir string, exited func(pid int)) (
 	if err != nil {
 		return nil, err
 	}
-	c := &child{cmd: cmd, stdin: stdin, name: strings.Join(argv, " "), replies: make(chan reply, 1),
+	c := &child{cmd: cmd, stdin: stdin, stdout: stdout, name: strings.Join(argv, " "), mark: mark, replies: make(chan reply, 1),
 		done: make(chan struct{}), waited: make(chan struct{}), stderr: &tailBuffer{max: 2048}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
@@ -66,6 +71,11 @@ func startChild(argv []string, env []string, dir string, exited func(pid int)) (
 	go c.read(stdout)
 	go func() {
 		<-c.done
+		// the child is gone or has closed its stdout: once it has
+		// exited (or had closeGrace to), what it started goes too,
+		// before the wait frees its pid
+		exitedWithin(cmd.Process.Pid, closeGrace)
+		endTree(cmd.Process.Pid, mark, cmd.Process.Pid)
 		_ = cmd.Wait()
 		if exited != nil {
 			exited(cmd.Process.Pid)
@@ -159,23 +169,57 @@ func (c *child) signal(sig syscall.Signal) error {
 	return c.cmd.Process.Signal(sig)
 }
 
+// closeGrace is how long a closed child has to exit by itself before it
+// and its process tree are killed. The clients' children are closed
+// together (sim closes its clients in parallel), so a run's end waits for
+// one grace period, not one per child.
+const closeGrace = time.Second
+
 // close ends the child: its stdin closes, which asks it to exit; one that
-// has not exited within a moment (or is stopped) is killed. It waits for
-// the process either way, so none outlives the run.
+// has not exited within closeGrace (or is stopped) is killed with every
+// process it started (endTree). It waits for the process either way, so
+// none outlives the run. A descendant that holds the child's stdout open
+// beyond the kill (one that cleared the mark and left the group) is cut
+// off by closing locksim's end of the pipe.
 func (c *child) close() error {
 	c.closeOnce.Do(func() {
 		_ = c.stdin.Close()
-		_ = c.signal(syscall.SIGCONT)
-		t := time.NewTimer(time.Second)
-		defer t.Stop()
-		select {
-		case <-c.waited:
-		case <-t.C:
-			_ = c.signal(syscall.SIGKILL)
-			<-c.waited
+		_ = c.signalGroup(syscall.SIGCONT)
+		if c.waitExit(closeGrace) {
+			return
 		}
+		pid := c.cmd.Process.Pid
+		endTree(pid, c.mark, pid)
+		if c.waitExit(closeGrace) {
+			return
+		}
+		_ = c.stdout.Close()
+		<-c.waited
 	})
 	return nil
+}
+
+// waitExit waits up to d for the child to be reaped.
+func (c *child) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.waited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// signalGroup sends sig to the child's process group while the child has
+// not been reaped (its pid, the group's id, is still its own then).
+func (c *child) signalGroup(sig syscall.Signal) error {
+	select {
+	case <-c.waited:
+		return nil
+	default:
+	}
+	return syscall.Kill(-c.cmd.Process.Pid, sig)
 }
 
 // tailBuffer keeps the last max bytes the child wrote to stderr, for error
