@@ -33,5 +33,6 @@
 // child's own clock too; a process:CMD adapter is refused them. Each
 // spec file lives in a directory its locksim holds with a flock
 // (faketimedir.go), so the next locksim removes those a SIGKILLed one
-// left behind.
+// left behind, and libfaketime's shared memory and semaphores in
+// /dev/shm of processes that are gone.
 package adapter
