@@ -37,6 +37,7 @@ type child struct {
 	nextID  int64
 	replies chan reply
 	done    chan struct{} // closed when the reader ended (the child's stdout closed)
+	readErr error         // why the reader ended early, set before done closes
 	waited  chan struct{} // closed when cmd.Wait returned
 	stderr  *tailBuffer
 
@@ -85,10 +86,18 @@ func startChild(argv []string, env []string, dir string, exited func(pid int)) (
 	return c, nil
 }
 
+// maxReplyLine bounds one reply line (bufio.Scanner's buffer).
+const maxReplyLine = 1 << 20
+
 func (c *child) read(stdout io.Reader) {
 	defer close(c.done)
 	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, 64*1024), maxReplyLine)
+	defer func() {
+		if errors.Is(sc.Err(), bufio.ErrTooLong) {
+			c.readErr = fmt.Errorf("a reply line longer than %d MiB (the protocol's bound)", maxReplyLine>>20)
+		}
+	}()
 	for sc.Scan() {
 		var r reply
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
@@ -135,6 +144,9 @@ func (c *child) call(ctx context.Context, req request) (reply, error) {
 			if r.ID == -1 {
 				return reply{}, fmt.Errorf("%s: %s", c.name, r.Error)
 			}
+			if r.ID == 0 {
+				return reply{}, fmt.Errorf("%s: reply to %s without its id (every reply echoes its request's id, hello's too)", c.name, req.Op)
+			}
 			if r.ID != req.ID {
 				continue // a late reply to an abandoned request
 			}
@@ -150,6 +162,13 @@ func (c *child) call(ctx context.Context, req request) (reply, error) {
 }
 
 func (c *child) gone(err error) error {
+	select {
+	case <-c.done:
+		if c.readErr != nil {
+			return fmt.Errorf("%w: %s: %w", errChildGone, c.name, c.readErr)
+		}
+	default:
+	}
 	msg := c.stderr.String()
 	if msg != "" {
 		return fmt.Errorf("%w: %s: %s", errChildGone, c.name, msg)
