@@ -31,7 +31,7 @@ type child struct {
 	stdin  io.WriteCloser
 	stdout io.Closer
 	name   string
-	mark   string // treeEnv's value in its environment (tree.go)
+	tree   *tree // what it started (tree.go)
 
 	mu      sync.Mutex // one request at a time
 	nextID  int64
@@ -63,12 +63,13 @@ func startChild(argv []string, env []string, dir string, exited func(pid int)) (
 	if err != nil {
 		return nil, err
 	}
-	c := &child{cmd: cmd, stdin: stdin, stdout: stdout, name: strings.Join(argv, " "), mark: mark, replies: make(chan reply, 1),
+	c := &child{cmd: cmd, stdin: stdin, stdout: stdout, name: strings.Join(argv, " "), replies: make(chan reply, 1),
 		done: make(chan struct{}), waited: make(chan struct{}), stderr: &tailBuffer{max: 2048}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", c.name, err)
 	}
+	c.tree = newTree(cmd.Process.Pid, mark)
 	go c.read(stdout)
 	go func() {
 		<-c.done
@@ -76,7 +77,7 @@ func startChild(argv []string, env []string, dir string, exited func(pid int)) (
 		// exited (or had closeGrace to), what it started goes too,
 		// before the wait frees its pid
 		exitedWithin(cmd.Process.Pid, closeGrace)
-		endTree(cmd.Process.Pid, mark, cmd.Process.Pid)
+		c.tree.end()
 		_ = cmd.Wait()
 		if exited != nil {
 			exited(cmd.Process.Pid)
@@ -196,7 +197,7 @@ const closeGrace = time.Second
 
 // close ends the child: its stdin closes, which asks it to exit; one that
 // has not exited within closeGrace (or is stopped) is killed with every
-// process it started (endTree). It waits for the process either way, so
+// process it started (tree.end). It waits for the process either way, so
 // none outlives the run. A descendant that holds the child's stdout open
 // beyond the kill (one that cleared the mark and left the group) is cut
 // off by closing locksim's end of the pipe.
@@ -207,8 +208,7 @@ func (c *child) close() error {
 		if c.waitExit(closeGrace) {
 			return
 		}
-		pid := c.cmd.Process.Pid
-		endTree(pid, c.mark, pid)
+		c.tree.end()
 		if c.waitExit(closeGrace) {
 			return
 		}

@@ -53,44 +53,57 @@ var becomeSubreaper = sync.OnceFunc(func() {
 	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
 })
 
-// treeGrace bounds endTree's wait for the killed tree to be gone.
+// treeGrace bounds one tree.end's wait for the killed tree to be gone.
 const treeGrace = time.Second
 
-// endTree kills the process group pgid and every process carrying mark,
-// and reaps those of them that are locksim's own children (orphans
-// reparented to it), except the child itself (pid child), whose exec.Cmd
-// waits for it. It runs before that wait, so the group's id (the child's
-// pid) cannot have gone to another process.
+// tree is one child's process tree as tree.end has found it: the pids
+// once seen in it stay its own, since a killed descendant's mark can no
+// longer be read once it is a zombie, and the zombie is reaped only after
+// its parent has exited and the kernel has reparented it to locksim,
+// possibly at a later call.
+type tree struct {
+	pgid  int // the child's pid, its group's id
+	mark  string
+	mu    sync.Mutex
+	known map[int]bool
+}
+
+func newTree(child int, mark string) *tree {
+	return &tree{pgid: child, mark: mark, known: map[int]bool{child: true}}
+}
+
+// end kills the process group and every process carrying the mark, and
+// reaps those of them that are locksim's own children (orphans
+// reparented to it), except the child itself, whose exec.Cmd waits for
+// it. It is called before that wait, so the group's id (the child's pid)
+// cannot have gone to another process.
 //
-// It looks at /proc until none of the tree is left but the child: a
-// process found once stays the tree's (a zombie's mark cannot be read),
-// one forked while it looked is found by the next look, and a killed
-// descendant whose parent is still dying is reaped once the kernel has
-// reparented it to locksim. It gives up after treeGrace.
-func endTree(pgid int, mark string, child int) {
+// It looks at /proc until none of the tree is left alive or waiting to
+// be reparented: one forked while it looked is found by the next look.
+// It gives up after treeGrace; a later call goes on from what this one
+// found.
+func (t *tree) end() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	me := os.Getpid()
-	known := map[int]bool{child: true}
 	deadline := time.Now().Add(treeGrace)
 	for {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = syscall.Kill(-t.pgid, syscall.SIGKILL)
 		left := false
 		for _, p := range procs() {
-			if p.pid == me || !(known[p.pid] || p.pgrp == pgid || p.marked(mark)) {
+			if p.pid == me || !(t.known[p.pid] || p.pgrp == t.pgid || p.marked(t.mark)) {
 				continue
 			}
-			known[p.pid] = true
+			t.known[p.pid] = true
 			switch {
-			case p.pid == child:
-				if p.state != 'Z' {
-					_ = syscall.Kill(p.pid, syscall.SIGKILL)
-					left = true
-				}
 			case p.state != 'Z':
 				_ = syscall.Kill(p.pid, syscall.SIGKILL)
 				left = true
+			case p.pid == t.pgid:
+				// the child: its exec.Cmd reaps it
 			case p.ppid == me:
 				reap(p.pid)
-			case known[p.ppid]:
+			case t.known[p.ppid]:
 				left = true // its parent, of the tree, has not exited yet
 			}
 		}
