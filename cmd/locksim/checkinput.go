@@ -65,6 +65,9 @@ func checkInterruptible(ctx context.Context, h history.History, cfg checker.Conf
 		r        checker.Result
 		warnings []string
 	}
+	if err := ctx.Err(); err != nil {
+		return checker.Result{}, nil, context.Cause(ctx)
+	}
 	done := make(chan answer, 1)
 	go func() {
 		r := checker.Check(h, cfg)
