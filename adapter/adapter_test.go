@@ -219,7 +219,8 @@ func children(t *testing.T) []string {
 
 // TestChildThatDoesNotStart: a child that exits before its hello is a
 // failure of the machine (lock.ErrNoStart) naming the command and what it
-// wrote to stderr, and an unknown command is unavailable, saying so.
+// wrote to stderr, and a command that is not there is no design at all
+// (bad input), saying so.
 func TestChildThatDoesNotStart(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer rdb.Close()
@@ -227,12 +228,8 @@ func TestChildThatDoesNotStart(t *testing.T) {
 	if !errors.Is(err, lock.ErrNoStart) || !strings.Contains(err.Error(), "exit") {
 		t.Errorf("err = %v, want ErrNoStart naming the command", err)
 	}
-	info, err := lock.Lookup("process:/no/such/adapter")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m := info.Missing(); !strings.Contains(m, "command not found") {
-		t.Errorf("Missing() = %q, want command not found", m)
+	if _, err := lock.Lookup("process:/no/such/adapter"); err == nil || !strings.Contains(err.Error(), "command not found: /no/such/adapter") {
+		t.Errorf("Lookup = %v, want command not found", err)
 	}
 }
 

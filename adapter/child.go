@@ -27,14 +27,17 @@ const replyGuard = 30 * time.Second
 // a time, a reader goroutine hands each reply line to the request waiting
 // for its id and drops replies nobody waits for any more.
 type child struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	name  string
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.Closer
+	name   string
+	tree   *tree // what it started (tree.go)
 
 	mu      sync.Mutex // one request at a time
 	nextID  int64
 	replies chan reply
 	done    chan struct{} // closed when the reader ended (the child's stdout closed)
+	readErr error         // why the reader ended early, set before done closes
 	waited  chan struct{} // closed when cmd.Wait returned
 	stderr  *tailBuffer
 
@@ -43,10 +46,13 @@ type child struct {
 
 // startChild runs argv with the environment env, in its own process group, to die
 // with locksim (Pdeathsig) and never to see the terminal's Ctrl-C itself:
-// locksim ends it. exited, if not nil, runs once the child is reaped.
+// locksim ends it, and every process it started (tree.go). exited, if not
+// nil, runs once the child is reaped.
 func startChild(argv []string, env []string, dir string, exited func(pid int)) (*child, error) {
+	becomeSubreaper()
+	mark := newTreeMark()
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
+	cmd.Env = append(env[:len(env):len(env)], treeEnv+"="+mark)
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdin, err := cmd.StdinPipe()
@@ -57,15 +63,21 @@ func startChild(argv []string, env []string, dir string, exited func(pid int)) (
 	if err != nil {
 		return nil, err
 	}
-	c := &child{cmd: cmd, stdin: stdin, name: strings.Join(argv, " "), replies: make(chan reply, 1),
+	c := &child{cmd: cmd, stdin: stdin, stdout: stdout, name: strings.Join(argv, " "), replies: make(chan reply, 1),
 		done: make(chan struct{}), waited: make(chan struct{}), stderr: &tailBuffer{max: 2048}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", c.name, err)
 	}
+	c.tree = newTree(cmd.Process.Pid, mark)
 	go c.read(stdout)
 	go func() {
 		<-c.done
+		// the child is gone or has closed its stdout: once it has
+		// exited (or had closeGrace to), what it started goes too,
+		// before the wait frees its pid
+		exitedWithin(cmd.Process.Pid, closeGrace)
+		c.tree.end()
 		_ = cmd.Wait()
 		if exited != nil {
 			exited(cmd.Process.Pid)
@@ -75,10 +87,18 @@ func startChild(argv []string, env []string, dir string, exited func(pid int)) (
 	return c, nil
 }
 
+// maxReplyLine bounds one reply line (bufio.Scanner's buffer).
+const maxReplyLine = 1 << 20
+
 func (c *child) read(stdout io.Reader) {
 	defer close(c.done)
 	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, 64*1024), maxReplyLine)
+	defer func() {
+		if errors.Is(sc.Err(), bufio.ErrTooLong) {
+			c.readErr = fmt.Errorf("a reply line longer than %d MiB (the protocol's bound)", maxReplyLine>>20)
+		}
+	}()
 	for sc.Scan() {
 		var r reply
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
@@ -125,6 +145,9 @@ func (c *child) call(ctx context.Context, req request) (reply, error) {
 			if r.ID == -1 {
 				return reply{}, fmt.Errorf("%s: %s", c.name, r.Error)
 			}
+			if r.ID == 0 {
+				return reply{}, fmt.Errorf("%s: reply to %s without its id (every reply echoes its request's id, hello's too)", c.name, req.Op)
+			}
 			if r.ID != req.ID {
 				continue // a late reply to an abandoned request
 			}
@@ -140,6 +163,13 @@ func (c *child) call(ctx context.Context, req request) (reply, error) {
 }
 
 func (c *child) gone(err error) error {
+	select {
+	case <-c.done:
+		if c.readErr != nil {
+			return fmt.Errorf("%w: %s: %w", errChildGone, c.name, c.readErr)
+		}
+	default:
+	}
 	msg := c.stderr.String()
 	if msg != "" {
 		return fmt.Errorf("%w: %s: %s", errChildGone, c.name, msg)
@@ -159,23 +189,56 @@ func (c *child) signal(sig syscall.Signal) error {
 	return c.cmd.Process.Signal(sig)
 }
 
+// closeGrace is how long a closed child has to exit by itself before it
+// and its process tree are killed. The clients' children are closed
+// together (sim closes its clients in parallel), so a run's end waits for
+// one grace period, not one per child.
+const closeGrace = time.Second
+
 // close ends the child: its stdin closes, which asks it to exit; one that
-// has not exited within a moment (or is stopped) is killed. It waits for
-// the process either way, so none outlives the run.
+// has not exited within closeGrace (or is stopped) is killed with every
+// process it started (tree.end). It waits for the process either way, so
+// none outlives the run. A descendant that holds the child's stdout open
+// beyond the kill (one that cleared the mark and left the group) is cut
+// off by closing locksim's end of the pipe.
 func (c *child) close() error {
 	c.closeOnce.Do(func() {
 		_ = c.stdin.Close()
-		_ = c.signal(syscall.SIGCONT)
-		t := time.NewTimer(time.Second)
-		defer t.Stop()
-		select {
-		case <-c.waited:
-		case <-t.C:
-			_ = c.signal(syscall.SIGKILL)
-			<-c.waited
+		_ = c.signalGroup(syscall.SIGCONT)
+		if c.waitExit(closeGrace) {
+			return
 		}
+		c.tree.end()
+		if c.waitExit(closeGrace) {
+			return
+		}
+		_ = c.stdout.Close()
+		<-c.waited
 	})
 	return nil
+}
+
+// waitExit waits up to d for the child to be reaped.
+func (c *child) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.waited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// signalGroup sends sig to the child's process group while the child has
+// not been reaped (its pid, the group's id, is still its own then).
+func (c *child) signalGroup(sig syscall.Signal) error {
+	select {
+	case <-c.waited:
+		return nil
+	default:
+	}
+	return syscall.Kill(-c.cmd.Process.Pid, sig)
 }
 
 // tailBuffer keeps the last max bytes the child wrote to stderr, for error

@@ -90,7 +90,8 @@ func NodeRedlock() Command {
 }
 
 // Process is the design process:CMD: any adapter command, split on spaces,
-// run without registering anything. It promises nothing about what it
+// run without registering anything; a command that cannot be found is
+// an error. It promises nothing about what it
 // behaves like, so scenarios expect of it only what they expect of every
 // design ("*").
 func Process(arg string) (lock.Info, error) {
@@ -99,17 +100,16 @@ func Process(arg string) (lock.Info, error) {
 		return lock.Info{}, fmt.Errorf("process: no command given (process:./my-adapter)")
 	}
 	name := "process:" + arg
+	// a command that is not there is the user's mistake (bad input), not
+	// a machine that lacks something
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		return lock.Info{}, fmt.Errorf("%s: command not found: %s", name, argv[0])
+	}
 	return lock.Info{
 		Name: name, Summary: "an adapter command: " + arg, Source: arg,
 		Weakness: "unknown: whatever the adapter's lock does",
 		New:      factory(name, Command{Argv: argv}),
 		Process:  true, Expires: true, Extendable: true,
-		Unavailable: func() string {
-			if _, err := exec.LookPath(argv[0]); err != nil {
-				return fmt.Sprintf("%s: command not found: %s", name, argv[0])
-			}
-			return ""
-		},
 	}, nil
 }
 

@@ -6,16 +6,23 @@
 // work as for a Go design; the child reaches the nodes through the
 // client's proxies, so network and node faults reach it too.
 //
-// The protocol, one JSON object per line each way, one request at a time:
+// The protocol, one JSON object per line each way, one request at a time.
+// Every request carries an id, hello included (1, then 2, 3, ... for the
+// child's life), and its reply must echo it. A reply without an id (or
+// with id 0) fails the request at once, naming the rule; one with an
+// earlier id is taken for a late answer to a request locksim gave up on,
+// and skipped.
 //
-//	-> {"op":"hello","owner":"client-0","nodes":["127.0.0.1:40001"],"options":{"ttl_ms":500,"drift":0.01}}
-//	<- {"result":"ok","name":"redis-py","version":"4.3.4"}
-//	-> {"op":"acquire","id":1,"key":"locksim:0","ttl_ms":500,"wait_ms":0}
-//	<- {"id":1,"result":"ok","token":"9c4e..."}
-//	-> {"op":"extend","id":2,"key":"locksim:0","token":"9c4e...","ttl_ms":500}
-//	<- {"id":2,"result":"ok"}
-//	-> {"op":"release","id":3,"key":"locksim:0","token":"9c4e..."}
-//	<- {"id":3,"result":"refused","error":"cannot release a lock that's no longer owned"}
+//	-> {"op":"hello","id":1,"owner":"client-0","nodes":["127.0.0.1:40001"],"options":{"ttl_ms":500,"drift":0.01,"retry_delay_ms":50,"node_timeout_ms":250}}
+//	<- {"id":1,"result":"ok","name":"redis-py","version":"4.3.4"}
+//	-> {"op":"acquire","id":2,"key":"locksim:0","ttl_ms":500,"wait_ms":0}
+//	<- {"id":2,"result":"ok","token":"9c4e..."}
+//	-> {"op":"extend","id":3,"key":"locksim:0","token":"9c4e...","ttl_ms":500}
+//	<- {"id":3,"result":"ok"}
+//	-> {"op":"release","id":4,"key":"locksim:0","token":"9c4e..."}
+//	<- {"id":4,"result":"refused","error":"cannot release a lock that's no longer owned"}
+//
+// A reply is one line of at most 1 MiB; a longer one ends the child.
 //
 // result is ok, refused (a definite no: the lock is held by someone else,
 // or no longer held by this owner) or error (anything else: the outcome is
@@ -33,5 +40,6 @@
 // child's own clock too; a process:CMD adapter is refused them. Each
 // spec file lives in a directory its locksim holds with a flock
 // (faketimedir.go), so the next locksim removes those a SIGKILLed one
-// left behind.
+// left behind, and libfaketime's shared memory and semaphores in
+// /dev/shm of processes that are gone.
 package adapter

@@ -37,7 +37,10 @@ var sweepOnce sync.Once
 // newFaketimeDir makes a spec directory under base ("" for $TMPDIR); the
 // first in a process sweeps $TMPDIR's stale ones first.
 func newFaketimeDir(base string) (*faketimeDir, error) {
-	sweepOnce.Do(func() { sweepFaketimeDirs(os.TempDir()) })
+	sweepOnce.Do(func() {
+		sweepFaketimeDirs(os.TempDir())
+		sweepFaketimeShm(shmDir)
+	})
 	if base == "" {
 		base = os.TempDir()
 	}
@@ -107,6 +110,29 @@ func staleFaketimeDir(dir string) bool {
 	// removed while this sweep holds the lock, so another sweep that
 	// opened the file too finds the lock held or the directory gone
 	return os.RemoveAll(dir) == nil
+}
+
+// shmDir is where libfaketime's shared memory and semaphores live.
+const shmDir = "/dev/shm"
+
+// sweepFaketimeShm removes from dir the shared memory and semaphores
+// libfaketime made for processes that are gone (faketime_shm_<pid>,
+// sem.faketime_sem_<pid>): libfaketime removes them only when its process
+// exits normally, so a killed child, or the children of a SIGKILLed
+// locksim, leave them, and a later process given the same pid fails to
+// start. A pid that is alive keeps its files, whoever it is now.
+func sweepFaketimeShm(dir string) {
+	for _, pattern := range []string{"faketime_shm_*", "sem.faketime_sem_*"} {
+		files, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, f := range files {
+			digits := strings.TrimPrefix(strings.TrimPrefix(filepath.Base(f), "sem.faketime_sem_"), "faketime_shm_")
+			pid, err := strconv.Atoi(digits)
+			if err != nil || pid <= 0 || pidAlive(pid) {
+				continue
+			}
+			_ = os.Remove(f)
+		}
+	}
 }
 
 // faketimeDirPid is the owner's pid in a spec directory's name.

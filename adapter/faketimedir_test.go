@@ -121,3 +121,34 @@ func TestStaleFaketimeDirsSwept(t *testing.T) {
 		t.Errorf("the live directory lost its lock file: %v", err)
 	}
 }
+
+// TestStaleFaketimeShmSwept: a sweep removes libfaketime's shared memory
+// and semaphore files of processes that are gone (a SIGKILLed child's)
+// and keeps those of live processes and files of other names.
+func TestStaleFaketimeShmSwept(t *testing.T) {
+	dir := t.TempDir()
+	gone := exec.Command("/bin/true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead, live := gone.Process.Pid, os.Getpid()
+	name := func(f string, pid int) string { return filepath.Join(dir, fmt.Sprintf(f, pid)) }
+	stale := []string{name("faketime_shm_%d", dead), name("sem.faketime_sem_%d", dead)}
+	kept := []string{name("faketime_shm_%d", live), name("sem.faketime_sem_%d", live), filepath.Join(dir, "faketime_shm_x"), filepath.Join(dir, "other_1")}
+	for _, f := range append(append([]string{}, stale...), kept...) {
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepFaketimeShm(dir)
+	for _, f := range stale {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s of a dead process was kept", f)
+		}
+	}
+	for _, f := range kept {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s was swept: %v", f, err)
+		}
+	}
+}

@@ -8,6 +8,7 @@ package history
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -215,27 +216,7 @@ func (h History) WriteJSONL(w io.Writer) error {
 
 // ReadJSONL reads a history written by WriteJSONL. Errors name the line.
 func ReadJSONL(r io.Reader) (History, error) {
-	var h History
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for line := 1; sc.Scan(); line++ {
-		b := sc.Bytes()
-		if len(b) == 0 {
-			continue
-		}
-		var op Op
-		if err := json.Unmarshal(b, &op); err != nil {
-			return History{}, fmt.Errorf("history line %d: %w", line, err)
-		}
-		if err := op.validate(); err != nil {
-			return History{}, fmt.Errorf("history line %d: %w", line, err)
-		}
-		h.Ops = append(h.Ops, op)
-	}
-	if err := sc.Err(); err != nil {
-		return History{}, fmt.Errorf("history: %w", err)
-	}
-	return h, nil
+	return ReadJSONLBounded(context.Background(), r, Bounds{})
 }
 
 func (op Op) validate() error {

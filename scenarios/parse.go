@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/locksim/locksim/internal/regfile"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -49,9 +49,15 @@ func (e *Error) Error() string {
 // maxFileSize bounds LoadFile: scenario files are a few kilobytes.
 const maxFileSize = 1 << 20
 
-// LoadFile reads and parses one scenario file.
+// LoadFile reads and parses one scenario file. A path that is not a
+// regular file (a FIFO, a device, a directory) is refused before it is
+// read: a FIFO without a writer would block the read for good.
 func LoadFile(path string) (*Scenario, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, &Error{File: path, Msg: nr.What() + ", not a regular file: not a scenario file"}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -163,10 +163,15 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	return res, nil
 }
 
+// closeClients closes the clients together: a process design's child is
+// given a grace period to exit when closed (package adapter), and the
+// clients' grace periods then run at once, not one after another.
 func closeClients(cs []*Client) {
+	var wg sync.WaitGroup
 	for _, c := range cs {
-		c.close()
+		wg.Go(c.close)
 	}
+	wg.Wait()
 }
 
 func appendNew(dst []string, xs ...string) []string {

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/locksim/locksim/checker"
-	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -28,8 +26,10 @@ needs acted, every requirement happened) is read from the history too.
 The run directory is not changed. --timeout bounds the whole check,
 --check-timeout the checker itself (as on run and matrix). Exit 0 when the
 verdict is as the run expected, 1 when it differs or the run did not play
-its scenario, 2 when DIR is not a run directory, 3 when the check exceeded
---timeout.`,
+its scenario, 2 when DIR is not a run directory or holds more than a run
+makes (more clients than a run may have, more operations or bytes than
+this machine's memory budget for a run), 3 when the check exceeded
+--timeout or was interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
@@ -37,18 +37,9 @@ its scenario, 2 when DIR is not a run directory, 3 when the check exceeded
 				return usageErr(err)
 			}
 			dir := args[0]
-			saved, err := report.ReadVerdict(filepath.Join(dir, report.FileVerdict))
+			saved, h, err := readRunDir(cmd.Context(), dir)
 			if err != nil {
-				return usageErr(fmt.Errorf("%s is not a run directory: %w", dir, err))
-			}
-			f, err := os.Open(filepath.Join(dir, report.FileHistory))
-			if err != nil {
-				return usageErr(fmt.Errorf("%s: %w", dir, err))
-			}
-			h, err := history.ReadJSONL(f)
-			_ = f.Close()
-			if err != nil {
-				return usageErr(fmt.Errorf("%s: %w", filepath.Join(dir, report.FileHistory), err))
+				return err
 			}
 			// --timeout bounds the whole check: the checker gets what is
 			// left of it when that is less than its own --check-timeout.
@@ -60,12 +51,14 @@ its scenario, 2 when DIR is not a run directory, 3 when the check exceeded
 				}
 				bound = min(bound, left)
 			}
-			r := checker.Check(h, checker.Config{Fencing: saved.Config.Fencing, Timeout: bound})
+			r, warnings, err := checkInterruptible(cmd.Context(), h, checker.Config{Fencing: saved.Config.Fencing, Timeout: bound}, saved.Config.Clients)
+			if err != nil {
+				return harnessErr(fmt.Errorf("check of %s interrupted: %w", dir, err))
+			}
 			if timeout > 0 && time.Since(start) >= timeout {
 				return harnessErr(fmt.Errorf("check exceeded its timeout of %v (verdict so far: %s)", timeout, r.Verdict))
 			}
 			checks := scenarios.CheckVerdicts(r)
-			warnings := checker.Warnings(h, saved.Config.Clients)
 			// Whether the run played its scenario is read from the history,
 			// against the scenario the run saved (which faults it needs).
 			s, err := scenarios.LoadFile(filepath.Join(dir, report.FileScenario))
@@ -90,7 +83,7 @@ its scenario, 2 when DIR is not a run directory, 3 when the check exceeded
 				for _, c := range r.Checks {
 					fmt.Fprintf(out, "  %-9s %-8s %s\n", c.Name, c.Verdict, c.Detail)
 				}
-				for _, w := range warnings {
+				for _, w := range aggregateWarnings(warnings) {
 					fmt.Fprintf(out, "  ⚠ %s\n", w)
 				}
 			}

@@ -101,3 +101,63 @@ func waitForAdapters(t *testing.T, parent, n int) map[int]bool {
 	t.Fatalf("hung: fewer than %d adapter children of %d after %v", n, parent, hangGuard)
 	return nil
 }
+
+// TestKilledProcessRunsShmIsReclaimed: kill -9 of a redis-py run takes its
+// adapter children with it (Pdeathsig's SIGKILL), which leaves
+// libfaketime's shared memory and semaphore of each child in /dev/shm; the
+// next process-design run removes those of the dead children.
+func TestKilledProcessRunsShmIsReclaimed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs adapter children")
+	}
+	info, err := lock.Lookup("redis-py")
+	require.NoError(t, err)
+	if m := info.Missing() + info.ClockUnreached(); m != "" {
+		if os.Getenv(simtest.RequireEnv) == "1" {
+			t.Fatalf("%s (%s=1 makes this a failure)", m, simtest.RequireEnv)
+		}
+		t.Skipf("skipping: %s", m)
+	}
+	bin := buildLocksim(t)
+	tmp := t.TempDir()
+	cmd := exec.Command(bin, "run", "--algo", "redis-py", "--real-time", "--clients", "3", "--duration", "60s", "--out", t.TempDir())
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	kids := waitForAdapters(t, cmd.Process.Pid, 3)
+	shm := func(pid int) []string {
+		return []string{fmt.Sprintf("/dev/shm/faketime_shm_%d", pid), fmt.Sprintf("/dev/shm/sem.faketime_sem_%d", pid)}
+	}
+	for pid := range kids { // libfaketime makes them as the child starts
+		for _, f := range shm(pid) {
+			deadline := time.Now().Add(hangGuard)
+			for _, err := os.Stat(f); err != nil && time.Now().Before(deadline); _, err = os.Stat(f) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			require.FileExists(t, f)
+		}
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	for pid := range kids {
+		deadline := time.Now().Add(hangGuard)
+		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		require.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "adapter child %d outlived the kill -9", pid)
+		for _, f := range shm(pid) {
+			require.FileExists(t, f, "the killed child left no shared memory: nothing to reclaim")
+		}
+	}
+	next := exec.Command(bin, "run", "--algo", "redis-py", "--real-time", "--clients", "1", "--duration", "100ms", "--out", t.TempDir())
+	next.Env = append(os.Environ(), "TMPDIR="+tmp)
+	b, err := next.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == exitHarness {
+		t.Fatalf("the next run failed: %s", b)
+	}
+	for pid := range kids {
+		for _, f := range shm(pid) {
+			assert.NoFileExists(t, f, "left by the killed run's child %d", pid)
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package history
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Bounds caps what ReadJSONLBounded accepts, so that a history larger
+// than any run makes is refused while it is read, before it takes the
+// machine's memory. A zero field is no bound.
+type Bounds struct {
+	// Ops is the most operations (lines) a history may hold.
+	Ops int
+	// Clients is the number of client indices a history may name
+	// (0..Clients-1).
+	Clients int
+}
+
+// BoundError is a history over one of its Bounds: Limit names the bound
+// ("ops", "clients"), Max its value, Line the line that went over.
+type BoundError struct {
+	Limit string
+	Max   int
+	Line  int
+	Value int
+}
+
+func (e *BoundError) Error() string {
+	switch e.Limit {
+	case "clients":
+		return fmt.Sprintf("history line %d: client %d: a run has at most %d clients", e.Line, e.Value, e.Max)
+	}
+	return fmt.Sprintf("history line %d: more than %d operations, the most a run on this machine records", e.Line, e.Max)
+}
+
+// checkEvery is how many lines ReadJSONLBounded reads between looks at
+// its context.
+const checkEvery = 1024
+
+// ReadJSONLBounded reads a history written by WriteJSONL, as ReadJSONL
+// does, and stops with a *BoundError at the first line over b, and with
+// the context's error once ctx ends. Errors name the line.
+func ReadJSONLBounded(ctx context.Context, r io.Reader, b Bounds) (History, error) {
+	var h History
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for line := 1; sc.Scan(); line++ {
+		if line%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return History{}, fmt.Errorf("history line %d: %w", line, err)
+			}
+		}
+		bs := sc.Bytes()
+		if len(bs) == 0 {
+			continue
+		}
+		if b.Ops > 0 && len(h.Ops) >= b.Ops {
+			return History{}, &BoundError{Limit: "ops", Max: b.Ops, Line: line, Value: len(h.Ops) + 1}
+		}
+		var op Op
+		if err := json.Unmarshal(bs, &op); err != nil {
+			return History{}, fmt.Errorf("history line %d: %w", line, err)
+		}
+		if err := op.validate(); err != nil {
+			return History{}, fmt.Errorf("history line %d: %w", line, err)
+		}
+		if b.Clients > 0 && op.Client >= b.Clients {
+			return History{}, &BoundError{Limit: "clients", Max: b.Clients, Line: line, Value: op.Client}
+		}
+		h.Ops = append(h.Ops, op)
+	}
+	if err := sc.Err(); err != nil {
+		return History{}, fmt.Errorf("history: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return History{}, fmt.Errorf("history: %w", err)
+	}
+	return h, nil
+}
