@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/redis/go-redis/v9"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
 )
@@ -58,9 +60,10 @@ func readFile(t *testing.T, path string) string {
 }
 
 // TestRunExternal: `locksim run --addrs` plays a catalogue scenario on
-// servers the harness did not start; the verdicts are the scenario's, the
-// keys an earlier run left are cleared first (and nothing else), and the
-// run directory says where it ran instead of claiming miniredis.
+// servers the harness did not start; the verdicts are the scenario's, a
+// key an earlier run left (without TTL) does not decide them, each run
+// deletes its own keys after it (and nothing else), and the run directory
+// says where it ran instead of claiming miniredis.
 func TestRunExternal(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -108,17 +111,16 @@ func TestRunExternal(t *testing.T) {
 				assert.Contains(t, summary, "external backend: the masters at "+strings.Join(addrs, ", "))
 			}
 			assert.Contains(t, res.Runs[0].Dir, "gc-pause-after-check")
-			var counters int
 			for _, c := range clients {
 				got, err := c.Get(ctx, "app:data").Result()
 				require.NoError(t, err, "keys outside locksim: are left alone")
 				assert.Equal(t, "not locksim's", got)
-				n, err := c.Exists(ctx, "locksim:0:fence").Result()
+				got, err = c.Get(ctx, "locksim:0").Result()
+				require.NoError(t, err, "another run's key is left alone")
+				assert.Equal(t, "stale", got)
+				keys, err := c.Keys(ctx, "locksim:*").Result()
 				require.NoError(t, err)
-				counters += int(n)
-			}
-			if _, ok := tc.verdicts["fenced"]; ok {
-				assert.Equal(t, 1, counters, "fenced's token counter is on one of the servers given")
+				assert.Equal(t, []string{"locksim:0"}, keys, "the runs deleted their own keys and released the guard")
 			}
 		})
 	}
@@ -346,4 +348,47 @@ func dropNotes(stderr string) string {
 		}
 	}
 	return strings.Join(kept, "\n")
+}
+
+// TestTwoRunsOnOneExternalServer: while a run holds an external server, a
+// second run on it refuses to start (exit 3, one line naming the server,
+// the holder and the guard key) and touches none of its keys, so the
+// first run's fence counter is never reset under it and its verdict
+// stands; once the first run ends, the second runs.
+func TestTwoRunsOnOneExternalServer(t *testing.T) {
+	c, clients := simtest.Cluster(t, sim.BackendRedis, 1)
+	addr := c.Node(0).Addr()
+	ctx := context.Background()
+	type result struct {
+		stdout, stderr string
+		code           int
+	}
+	first := make(chan result, 1)
+	go func() {
+		stdout, stderr, code := execute(t, "run", "--algos", "fenced", "--clients", "3", "--duration", "3s", "--addrs", addr, "--out", t.TempDir())
+		first <- result{stdout, stderr, code}
+	}()
+	deadline := time.Now().Add(simtest.HangGuard)
+	for clients[0].Exists(ctx, scenarios.GuardKey).Val() == 0 {
+		require.True(t, time.Now().Before(deadline), "hung: the first run never took the guard")
+		time.Sleep(10 * time.Millisecond)
+	}
+	out := filepath.Join(t.TempDir(), "results")
+	_, stderr, code := execute(t, "run", "--algos", "fenced", "--duration", "300ms", "--addrs", addr, "--out", out)
+	assert.Equal(t, exitHarness, code, stderr)
+	msg := strings.TrimSpace(dropNotes(stderr))
+	lines := strings.Split(msg, "\n")
+	last := lines[len(lines)-1]
+	for _, w := range []string{"external node 0 at " + addr, "another locksim run", "pid", scenarios.GuardKey, "one at a time"} {
+		assert.Contains(t, last, w)
+	}
+	assert.Empty(t, runDirs(out, "adhoc", "fenced"), "the refused run wrote no result")
+
+	r := <-first
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "SAFE")
+	assert.Empty(t, clients[0].Keys(ctx, "locksim:*").Val(), "the first run deleted its keys and released the guard")
+
+	_, stderr, code = execute(t, "run", "--algos", "fenced", "--duration", "300ms", "--addrs", addr, "--out", out)
+	assert.Equal(t, exitOK, code, stderr)
 }
