@@ -33,6 +33,14 @@ type Report struct {
 	Points      []string `json:"points"`
 	World       World    `json:"world"`
 	Interrupted bool     `json:"interrupted,omitempty"`
+	// Pending counts the violations found but not yet finished (shrunk,
+	// written, replayed) when the file was written: explore.json is
+	// written again as each one is done, so that an interruption or a
+	// late failure keeps those before it. 0 in a finished exploration.
+	Pending int `json:"pending,omitempty"`
+
+	// Written is the directory Write last wrote into ("" until it has).
+	Written string `json:"-"`
 }
 
 // World is what every schedule of an exploration shares.
@@ -118,6 +126,7 @@ func (r *Report) Write(dir string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", sim.ErrHarness, err)
 	}
+	r.Written = dir
 	return nil
 }
 
@@ -156,6 +165,7 @@ func Merge(reports []*Report) []*Report {
 		m.NotPlayed += r.NotPlayed
 		m.Elapsed += r.Elapsed
 		m.Interrupted = m.Interrupted || r.Interrupted
+		m.Pending += r.Pending
 		if m.Shard == "" {
 			m.Shard = r.Shard
 		} else {
@@ -263,6 +273,9 @@ func (r *Report) Markdown() string {
 	status := ""
 	if r.Interrupted {
 		status = " (interrupted: what was found until then, not shrunk after the interruption)"
+	}
+	if r.Pending > 0 {
+		status += fmt.Sprintf(" (%d more violations found, not finished when this was written)", r.Pending)
 	}
 	fmt.Fprintf(&b, "%d runs in %.1f s of wall time, %.0f runs/min%s; seed %d, shard %s.\n\n",
 		r.Runs, r.Elapsed, r.RunsPerMin, status, r.Seed, r.Shard)

@@ -45,6 +45,8 @@ func TestExploreBadInput(t *testing.T) {
 		{"bad confirm", []string{"explore", "--algos", "setpx", "--confirm", "etcd"}, `--confirm "etcd"`},
 		{"failover on redlock", []string{"explore", "--algos", "redlock", "--kinds", "failover"}, "--kinds failover"},
 		{"merge nothing there", []string{"explore", "merge", t.TempDir()}, "explore.json"},
+		{"out not writable", []string{"explore", "--algos", "setpx", "--out", "/proc/locksim-explore"}, `--out "/proc/locksim-explore": /proc is not writable`},
+		{"out under a file", []string{"explore", "--algos", "setpx", "--out", "/dev/null/x"}, `--out "/dev/null/x"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := execute(t, tc.args...)
