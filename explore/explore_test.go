@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
