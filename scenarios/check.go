@@ -47,6 +47,9 @@ func (s *Scenario) check() error {
 	if s.Name == "" {
 		return s.errf("name", "missing: every scenario has a name (it names the results directory)")
 	}
+	if err := s.inRange("name", s.Name, ""); err != nil {
+		return err
+	}
 	if !nameRE.MatchString(s.Name) {
 		return s.errf("name", "use letters, digits, '.', '_' and '-' only: it names a directory (%s)", shown(s.Name))
 	}

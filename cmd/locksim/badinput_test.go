@@ -42,6 +42,8 @@ func TestBadInputTable(t *testing.T) {
 			[]string{"s.yaml:3", "faults", "at most 1000", "1001"}},
 		{"more than memory holds", "name: bad\nalgorithm: setpx\nclients: 1000\nduration: 1h\nhold: 1ms\nthink: 1ms\n",
 			[]string{"clients 1000", "memory"}},
+		{"name longer than a file name allows", "name: " + strings.Repeat("n", 300) + "\nalgorithm: setpx\n",
+			[]string{"s.yaml:1", "name", "at most 100 characters", "300 characters"}},
 		{"majority never reached", head + "faults:\n" +
 			"  - {kind: kill-node, node: 0, at: 1ms}\n  - {kind: kill-node, node: 1, at: 1ms}\n  - {kind: pause-node, node: 2, at: 1ms}\n",
 			[]string{"faults", "majority", "3 down"}},
