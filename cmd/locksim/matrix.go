@@ -121,6 +121,7 @@ func (f *matrixFlags) run(cmd *cobra.Command, cfg matrix.Config) error {
 		return usageErr(err)
 	}
 	reclaimLeftDirs(stderr)
+	reclaimPartialDirs(stderr, cfg.Out)
 	if w := f.where.where(); w != "" {
 		fmt.Fprintln(stderr, w)
 	}

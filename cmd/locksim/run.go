@@ -185,6 +185,7 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 		return usageErr(err)
 	}
 	reclaimLeftDirs(stderr)
+	reclaimPartialDirs(stderr, f.out)
 	if w := f.where.where(); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
