@@ -141,6 +141,25 @@ func TestBadOutPathTable(t *testing.T) {
 	holder := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(holder, "locksim"), []byte("a binary\n"), 0o755))
 	testBadOut(t, "runs dir is a file/run", []string{"run", "--algo", "setpx", "--backend", "redis", "--duration", "30s"}, holder, "locksim inside it, where the runs go: exists and is not a directory")
+	// The scenario's own directory, and the matrices' directory, as files.
+	scenarioFile := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(scenarioFile, "locksim"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(scenarioFile, "locksim", "adhoc"), []byte("x\n"), 0o644))
+	testBadOut(t, "scenario dir is a file/run", []string{"run", "--algo", "setpx", "--backend", "redis", "--duration", "30s"}, scenarioFile,
+		"locksim/adhoc inside it, where the runs of adhoc go: exists and is not a directory")
+	matrixFile := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(matrixFile, "matrix"), []byte("x\n"), 0o644))
+	testBadOut(t, "matrix dir is a file/matrix", []string{"matrix", "--scenarios", "control-contention", "--algos", "setpx"}, matrixFile,
+		"matrix inside it, where the matrices go: exists and is not a directory")
+	// A symlink to nowhere: MkdirAll would fail on it only after the run.
+	dangling := filepath.Join(t.TempDir(), "results")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "nowhere"), dangling))
+	for _, cmd := range [][]string{
+		{"run", "--algo", "setpx", "--backend", "redis", "--duration", "30s"},
+		{"matrix", "--scenarios", "control-contention", "--algos", "setpx"},
+	} {
+		testBadOut(t, "dangling symlink/"+cmd[0], cmd, dangling, "is a symlink to "+filepath.Join(dir, "nowhere")+", which does not exist")
+	}
 }
 
 // testBadOut runs cmd with --out out and expects it refused as bad input

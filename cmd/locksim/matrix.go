@@ -99,6 +99,9 @@ func (f *matrixFlags) config(cmd *cobra.Command) (matrix.Config, error) {
 	if err := report.CheckOutRoot(f.out); err != nil {
 		return cfg, fmt.Errorf("--out %q: %w", f.out, err)
 	}
+	if err := report.CheckOutRoot(matrix.Root(f.out)); err != nil {
+		return cfg, fmt.Errorf("--out %q: %s inside it, where the matrices go: %w", f.out, filepath.Base(matrix.Root(f.out)), err)
+	}
 	for _, a := range f.algos {
 		if _, err := lock.Lookup(a); err != nil {
 			return cfg, fmt.Errorf("--algos: %w", err)

@@ -181,6 +181,9 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	if err := report.CheckOutRoot(filepath.Join(f.out, report.RunsDir)); err != nil {
 		return usageErr(fmt.Errorf("--out %q: %s inside it, where the runs go: %w", f.out, report.RunsDir, err))
 	}
+	if err := report.CheckOutRoot(filepath.Join(f.out, report.RunsDir, s.Name)); err != nil {
+		return usageErr(fmt.Errorf("--out %q: %s inside it, where the runs of %s go: %w", f.out, filepath.Join(report.RunsDir, s.Name), s.Name, err))
+	}
 	if err := f.where.preflight(ctx); err != nil {
 		return usageErr(err)
 	}
