@@ -31,6 +31,13 @@ func (s *Scenario) RunConfig(algo string, o RunOptions) (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, err
 	}
+	if len(o.Addrs) > 0 {
+		// What the external backend cannot do (process control) is the
+		// reason given first: it holds whatever the design.
+		if err := run.externalRefuses(algo, o.Addrs); err != nil {
+			return sim.Config{}, err
+		}
+	}
 	cfg, err := run.Config(algo)
 	if err != nil {
 		return sim.Config{}, err
@@ -53,6 +60,34 @@ func (s *Scenario) RunConfig(algo string, o RunOptions) (sim.Config, error) {
 		return sim.Config{}, err
 	}
 	return cfg, nil
+}
+
+// externalRefuses is the external backend's refusal of the scenario's
+// faults (one that needs process control, say), judged before the
+// design's own checks.
+func (s *Scenario) externalRefuses(algo string, addrs []string) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	cfg, err := s.build(algo)
+	if err != nil {
+		return err
+	}
+	cfg.Cluster.Backend = sim.BackendExternal
+	cfg.Cluster.Addrs = slices.Clone(addrs)
+	cfg.Cluster.Nodes = len(addrs)
+	full := cfg.WithDefaults()
+	for i, p := range full.Faults {
+		if v, ok := p.Fault.(sim.Validator); ok {
+			if err := v.Validate(full); err != nil {
+				if fe := s.fieldError(err, fmt.Sprintf("faults[%d].", i)); fe != nil {
+					return fe
+				}
+				return s.errf(fmt.Sprintf("faults[%d]", i), "%s: %v", p.Fault, err)
+			}
+		}
+	}
+	return nil
 }
 
 // onAddrs is the scenario as it runs on len(addrs) external nodes: its own

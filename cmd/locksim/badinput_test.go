@@ -190,3 +190,23 @@ func TestAlgosAndItsAlias(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalNamesTheDesignGiven: a file covering several designs is
+// refused for what the design given cannot take, never for another one
+// it covers: with two nodes down for good redlock can never reach a
+// majority, setpx (on node 0, which restarts) can run.
+func TestRefusalNamesTheDesignGiven(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.yaml")
+	require.NoError(t, os.WriteFile(f, []byte("name: twodown\nalgorithm: [redlock, setpx]\nnodes: 3\nduration: 300ms\nfaults:\n"+
+		"  - {kind: kill-node, node: 0, at: 10ms, restart_after: 20ms}\n  - {kind: kill-node, node: 1, at: 10ms}\n  - {kind: kill-node, node: 2, at: 10ms}\n"), 0o644))
+	_, stderr, code := execute(t, "run", f, "--algos", "setpx", "--out", filepath.Join(dir, "results"))
+	assert.Equal(t, exitOK, code, stderr)
+	assert.NotContains(t, stderr, "redlock")
+
+	_, stderr, code = execute(t, "run", f, "--algos", "redlock", "--out", filepath.Join(dir, "results"))
+	assert.Equal(t, exitUsage, code, stderr)
+	msg := strings.TrimSpace(stderr)
+	assert.NotContains(t, msg, "\n", "one line")
+	assert.Contains(t, msg, "redlock can never reach a majority")
+}

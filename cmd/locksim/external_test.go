@@ -255,6 +255,10 @@ func TestExternalBadInput(t *testing.T) {
 	const head = "algorithm: redlock\nnodes: 5\nclients: 2\nduration: 300ms\nfaults:\n"
 	clockJump := file("clock", "name: clock\n"+head+"  - {kind: clock-jump-node, node: 1, by: 1s, at: 10ms}\n")
 	pauseOpen := file("pause", "name: pause\n"+head+"  - {kind: pause-node, node: 1, at: 10ms}\n")
+	// Two nodes down for good: redlock could never reach a majority, but
+	// the design given is setpx, and the real reason is process control.
+	twoDown := file("twodown", "name: twodown\nalgorithm: [redlock, setpx]\nnodes: 3\nduration: 300ms\nfaults:\n"+
+		"  - {kind: kill-node, node: 0, at: 10ms}\n  - {kind: kill-node, node: 1, at: 10ms}\n")
 	down := closedAddr(t)
 	ts := startToxiproxy(t)
 	for _, tc := range []struct {
@@ -276,6 +280,8 @@ func TestExternalBadInput(t *testing.T) {
 		{"matrix malformed address", []string{"matrix", "--addrs", "nohost"}, []string{"--addrs", `"nohost"`}},
 		{"malformed toxiproxy", []string{"run", "--algo", "setpx", "--toxiproxy", "8474"}, []string{"--toxiproxy", `"8474"`}},
 		{"kill-node on external", []string{"run", "redlock-restart-no-fsync", "--addrs", five}, []string{"kill-node", "external backend", "process control"}},
+		{"kill-node on external, another design given", []string{"run", twoDown, "--algos", "setpx", "--addrs", strings.Join(addrs[:3], ",")},
+			[]string{"twodown.yaml:6", "kill-node", "external backend", "process control"}},
 		{"clock-jump-node on external", []string{"run", clockJump, "--addrs", five}, []string{"clock.yaml:", "clock-jump-node", "external backend"}},
 		{"pause-node without for on external", []string{"run", pauseOpen, "--addrs", five}, []string{"pause.yaml:", "pause-node", "external backend", "for"}},
 		{"replicas on external", []string{"run", "--algo", "setpx", "--addrs", addrs[0], "failover-async-replication"}, []string{"failover", "external backend"}},
