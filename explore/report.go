@@ -143,6 +143,9 @@ func ReadReport(dir string) (*Report, error) {
 	if r.Algorithm == "" {
 		return nil, fmt.Errorf("%s: no algorithm: not an exploration's report", filepath.Join(dir, FileReport))
 	}
+	if err := r.checkCounts(); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, FileReport), err)
+	}
 	return &r, nil
 }
 
@@ -231,7 +234,21 @@ func MergeDirs(dirs []string) ([]*Report, error) {
 		return nil, ErrNoReports
 	}
 	var reps []*Report
+	seen := map[string]string{}
 	for _, d := range dirs {
+		// One exploration given twice (or under two paths) would count
+		// its runs twice.
+		key := d
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			key = real
+		}
+		if abs, err := filepath.Abs(key); err == nil {
+			key = abs
+		}
+		if first, ok := seen[key]; ok {
+			return nil, fmt.Errorf("%s and %s are the same exploration: given twice, its runs would count twice", first, d)
+		}
+		seen[key] = d
 		r, err := ReadReport(d)
 		if err != nil {
 			return nil, err
@@ -239,6 +256,31 @@ func MergeDirs(dirs []string) ([]*Report, error) {
 		reps = append(reps, r)
 	}
 	return Merge(reps), nil
+}
+
+// checkCounts refuses a report whose counts no exploration writes: a
+// negative count, or more runs not played than runs.
+func (r *Report) checkCounts() error {
+	type count struct {
+		name string
+		n    float64
+	}
+	counts := []count{{"runs", float64(r.Runs)}, {"not_played", float64(r.NotPlayed)}, {"elapsed_s", r.Elapsed}, {"pending", float64(r.Pending)}}
+	for i, v := range r.Violations {
+		counts = append(counts,
+			count{fmt.Sprintf("violations[%d].hits", i), float64(v.Hits)},
+			count{fmt.Sprintf("violations[%d].faults_before", i), float64(v.FaultsBefore)},
+			count{fmt.Sprintf("violations[%d].faults_after", i), float64(v.FaultsAfter)})
+	}
+	for _, c := range counts {
+		if c.n < 0 {
+			return fmt.Errorf("%s %v: must not be negative", c.name, c.n)
+		}
+	}
+	if r.NotPlayed > r.Runs {
+		return fmt.Errorf("not_played %d: more than its %d runs", r.NotPlayed, r.Runs)
+	}
+	return nil
 }
 
 // Line is one violation in one line, as the CLI prints it.

@@ -42,7 +42,8 @@ func TestFlagValidation(t *testing.T) {
 		want string // the one-line error names the flag and value
 	}{
 		{[]string{"--backend", "etcd"}, `--backend "etcd"`},
-		{[]string{"--clients", "0"}, `--clients 0: 0 is outside [1, 1024]`},
+		{[]string{"--clients", "0"}, `--clients 0: 0 is outside [1, 1000]`},
+		{[]string{"--clients", "1001"}, `--clients 1001: 1001 is outside [1, 1000]`}, // as locksim run's --clients
 		{[]string{"--clients", "4,4"}, `--clients 4,4: 4 given twice`},
 		{[]string{"--clients", "4", "--clients", "4"}, `--clients 4,4: 4 given twice`},
 		{[]string{"--nodes", "0"}, `--nodes 0: 0 is outside [1, 9]`},
@@ -146,7 +147,7 @@ func TestExitCodes(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--clients", "0"}, &stdout, &stderr)
 	assert.Equal(t, exitUsage, code)
-	assert.Equal(t, "lockbench: --clients 0: 0 is outside [1, 1024]\n", stderr.String())
+	assert.Equal(t, "lockbench: --clients 0: 0 is outside [1, 1000]\n", stderr.String())
 
 	// Values pflag cannot parse: one line naming the flag and the value.
 	for _, tc := range []struct {

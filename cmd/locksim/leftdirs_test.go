@@ -67,3 +67,13 @@ func TestPartialDirsAreReclaimed(t *testing.T) {
 		})
 	}
 }
+
+// TestTempDirThatIsNotThereIsNamed: with TMPDIR pointing nowhere, the
+// warning about left-over directories names TMPDIR and the path.
+func TestTempDirThatIsNotThereIsNamed(t *testing.T) {
+	nowhere := filepath.Join(t.TempDir(), "nowhere")
+	t.Setenv("TMPDIR", nowhere)
+	_, stderr, code := execute(t, "run", "--algo", "setpx", "--duration", "100ms", "--out", t.TempDir())
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "warning: left-over node directories not looked for in "+nowhere+" (TMPDIR")
+}
