@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -402,4 +403,31 @@ func TestTwoRunsOnOneExternalServer(t *testing.T) {
 
 	_, stderr, code = execute(t, "run", "--algos", "fenced", "--duration", "300ms", "--addrs", addr, "--out", out)
 	assert.Equal(t, exitOK, code, stderr)
+}
+
+// TestOneServerOnTwoAddresses: a redis-server listening on two loopback
+// addresses is one server: its run_id (INFO server) says so, and the run
+// is refused in one line, exit 2, though the addresses differ.
+func TestOneServerOnTwoAddresses(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	bin, err := sim.LookupRedisServer("")
+	require.NoError(t, err)
+	port := strings.TrimPrefix(closedAddr(t), "127.0.0.1:")
+	srv := exec.Command(bin, "--port", port, "--bind", "127.0.0.1 127.0.0.2", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.2:" + port})
+	defer c.Close()
+	deadline := time.Now().Add(simtest.HangGuard)
+	for c.Ping(context.Background()).Err() != nil {
+		require.True(t, time.Now().Before(deadline), "hung: redis-server never answered on 127.0.0.2:%s", port)
+		time.Sleep(20 * time.Millisecond)
+	}
+	out := filepath.Join(t.TempDir(), "results")
+	_, stderr, code := execute(t, "run", "--algos", "redlock", "--duration", "300ms", "--addrs", "127.0.0.1:"+port+",127.0.0.2:"+port, "--out", out)
+	assert.Equal(t, exitUsage, code, stderr)
+	msg := strings.TrimSpace(stderr)
+	assert.NotContains(t, msg, "\n", "one line")
+	assert.Contains(t, msg, "node 0 at 127.0.0.1:"+port+" and node 1 at 127.0.0.2:"+port+" are the same server (run_id ")
+	assert.NoDirExists(t, out)
 }
