@@ -290,6 +290,9 @@ violations found, 2 bad input.`,
 			if out == "" {
 				out = filepath.Join("results", "explore", artifact.Stamp(time.Now())+"-merged")
 			}
+			if err := report.CheckOutRoot(out); err != nil {
+				return usageErr(fmt.Errorf("--out %q: %w", out, err))
+			}
 			found := 0
 			for _, r := range reps {
 				dir := filepath.Join(out, r.Algorithm)

@@ -53,6 +53,7 @@ func TestExploreBadInput(t *testing.T) {
 		{"failover on redlock", []string{"explore", "--algos", "redlock", "--kinds", "failover"}, "--kinds failover"},
 		{"merge nothing there", []string{"explore", "merge", t.TempDir()}, "explore.json"},
 		{"merge negative runs", []string{"explore", "merge", negative}, "runs -5: must not be negative"},
+		{"merge out not writable", []string{"explore", "merge", good, "--out", "/proc/locksim-merged"}, `--out "/proc/locksim-merged": /proc is not writable`},
 		{"merge one directory twice", []string{"explore", "merge", good, good}, "given twice"},
 		{"merge a directory and its parent", []string{"explore", "merge", filepath.Dir(good), good}, "given twice"},
 		{"out not writable", []string{"explore", "--algos", "setpx", "--out", "/proc/locksim-explore"}, `--out "/proc/locksim-explore": /proc is not writable`},
