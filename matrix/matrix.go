@@ -36,8 +36,8 @@ type Config struct {
 	// these host:port addresses (RunOptions.Addrs); Backend may be left
 	// out or be external. Pairs that need what those servers do not give
 	// (process control, replicas, another node count) are skipped with
-	// the reason. Runs on the same servers share their keys, so they go
-	// one at a time: Parallel defaults to, and must be, 1.
+	// the reason. A run holds the servers alone (scenarios.GuardKey), so
+	// runs go one at a time: Parallel defaults to, and must be, 1.
 	Addrs []string
 	// Toxiproxy puts every run's proxies on the toxiproxy server whose API
 	// is at this host:port (RunOptions.Toxiproxy).
