@@ -201,8 +201,9 @@ func (c Config) Validate() error {
 		return bad("algos: %q given twice", dup)
 	}
 	for _, n := range c.Clients {
-		if n < 1 || n > 1024 {
-			return bad("clients %d: must be in [1, 1024]", n)
+		// The same range as a scenario's clients (sim.CheckValue).
+		if err := sim.CheckValue("clients", n); err != nil {
+			return bad("%v", err)
 		}
 	}
 	for _, n := range c.Nodes {

@@ -68,7 +68,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 		rep.RunsPerMin = float64(runs) / rep.Elapsed * 60
 	}
 	if runErr != nil && ctx.Err() == nil {
-		return rep, runErr
+		return rep, keep(rep, cfg.Out, runErr)
 	}
 	rep.Interrupted = ctx.Err() != nil
 
@@ -102,10 +102,20 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 			shrunk++
 		}
 		if err := shrinker.finish(ctx, &v, f, i+1, shrink); err != nil && ctx.Err() == nil {
-			return rep, err
+			rep.Pending = len(list) - i
+			return rep, keep(rep, cfg.Out, err)
 		}
 		rep.Violations = append(rep.Violations, v)
+		if cfg.Out != "" && i+1 < len(list) {
+			// Each finished violation is kept at once: its scenario
+			// file is written, and the report that points at it.
+			rep.Pending = len(list) - i - 1
+			if err := rep.Write(cfg.Out); err != nil {
+				return rep, err
+			}
+		}
 	}
+	rep.Pending = 0
 	rep.Interrupted = ctx.Err() != nil
 	rep.Elapsed = time.Since(began).Seconds()
 	if cfg.Out != "" {
@@ -117,6 +127,18 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 		return rep, ctx.Err()
 	}
 	return rep, nil
+}
+
+// keep writes what rep holds into out (when set) after err ended the
+// exploration early, and returns err (with the write's error, if any).
+func keep(rep *Report, out string, err error) error {
+	if out == "" {
+		return err
+	}
+	if werr := rep.Write(out); werr != nil {
+		return fmt.Errorf("%w (and its findings could not be written: %w)", err, werr)
+	}
+	return err
 }
 
 func countHits(list []*found) int {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -444,4 +445,34 @@ func TestFailuresName(t *testing.T) {
 	r := &Report{Algorithm: "x", Violations: []Violation{{Check: "claim", Verdict: "unsafe", FaultsAfter: 2,
 		Scenario: "/tmp/x.yaml", Reproduced: Reproduced{Virtual: "9/10", Redis: "7/10"}}}}
 	assert.Equal(t, []string{"x: claim UNSAFE (reproduced 9/10 in virtual time, 7/10 on redis-server, 2 faults): /tmp/x.yaml"}, r.Failures())
+}
+
+// A failure late in an exploration (here: the second finding's scenario
+// cannot be written) keeps what was finished before it: explore.json
+// lists the first finding, whose scenario file is on disk, and counts the
+// rest as pending.
+func TestLateFailureKeepsFinishedFindings(t *testing.T) {
+	out := t.TempDir()
+	scen := filepath.Join(out, DirScenarios)
+	moved := filepath.Join(t.TempDir(), "kept")
+	cfg := Config{Algorithm: "setnx-expire", Kinds: []string{"crash-client", "pause-client"}, Runs: 200, MaxFaults: 3,
+		Duration: time.Second, MaxShrink: 1, Out: out, Confirm: ConfirmNone,
+		Progress: func(p Progress) {
+			if strings.HasPrefix(p.Phase, "shrink 2/") {
+				// Its scenarios directory turns into a file: the
+				// second finding cannot be written.
+				if err := os.Rename(scen, moved); err == nil {
+					_ = os.WriteFile(scen, []byte("in the way\n"), 0o644)
+				}
+			}
+		}}
+	rep, err := Explore(hostCtx(t), cfg)
+	require.Error(t, err)
+	require.GreaterOrEqual(t, len(rep.Violations)+rep.Pending, 2, "the exploration needs two findings: %+v", rep)
+	back, rerr := ReadReport(out)
+	require.NoError(t, rerr, "the findings finished before the failure are kept")
+	require.Len(t, back.Violations, 1)
+	assert.Positive(t, back.Pending)
+	assert.FileExists(t, filepath.Join(moved, filepath.Base(back.Violations[0].Scenario)))
+	assert.Equal(t, out, rep.Written)
 }

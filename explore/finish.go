@@ -15,6 +15,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/internal/artifact"
+	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -261,6 +262,9 @@ func MarshalScenario(s *scenarios.Scenario) ([]byte, error) {
 // checkOut refuses an output directory that exists and is not an
 // exploration's or empty, so an exploration never mixes with other files.
 func checkOut(out string) error {
+	if err := report.CheckOutRoot(out); err != nil {
+		return fmt.Errorf("%w: --out %s: %v", BadInput, out, err)
+	}
 	entries, err := os.ReadDir(out)
 	if os.IsNotExist(err) {
 		return nil

@@ -33,6 +33,14 @@ type Report struct {
 	Points      []string `json:"points"`
 	World       World    `json:"world"`
 	Interrupted bool     `json:"interrupted,omitempty"`
+	// Pending counts the violations found but not yet finished (shrunk,
+	// written, replayed) when the file was written: explore.json is
+	// written again as each one is done, so that an interruption or a
+	// late failure keeps those before it. 0 in a finished exploration.
+	Pending int `json:"pending,omitempty"`
+
+	// Written is the directory Write last wrote into ("" until it has).
+	Written string `json:"-"`
 }
 
 // World is what every schedule of an exploration shares.
@@ -118,6 +126,7 @@ func (r *Report) Write(dir string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", sim.ErrHarness, err)
 	}
+	r.Written = dir
 	return nil
 }
 
@@ -133,6 +142,9 @@ func ReadReport(dir string) (*Report, error) {
 	}
 	if r.Algorithm == "" {
 		return nil, fmt.Errorf("%s: no algorithm: not an exploration's report", filepath.Join(dir, FileReport))
+	}
+	if err := r.checkCounts(); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, FileReport), err)
 	}
 	return &r, nil
 }
@@ -156,6 +168,7 @@ func Merge(reports []*Report) []*Report {
 		m.NotPlayed += r.NotPlayed
 		m.Elapsed += r.Elapsed
 		m.Interrupted = m.Interrupted || r.Interrupted
+		m.Pending += r.Pending
 		if m.Shard == "" {
 			m.Shard = r.Shard
 		} else {
@@ -221,7 +234,21 @@ func MergeDirs(dirs []string) ([]*Report, error) {
 		return nil, ErrNoReports
 	}
 	var reps []*Report
+	seen := map[string]string{}
 	for _, d := range dirs {
+		// One exploration given twice (or under two paths) would count
+		// its runs twice.
+		key := d
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			key = real
+		}
+		if abs, err := filepath.Abs(key); err == nil {
+			key = abs
+		}
+		if first, ok := seen[key]; ok {
+			return nil, fmt.Errorf("%s and %s are the same exploration: given twice, its runs would count twice", first, d)
+		}
+		seen[key] = d
 		r, err := ReadReport(d)
 		if err != nil {
 			return nil, err
@@ -229,6 +256,31 @@ func MergeDirs(dirs []string) ([]*Report, error) {
 		reps = append(reps, r)
 	}
 	return Merge(reps), nil
+}
+
+// checkCounts refuses a report whose counts no exploration writes: a
+// negative count, or more runs not played than runs.
+func (r *Report) checkCounts() error {
+	type count struct {
+		name string
+		n    float64
+	}
+	counts := []count{{"runs", float64(r.Runs)}, {"not_played", float64(r.NotPlayed)}, {"elapsed_s", r.Elapsed}, {"pending", float64(r.Pending)}}
+	for i, v := range r.Violations {
+		counts = append(counts,
+			count{fmt.Sprintf("violations[%d].hits", i), float64(v.Hits)},
+			count{fmt.Sprintf("violations[%d].faults_before", i), float64(v.FaultsBefore)},
+			count{fmt.Sprintf("violations[%d].faults_after", i), float64(v.FaultsAfter)})
+	}
+	for _, c := range counts {
+		if c.n < 0 {
+			return fmt.Errorf("%s %v: must not be negative", c.name, c.n)
+		}
+	}
+	if r.NotPlayed > r.Runs {
+		return fmt.Errorf("not_played %d: more than its %d runs", r.NotPlayed, r.Runs)
+	}
+	return nil
 }
 
 // Line is one violation in one line, as the CLI prints it.
@@ -263,6 +315,9 @@ func (r *Report) Markdown() string {
 	status := ""
 	if r.Interrupted {
 		status = " (interrupted: what was found until then, not shrunk after the interruption)"
+	}
+	if r.Pending > 0 {
+		status += fmt.Sprintf(" (%d more violations found, not finished when this was written)", r.Pending)
 	}
 	fmt.Fprintf(&b, "%d runs in %.1f s of wall time, %.0f runs/min%s; seed %d, shard %s.\n\n",
 		r.Runs, r.Elapsed, r.RunsPerMin, status, r.Seed, r.Shard)

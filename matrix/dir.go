@@ -49,7 +49,7 @@ func (d *outDir) discard() { d.dir.Discard() }
 
 // finish writes the three files, renames the directory to its stamp
 // (-2, -3... when a matrix started in the same second) and points latest
-// at it. On success m.Dir is the final directory.
+// at it unless m is Incomplete. On success m.Dir is the final directory.
 func (d *outDir) finish(m *Matrix) error {
 	files := []struct {
 		name  string
@@ -72,6 +72,9 @@ func (d *outDir) finish(m *Matrix) error {
 		return err
 	}
 	m.Dir = final
+	if m.Incomplete {
+		return nil
+	}
 	return report.UpdateLatest(d.root, filepath.Base(final))
 }
 

@@ -36,8 +36,8 @@ type Config struct {
 	// these host:port addresses (RunOptions.Addrs); Backend may be left
 	// out or be external. Pairs that need what those servers do not give
 	// (process control, replicas, another node count) are skipped with
-	// the reason. Runs on the same servers share their keys, so they go
-	// one at a time: Parallel defaults to, and must be, 1.
+	// the reason. A run holds the servers alone (scenarios.GuardKey), so
+	// runs go one at a time: Parallel defaults to, and must be, 1.
 	Addrs []string
 	// Toxiproxy puts every run's proxies on the toxiproxy server whose API
 	// is at this host:port (RunOptions.Toxiproxy).
@@ -112,6 +112,9 @@ type Matrix struct {
 	Totals     Totals            `json:"totals"`
 	Load       Load              `json:"load"`
 	Verdicts   map[string]string `json:"verdicts"` // what each cell verdict means
+	// Incomplete marks a matrix cut short by an interruption: the pairs
+	// that finished, the others CellInterrupted. Not a verdict.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // Row is a row of the matrix.
@@ -132,6 +135,9 @@ const (
 	CellSkip  CellStatus = "skip"  // not run, Reason says why (expect: skip, or the backend lacks what it needs)
 	CellNA    CellStatus = "n/a"   // the scenario does not apply to the design (not in its algorithm list)
 	CellError CellStatus = "error" // a run failed in locksim itself; Reason has the first error
+	// CellInterrupted: the matrix was interrupted before the pair's runs
+	// all finished; Runs holds those that did.
+	CellInterrupted CellStatus = "interrupted"
 )
 
 // Mixed is the verdict of a cell whose runs disagree among themselves.
@@ -190,11 +196,13 @@ type Totals struct {
 	Skipped int `json:"skipped"` // pairs not run, with a reason
 	NA      int `json:"na"`      // pairs that do not apply
 	Errors  int `json:"errors"`  // pairs locksim failed to run
+	// Interrupted counts the pairs an interruption cut short.
+	Interrupted int `json:"interrupted,omitempty"`
 }
 
 // OK reports whether the matrix met every expectation: every pair that
 // ran agreed in all its runs, and none failed to run.
-func (m Matrix) OK() bool { return m.Totals.Differ == 0 && m.Totals.Errors == 0 }
+func (m Matrix) OK() bool { return m.Totals.Differ == 0 && m.Totals.Errors == 0 && !m.Incomplete }
 
 // Cell returns the cell of scenario x algo, or nil.
 func (m *Matrix) Cell(scenario, algo string) *Cell {
@@ -216,8 +224,10 @@ func (m *Matrix) Cell(scenario, algo string) *Cell {
 // is a *Error or wraps sim.ErrConfig, found before anything runs. A run
 // that locksim failed to carry out makes its cell an error cell; the
 // matrix is still written and returned, with an error wrapping
-// sim.ErrHarness. A cancelled ctx stops the matrix: running runs end,
-// nothing is written, and the error wraps ctx.Err().
+// sim.ErrHarness. A cancelled ctx stops the matrix: running runs end, the
+// matrix is written with the pairs that finished, marked Incomplete (the
+// others CellInterrupted), latest does not move, and the error wraps
+// ctx.Err().
 func Run(ctx context.Context, cfg Config) (Matrix, error) {
 	p, err := makePlan(cfg)
 	if err != nil {
@@ -245,9 +255,14 @@ func Run(ctx context.Context, cfg Config) (Matrix, error) {
 		return Matrix{}, fmt.Errorf("%w: %w", sim.ErrHarness, err)
 	}
 	meter := startLoad()
-	if err := runJobs(ctx, cfg, w.tmp, p.jobs, m.Cells); err != nil {
-		w.discard()
-		return Matrix{}, err
+	runErr := runJobs(ctx, cfg, w.tmp, p.jobs, m.Cells)
+	if runErr != nil {
+		if ctx.Err() == nil {
+			w.discard()
+			return Matrix{}, runErr
+		}
+		m.Incomplete = true
+		markInterrupted(m.Cells)
 	}
 	m.Load = meter.stop()
 	m.WallMS = float64(time.Since(m.Started)) / float64(time.Millisecond)
@@ -261,6 +276,9 @@ func Run(ctx context.Context, cfg Config) (Matrix, error) {
 		}
 		return Matrix{}, fmt.Errorf("%w: matrix: %w; its runs are kept in %s", sim.ErrHarness, err, kept)
 	}
+	if m.Incomplete {
+		return m, fmt.Errorf("matrix interrupted; the %d pairs that finished are in %s, marked incomplete: %w", m.Totals.Cells, m.Dir, ctx.Err())
+	}
 	if m.Totals.Errors > 0 {
 		return m, fmt.Errorf("%w: %d of %d pairs could not be run (see matrix.md)", sim.ErrHarness, m.Totals.Errors, m.Totals.Cells+m.Totals.Errors)
 	}
@@ -270,14 +288,37 @@ func Run(ctx context.Context, cfg Config) (Matrix, error) {
 // verdictMeanings is the legend matrix.json carries for readers without
 // the README.
 var verdictMeanings = map[string]string{
-	"safe":     "every safety check and liveness held",
-	"unsafe":   "a safety check (exclusion, claim or fencing) failed; the run's verdict.json has the witness",
-	"deadlock": "safe, but after every fault healed a probe could not acquire within TTL + slack",
-	"unknown":  "the checker could not decide (timeout); never counted as a pass",
-	Mixed:      "the cell's runs disagree among themselves; see each run",
-	"skip":     "not run; reason says why",
-	"n/a":      "the scenario does not apply to the design",
-	"error":    "locksim failed to run the pair; reason has the error",
+	"safe":        "every safety check and liveness held",
+	"unsafe":      "a safety check (exclusion, claim or fencing) failed; the run's verdict.json has the witness",
+	"deadlock":    "safe, but after every fault healed a probe could not acquire within TTL + slack",
+	"unknown":     "the checker could not decide (timeout); never counted as a pass",
+	Mixed:         "the cell's runs disagree among themselves; see each run",
+	"skip":        "not run; reason says why",
+	"n/a":         "the scenario does not apply to the design",
+	"error":       "locksim failed to run the pair; reason has the error",
+	"interrupted": "the matrix was interrupted before the pair's runs finished; not a verdict",
+}
+
+// markInterrupted turns every cell that ran but whose runs did not all
+// finish into CellInterrupted, keeping the runs that did.
+func markInterrupted(cells []Cell) {
+	for i := range cells {
+		c := &cells[i]
+		if c.Status != CellRan {
+			continue
+		}
+		var done []CellRun
+		for _, r := range c.Runs {
+			if r.Error == "" && r.Verdict != "" {
+				done = append(done, r)
+			}
+		}
+		if len(done) < len(c.Runs) {
+			c.Status, c.AsExpected = CellInterrupted, false
+			c.Reason = fmt.Sprintf("the matrix was interrupted when %d of its %d runs had finished", len(done), len(c.Runs))
+			c.Runs = done
+		}
+	}
 }
 
 // job is one run of one pair.
@@ -342,7 +383,7 @@ func runJobs(ctx context.Context, cfg Config, root string, jobs []job, cells []C
 				mu.Lock()
 				cells[j.cell].Runs[j.run] = r
 				if err != nil && ctx.Err() != nil && interrupted == nil {
-					interrupted = fmt.Errorf("matrix interrupted, nothing written: %w", ctx.Err())
+					interrupted = fmt.Errorf("matrix interrupted: %w", ctx.Err())
 				}
 				mu.Unlock()
 				verdict := string(r.Verdict)
@@ -367,7 +408,7 @@ feed:
 		return interrupted
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("matrix interrupted, nothing written: %w", err)
+		return fmt.Errorf("matrix interrupted: %w", err)
 	}
 	return nil
 }
@@ -407,6 +448,9 @@ func (m *Matrix) summarize() {
 			continue
 		case CellNA:
 			m.Totals.NA++
+			continue
+		case CellInterrupted:
+			m.Totals.Interrupted++
 			continue
 		}
 		c.Agreed, c.Verdict = 0, ""

@@ -200,19 +200,30 @@ func wellFormed(t *testing.T, page string) []string {
 	return hrefs
 }
 
-// TestMatrixInterrupted: a cancelled matrix leaves nothing that looks
-// like a matrix, and says it was interrupted.
+// TestMatrixInterrupted: a cancelled matrix is written with what
+// finished, marked incomplete, every pair cut short said to be so (never a
+// verdict), no partial directory left and latest not moved; the error
+// says it was interrupted.
 func TestMatrixInterrupted(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(500*time.Millisecond, cancel)
-	_, err := matrix.Run(ctx, matrix.Config{
+	m, err := matrix.Run(ctx, matrix.Config{
 		Scenarios: builtins(t, "crash-holder", "gc-pause-after-check"), Algorithms: []string{"setpx", "fenced"}, Out: out,
 	})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, err.Error(), "interrupted")
+	assert.True(t, m.Incomplete)
+	assert.False(t, m.OK())
+	assert.Positive(t, m.Totals.Interrupted, "the cancel came before every pair finished")
+	for _, c := range m.Cells {
+		if c.Status == matrix.CellInterrupted {
+			assert.False(t, c.AsExpected)
+		}
+	}
 	entries, err := os.ReadDir(matrix.Root(out))
 	require.NoError(t, err)
-	assert.Empty(t, entries, "no matrix, no partial directory, no latest")
+	require.Len(t, entries, 1, "the incomplete matrix, no partial directory, no latest")
+	assert.Equal(t, filepath.Base(m.Dir), entries[0].Name())
 }

@@ -131,7 +131,7 @@ func planExternal(cfg *Config) error {
 	case cfg.Parallel == 0:
 		cfg.Parallel = 1
 	case cfg.Parallel > 1:
-		return badMatrix("parallel %d: runs on the same external servers use the same keys, so they go one at a time (parallel 1)", cfg.Parallel)
+		return badMatrix("parallel %d: a run on external servers holds them alone (their guard key), so runs go one at a time (parallel 1)", cfg.Parallel)
 	}
 	return nil
 }

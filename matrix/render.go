@@ -208,6 +208,9 @@ func (m Matrix) Headline() string {
 	if t.NA > 0 {
 		s += fmt.Sprintf("; %d do not apply", t.NA)
 	}
+	if m.Incomplete {
+		s = fmt.Sprintf("INCOMPLETE, interrupted (%d pairs cut short, not verdicts): ", t.Interrupted) + s
+	}
 	return s
 }
 

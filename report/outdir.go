@@ -32,6 +32,19 @@ func checkOut(path string, wantEmpty bool) error {
 	if path == "" {
 		return errors.New("empty path")
 	}
+	if li, err := os.Lstat(path); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(path)
+		if _, err := os.Stat(path); err != nil {
+			// MkdirAll would fail on it after the run, and a rename
+			// would replace the link.
+			return fmt.Errorf("is a symlink to %s, which %v", target, describe(err))
+		}
+		if wantEmpty {
+			// The directory is renamed into place: the link itself
+			// would be replaced, not filled.
+			return fmt.Errorf("is a symlink (to %s): give the directory itself", target)
+		}
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && !fi.IsDir():
@@ -89,4 +102,12 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// describe says why a symlink's target cannot be used.
+func describe(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "does not exist"
+	}
+	return "cannot be reached: " + unwrapPath(err).Error()
 }

@@ -663,3 +663,18 @@ func TestDesignElem(t *testing.T) {
 	assert.NotContains(t, filepath.Base(dir), " ")
 	assert.NotContains(t, filepath.Base(dir), ":")
 }
+
+// A report that fails for a run of a scenario whose name is longer than a
+// file name may be still keeps the history: the kept file's name does not
+// grow with the scenario's or the design's.
+func TestKeptHistoryNameIsBounded(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	in := gcPauseRun(t)
+	in.Scenario = strings.Repeat("n", 300)
+	in.Algorithm = "process:" + strings.Repeat("/very/long/path", 30)
+	err := withKeptHistory(errors.New("write report: no space left on device"), in)
+	assertHistoryKept(t, err, tmp, in)
+	kept, _ := filepath.Glob(filepath.Join(tmp, "locksim-history-*.jsonl"))
+	assert.LessOrEqual(t, len(filepath.Base(kept[0])), 160)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 )
 
 // keepHistory saves a run's history when its report could not be written
@@ -16,7 +17,9 @@ func keepHistory(in Run) (string, error) {
 	if in.Sim == nil {
 		return "", errors.New("no simulation result")
 	}
-	name := "locksim-history-" + pathElem(in.Scenario) + "-" + pathElem(in.Algorithm) + "-*.jsonl"
+	// The name's length does not depend on the scenario's or the design's:
+	// a long one must not cost the run its history too.
+	name := "locksim-history-" + cut(pathElem(in.Scenario), 40) + "-" + designElem(in.Algorithm) + "-*.jsonl"
 	var errs []error
 	for _, dir := range []string{os.TempDir(), "."} {
 		f, err := os.CreateTemp(dir, name)
@@ -52,4 +55,15 @@ func withKeptHistory(err error, in Run) error {
 		return fmt.Errorf("%w; the history could not be kept either: %v", err, kerr)
 	}
 	return fmt.Errorf("%w; the run's history is kept in %s", err, path)
+}
+
+// cut is s cut to at most n bytes, at a character boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

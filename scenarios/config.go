@@ -24,6 +24,19 @@ func (s *Scenario) Config(algo string) (sim.Config, error) {
 	if err := s.checkDesign(algo); err != nil {
 		return sim.Config{}, err
 	}
+	cfg, err := s.build(algo)
+	if err != nil {
+		return sim.Config{}, err
+	}
+	if err := s.validate(algo, cfg); err != nil {
+		return sim.Config{}, err
+	}
+	return cfg, nil
+}
+
+// build is the sim.Config of algo, the scenario checked but not yet
+// against the design (checkDesign) or the simulator (validate).
+func (s *Scenario) build(algo string) (sim.Config, error) {
 	cfg := sim.Config{
 		Algorithm: algo,
 		Options:   s.Options.lock(),
@@ -52,9 +65,6 @@ func (s *Scenario) Config(algo string) (sim.Config, error) {
 			return sim.Config{}, s.errf(fmt.Sprintf("faults[%d]", i), "%v", err)
 		}
 		cfg.Faults = append(cfg.Faults, p)
-	}
-	if err := s.validate(algo, cfg); err != nil {
-		return sim.Config{}, err
 	}
 	return cfg, nil
 }

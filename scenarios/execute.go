@@ -32,11 +32,12 @@ type RunOptions struct {
 	// scenario's own backend. A scenario that sets nodes must set as many
 	// as there are addresses; one that leaves nodes out gets one node per
 	// address. What needs process control (kill-node, node clocks,
-	// failover, replicas, persistence) is refused, naming it. Before each
-	// run the keys under "locksim:" on these servers are deleted: an
-	// earlier run's (a key a crash left without TTL, a fencing counter)
-	// would otherwise decide this one. Runs on the same servers must not
-	// overlap, since they use the same keys.
+	// failover, replicas, persistence) is refused, naming it. A run's keys
+	// are its own (under "locksim:<run id>:", so that an earlier run's, a
+	// key a crash left without TTL or a fencing counter, cannot decide
+	// it) and are deleted after it; while it runs it holds the guard key
+	// GuardKey on every server, and a second run that finds it refuses to
+	// start (ErrServersBusy).
 	Addrs []string
 	// Toxiproxy is the host:port of a toxiproxy server's API: the run's
 	// proxies (and so its network faults) are made there instead of in
@@ -129,11 +130,21 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	}
 	rctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	notes, err := o.prepare(rctx)
+	notes, lease, err := o.prepare(rctx)
 	if err != nil {
 		return out, err
 	}
+	if lease != nil {
+		cfg.KeyPrefix = lease.prefix
+	}
 	res, runErr := sim.Run(rctx, cfg)
+	if lease != nil {
+		more, err := lease.end(ctx)
+		notes = append(notes, more...)
+		if runErr == nil {
+			runErr = err
+		}
+	}
 	if runErr != nil && ctx.Err() == nil && rctx.Err() != nil {
 		runErr = fmt.Errorf("%w: run exceeded its timeout of %v and was stopped", sim.ErrHarness, o.Timeout)
 	}

@@ -31,6 +31,13 @@ func (s *Scenario) RunConfig(algo string, o RunOptions) (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, err
 	}
+	if len(o.Addrs) > 0 {
+		// What the external backend cannot do (process control) is the
+		// reason given first: it holds whatever the design.
+		if err := run.externalRefuses(algo, o.Addrs); err != nil {
+			return sim.Config{}, err
+		}
+	}
 	cfg, err := run.Config(algo)
 	if err != nil {
 		return sim.Config{}, err
@@ -53,6 +60,34 @@ func (s *Scenario) RunConfig(algo string, o RunOptions) (sim.Config, error) {
 		return sim.Config{}, err
 	}
 	return cfg, nil
+}
+
+// externalRefuses is the external backend's refusal of the scenario's
+// faults (one that needs process control, say), judged before the
+// design's own checks.
+func (s *Scenario) externalRefuses(algo string, addrs []string) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	cfg, err := s.build(algo)
+	if err != nil {
+		return err
+	}
+	cfg.Cluster.Backend = sim.BackendExternal
+	cfg.Cluster.Addrs = slices.Clone(addrs)
+	cfg.Cluster.Nodes = len(addrs)
+	full := cfg.WithDefaults()
+	for i, p := range full.Faults {
+		if v, ok := p.Fault.(sim.Validator); ok {
+			if err := v.Validate(full); err != nil {
+				if fe := s.fieldError(err, fmt.Sprintf("faults[%d].", i)); fe != nil {
+					return fe
+				}
+				return s.errf(fmt.Sprintf("faults[%d]", i), "%s: %v", p.Fault, err)
+			}
+		}
+	}
+	return nil
 }
 
 // onAddrs is the scenario as it runs on len(addrs) external nodes: its own
@@ -152,48 +187,41 @@ func (s *Scenario) resolvedFor(algo string, o RunOptions) ([]byte, error) {
 }
 
 // prepare readies what o names outside this process before a run, and
-// returns the notes the run's report carries about it: the external
-// servers, cleared of the keys an earlier run left, and the toxiproxy
-// server.
-func (o RunOptions) prepare(ctx context.Context) ([]string, error) {
+// returns the notes the run's report carries about it and, on external
+// servers, the run's lease on them: its key prefix and its guard, which
+// end releases after the run.
+func (o RunOptions) prepare(ctx context.Context) ([]string, *lease, error) {
 	var notes []string
+	var l *lease
 	if len(o.Addrs) > 0 {
-		removed, err := clearKeys(ctx, o.Addrs)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", sim.ErrHarness, err)
+		var err error
+		if l, err = takeLease(ctx, o.Addrs); err != nil {
+			return nil, nil, err
 		}
-		n := fmt.Sprintf("%s backend: the masters at %s, not started by locksim; their keys under %q were deleted before the run",
-			sim.BackendExternal, strings.Join(o.Addrs, ", "), keyPrefix)
-		if removed > 0 {
-			n += fmt.Sprintf(" (%d left by an earlier run)", removed)
-		}
-		notes = append(notes, n)
+		notes = append(notes, fmt.Sprintf("%s backend: the masters at %s, not started by locksim; the run held the guard key %s on them, so no other locksim run used them at the same time",
+			sim.BackendExternal, strings.Join(o.Addrs, ", "), GuardKey))
 	}
 	if o.Toxiproxy != "" {
 		notes = append(notes, "network: the proxies (and every network fault) were on the toxiproxy server at "+o.Toxiproxy)
 	}
-	return notes, nil
+	return notes, l, nil
 }
 
-// keyPrefix starts every key a run writes (the lock keys, fencing
-// counters, read/write markers).
-const keyPrefix = "locksim:"
-
-// clearKeys deletes the keys under keyPrefix on every server at addrs and
+// clearKeys deletes the keys under prefix on every server at addrs and
 // returns how many it deleted. Nothing else on the servers is touched.
-func clearKeys(ctx context.Context, addrs []string) (int, error) {
+func clearKeys(ctx context.Context, addrs []string, prefix string) (int, error) {
 	total := 0
 	for i, addr := range addrs {
-		n, err := clearKeysAt(ctx, addr)
+		n, err := clearKeysAt(ctx, addr, prefix)
 		total += n
 		if err != nil {
-			return total, fmt.Errorf("external node %d at %s: delete keys %s*: %w", i, addr, keyPrefix, err)
+			return total, fmt.Errorf("external node %d at %s: delete keys %s*: %w", i, addr, prefix, err)
 		}
 	}
 	return total, nil
 }
 
-func clearKeysAt(ctx context.Context, addr string) (int, error) {
+func clearKeysAt(ctx context.Context, addr, prefix string) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 1, MaxRetries: -1, DialTimeout: 2 * time.Second, ContextTimeoutEnabled: true})
@@ -212,7 +240,7 @@ func clearKeysAt(ctx context.Context, addr string) (int, error) {
 		keys = keys[:0]
 		return nil
 	}
-	it := c.Scan(ctx, 0, keyPrefix+"*", batch).Iterator()
+	it := c.Scan(ctx, 0, prefix+"*", batch).Iterator()
 	for it.Next(ctx) {
 		if keys = append(keys, it.Val()); len(keys) == batch {
 			if err := del(); err != nil {

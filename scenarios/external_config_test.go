@@ -149,7 +149,7 @@ func TestClearKeys(t *testing.T) {
 	require.NoError(t, clients[1].Set(ctx, "locksim", "theirs too", 0).Err())
 	addrs := []string{c.Node(0).Addr(), c.Node(1).Addr()}
 
-	n, err := clearKeys(ctx, addrs)
+	n, err := clearKeys(ctx, addrs, "locksim:")
 	require.NoError(t, err)
 	assert.Equal(t, stale+1, n)
 	left0, err := clients[0].Keys(ctx, "*").Result()
@@ -159,7 +159,7 @@ func TestClearKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"app:locksim:0", "locksim"}, left1)
 
-	n, err = clearKeys(ctx, addrs)
+	n, err = clearKeys(ctx, addrs, "locksim:")
 	require.NoError(t, err)
 	assert.Zero(t, n, "nothing left to clear")
 }

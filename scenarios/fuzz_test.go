@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// FuzzParse: no input makes Parse panic, and every failure is one *Error
-// on one line. The seed corpus (run by plain go test) is the test inputs
+// FuzzParse: no input makes Parse panic, every failure is one *Error on
+// one line, and a parsed file resolves for at least one design it covers. The seed corpus (run by plain go test) is the test inputs
 // and the catalogue.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(good))
@@ -36,10 +36,22 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		// A file loads when a design it covers takes it; one that does
+		// not is refused when resolved, in one line naming the field.
+		resolved := 0
 		for _, algo := range s.Algorithms() {
-			if _, err := s.Resolved(algo); err != nil {
-				t.Fatalf("parsed, but Resolved(%s): %v", algo, err)
+			_, err := s.Resolved(algo)
+			if err == nil {
+				resolved++
+				continue
 			}
+			var e *Error
+			if !errors.As(err, &e) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("parsed, but Resolved(%s) fails with %T on more than one line: %v", algo, err, err)
+			}
+		}
+		if resolved == 0 {
+			t.Fatalf("parsed, but no design it covers resolves")
 		}
 	})
 }

@@ -113,10 +113,21 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 	}
 	// Resolving for every design it runs finds what only the built faults
 	// can check (a partition whose groups choose no link), with its line.
+	// What only some designs cannot take is said when one of them is
+	// resolved for a run (RunConfig, before anything starts), so that
+	// --algos naming another design is not refused for it.
+	var first error
 	for _, algo := range checked.Algorithms() {
-		if _, err := checked.Config(algo); err != nil {
-			return nil, err
+		_, err := checked.Config(algo)
+		if err == nil {
+			return &s, nil
 		}
+		if first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return nil, first
 	}
 	return &s, nil
 }

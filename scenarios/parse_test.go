@@ -221,7 +221,6 @@ func TestParseBad(t *testing.T) {
 		{"replicas", "name: x\nreplicas: 2\n", 2, "replicas", []string{"0 or 1", "(2)"}},
 		{"read ratio range", "name: x\nread_ratio: 1.5\n", 2, "read_ratio", []string{"(1.5)"}},
 		{"read ratio without read lock", "name: x\nalgorithm: setpx\nread_ratio: 0.5\n", 3, "read_ratio", []string{"setpx has no read lock", "(0.5)"}},
-		{"read ratio for every design", "name: x\nread_ratio: 0.5\n", 2, "read_ratio", []string{"has no read lock", "expect", "skip"}},
 		{"roles count", "name: x\nalgorithm: rwlock\nclients: 3\nroles: [read, write]\n", 4, "roles", []string{"2 roles for 3 clients"}},
 		{"unknown role", "name: x\nalgorithm: rwlock\nroles: [read, reader]\n", 3, "roles[1]", []string{"want read, write or any", "reader"}},
 		{"read role without read lock", "name: x\nalgorithm: setpx\nroles: [read, write]\n", 3, "roles", []string{"setpx has no read lock"}},
@@ -354,4 +353,22 @@ func TestScenarioBuiltInGo(t *testing.T) {
 	cfg, err := s.Config("setpx")
 	require.NoError(t, err)
 	assert.Equal(t, []sim.Planned{{Fault: faults.PauseClient{Client: 1}}}, cfg.Faults)
+}
+
+// A file covering every design with a read ratio loads (the read/write
+// designs take it); a design without a read lock is refused when it is
+// resolved for a run, naming it, at the file's line.
+func TestReadRatioForEveryDesign(t *testing.T) {
+	s, err := Parse("bad.yaml", []byte("name: x\nread_ratio: 0.5\n"))
+	require.NoError(t, err)
+	_, err = s.Config("rwlock")
+	require.NoError(t, err)
+	_, err = s.Config("setpx")
+	var e *Error
+	require.True(t, errors.As(err, &e), "error type %T: %v", err, err)
+	assert.Equal(t, 2, e.Line)
+	assert.Equal(t, "read_ratio", e.Field)
+	for _, w := range []string{"setpx has no read lock", "expect", "skip"} {
+		assert.Contains(t, err.Error(), w)
+	}
 }

@@ -152,7 +152,7 @@ func (c *Client) run(ctx context.Context, stop <-chan struct{}) {
 // that could not be had just ends the cycle.
 func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 	cfg := c.w.cfg
-	key := fmt.Sprintf("locksim:%d", c.rnd.IntN(cfg.Keys))
+	key := cfg.LockKey(c.rnd.IntN(cfg.Keys))
 	read := cfg.ReadRatio > 0 && c.rnd.Float64() < cfg.ReadRatio
 	if c.ID < len(cfg.Roles) && cfg.Roles[c.ID] != AccessAny {
 		read = cfg.Roles[c.ID] == AccessRead

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/locksim/locksim/lock"
@@ -16,11 +17,16 @@ type Config struct {
 
 	Cluster ClusterConfig
 
-	Clients  int
-	Keys     int           // lock keys the clients pick from [1]
-	Duration time.Duration // how long clients keep cycling [3s]
-	Hold     time.Duration // time inside the critical section [20ms]
-	Think    time.Duration // pause between cycles [5ms]
+	Clients int
+	Keys    int // lock keys the clients pick from [1]
+	// KeyPrefix starts every lock key (KeyPrefix<n>), and so every key a
+	// design derives from one (fencing counters, read/write markers,
+	// unlock channels) ["locksim:"]. A run on servers others may use
+	// gives it a run id of its own, so that its keys are its alone.
+	KeyPrefix string
+	Duration  time.Duration // how long clients keep cycling [3s]
+	Hold      time.Duration // time inside the critical section [20ms]
+	Think     time.Duration // pause between cycles [5ms]
 	// ReadRatio is the share of cycles that take a read lock (read/write
 	// designs only).
 	ReadRatio float64
@@ -50,6 +56,18 @@ type Config struct {
 	// Grace bounds how long clients may take to finish their cycle after the
 	// run's duration [2 x TTL + Hold + 1s].
 	Grace time.Duration
+}
+
+// DefaultKeyPrefix starts the lock keys of a run that sets no KeyPrefix.
+const DefaultKeyPrefix = "locksim:"
+
+// LockKey is the name of lock key n.
+func (c Config) LockKey(n int) string {
+	p := c.KeyPrefix
+	if p == "" {
+		p = DefaultKeyPrefix
+	}
+	return p + strconv.Itoa(n)
 }
 
 // WithDefaults fills unset fields.

@@ -38,6 +38,10 @@ const (
 	// is longer than any scenario and still within memory for a few clients
 	// (the memory estimate below refuses many clients for long).
 	MaxDuration = time.Hour
+	// MaxNameLen: a scenario's name is a directory of every run of it, and
+	// part of file names beside its stamp and design; a file name has 255
+	// bytes on Linux.
+	MaxNameLen = 100
 )
 
 // Cost estimates behind checkMachine. They are deliberately generous: a

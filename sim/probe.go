@@ -40,7 +40,7 @@ func probe(ctx context.Context, w *World) {
 		defer p.Close() // the probe's own child
 	}
 	for k := 0; k < cfg.Keys; k++ {
-		key := fmt.Sprintf("locksim:%d", k)
+		key := cfg.LockKey(k)
 		pctx, cancel := context.WithTimeout(ctx, bound)
 		op := Op{Kind: KindProbe, Client: NoClient, Key: key, Call: w.rec.Now()}
 		var unknowns, refusals int

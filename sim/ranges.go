@@ -35,6 +35,10 @@ func fieldErr(field string, v any, format string, args ...any) *FieldError {
 // the first.
 func CheckValue(field string, v any) error {
 	switch field {
+	case "name":
+		if s, _ := v.(string); len(s) > MaxNameLen {
+			return fieldErr(field, fmt.Sprintf("of %d characters", len(s)), "at most %d characters: it names a directory", MaxNameLen)
+		}
 	case "nodes":
 		return intRange(field, v, 1, MaxNodes)
 	case "clients":

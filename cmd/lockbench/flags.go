@@ -146,7 +146,7 @@ func (f *flags) config(now time.Time) (bench.Config, string, error) {
 		}
 	}
 	if changed("clients") || !f.quick {
-		if cfg.Clients, err = checkInts("clients", f.clients, 1, 1024); err != nil {
+		if cfg.Clients, err = checkInts("clients", f.clients, 1, sim.MaxClients); err != nil {
 			return cfg, "", err
 		}
 	}

@@ -32,12 +32,18 @@ func TestFlagValidation(t *testing.T) {
 	nonEmpty := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(nonEmpty, "x"), nil, 0o644))
 	file := filepath.Join(nonEmpty, "x")
+	links := t.TempDir()
+	dangling, toEmpty, empty := filepath.Join(links, "dangling"), filepath.Join(links, "to-empty"), filepath.Join(links, "empty")
+	require.NoError(t, os.Mkdir(empty, 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(links, "nowhere"), dangling))
+	require.NoError(t, os.Symlink(empty, toEmpty))
 	for _, tc := range []struct {
 		args []string
 		want string // the one-line error names the flag and value
 	}{
 		{[]string{"--backend", "etcd"}, `--backend "etcd"`},
-		{[]string{"--clients", "0"}, `--clients 0: 0 is outside [1, 1024]`},
+		{[]string{"--clients", "0"}, `--clients 0: 0 is outside [1, 1000]`},
+		{[]string{"--clients", "1001"}, `--clients 1001: 1001 is outside [1, 1000]`}, // as locksim run's --clients
 		{[]string{"--clients", "4,4"}, `--clients 4,4: 4 given twice`},
 		{[]string{"--clients", "4", "--clients", "4"}, `--clients 4,4: 4 given twice`},
 		{[]string{"--nodes", "0"}, `--nodes 0: 0 is outside [1, 9]`},
@@ -61,6 +67,8 @@ func TestFlagValidation(t *testing.T) {
 		{[]string{"--out", file}, `--out "` + file + `": exists and is not a directory`},
 		{[]string{"--out", filepath.Join(file, "bench")}, `--out "` + filepath.Join(file, "bench") + `": not a directory`},
 		{[]string{"--out", "/dev/null/x"}, `--out "/dev/null/x": not a directory`},
+		{[]string{"--out", dangling}, `--out "` + dangling + `": is a symlink to ` + filepath.Join(links, "nowhere") + `, which does not exist`},
+		{[]string{"--out", toEmpty}, `--out "` + toEmpty + `": is a symlink (to ` + empty + `): give the directory itself`},
 		{[]string{"--out", "/proc/lockbench"}, `--out "/proc/lockbench": /proc is not writable`},
 		{[]string{"--redis-server", "/no/such/redis-server"}, `--redis-server "/no/such/redis-server"`},
 		{[]string{"--under", "no-such-scenario"}, `--under "no-such-scenario": scenario "no-such-scenario": neither a built-in`},
@@ -139,7 +147,7 @@ func TestExitCodes(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--clients", "0"}, &stdout, &stderr)
 	assert.Equal(t, exitUsage, code)
-	assert.Equal(t, "lockbench: --clients 0: 0 is outside [1, 1024]\n", stderr.String())
+	assert.Equal(t, "lockbench: --clients 0: 0 is outside [1, 1000]\n", stderr.String())
 
 	// Values pflag cannot parse: one line naming the flag and the value.
 	for _, tc := range []struct {

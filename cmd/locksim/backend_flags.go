@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,11 +76,23 @@ const preflightTimeout = 3 * time.Second
 
 // preflight makes sure that the servers the flags name answer before
 // anything runs, so that a wrong address is one line now rather than a
-// harness failure in every run.
+// harness failure in every run, and that no server is given twice under
+// two spellings (127.0.0.1:p, localhost:p, [::ffff:127.0.0.1]:p): the
+// resolved addresses differ, and so do the servers' run_id where INFO
+// gives one, else one server would count twice towards a majority.
 func (b *backendFlags) preflight(ctx context.Context) error {
+	seen := map[string]int{}
 	for i, addr := range b.addrs {
-		if err := ping(ctx, addr); err != nil {
+		ids, err := ping(ctx, addr)
+		if err != nil {
 			return fmt.Errorf("--addrs: node %d at %s does not answer PING: %w", i, addr, err)
+		}
+		for _, id := range ids {
+			if j, ok := seen[id]; ok {
+				return fmt.Errorf("--addrs: node %d at %s and node %d at %s are the same server (%s): each node must be a server of its own",
+					j, b.addrs[j], i, addr, id)
+			}
+			seen[id] = i
 		}
 	}
 	if b.toxiproxy != "" {
@@ -93,7 +106,10 @@ func (b *backendFlags) preflight(ctx context.Context) error {
 	return nil
 }
 
-func ping(ctx context.Context, addr string) error {
+// ping checks that the server at addr answers PING and returns what
+// identifies it: the address it resolved to ("address 127.0.0.1:6379")
+// and, where INFO server gives it, its run_id ("run_id ...").
+func ping(ctx context.Context, addr string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
 	defer cancel()
 	// A plain dial first: go-redis answers a refused dial by retrying in
@@ -101,12 +117,30 @@ func ping(ctx context.Context, addr string) error {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	var ids []string
+	if ta, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
+		ip := ta.IP
+		if ip4 := ip.To4(); ip4 != nil {
+			ip = ip4 // ::ffff:a.b.c.d is a.b.c.d
+		}
+		ids = append(ids, "address "+net.JoinHostPort(ip.String(), strconv.Itoa(ta.Port)))
 	}
 	_ = conn.Close()
 	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 1, MaxRetries: -1, DialTimeout: preflightTimeout, ContextTimeoutEnabled: true})
 	defer c.Close()
-	return c.Ping(ctx).Err()
+	if err := c.Ping(ctx).Err(); err != nil {
+		return nil, err
+	}
+	if info, err := c.Info(ctx, "server").Result(); err == nil {
+		for _, line := range strings.Split(info, "\n") {
+			if id, ok := strings.CutPrefix(strings.TrimSpace(line), "run_id:"); ok && id != "" {
+				ids = append(ids, "run_id "+id)
+			}
+		}
+	}
+	return ids, nil
 }
 
 // runOptions are the scenarios.RunOptions the flags give.

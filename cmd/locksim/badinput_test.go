@@ -42,6 +42,8 @@ func TestBadInputTable(t *testing.T) {
 			[]string{"s.yaml:3", "faults", "at most 1000", "1001"}},
 		{"more than memory holds", "name: bad\nalgorithm: setpx\nclients: 1000\nduration: 1h\nhold: 1ms\nthink: 1ms\n",
 			[]string{"clients 1000", "memory"}},
+		{"name longer than a file name allows", "name: " + strings.Repeat("n", 300) + "\nalgorithm: setpx\n",
+			[]string{"s.yaml:1", "name", "at most 100 characters", "300 characters"}},
 		{"majority never reached", head + "faults:\n" +
 			"  - {kind: kill-node, node: 0, at: 1ms}\n  - {kind: kill-node, node: 1, at: 1ms}\n  - {kind: pause-node, node: 2, at: 1ms}\n",
 			[]string{"faults", "majority", "3 down"}},
@@ -139,6 +141,25 @@ func TestBadOutPathTable(t *testing.T) {
 	holder := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(holder, "locksim"), []byte("a binary\n"), 0o755))
 	testBadOut(t, "runs dir is a file/run", []string{"run", "--algo", "setpx", "--backend", "redis", "--duration", "30s"}, holder, "locksim inside it, where the runs go: exists and is not a directory")
+	// The scenario's own directory, and the matrices' directory, as files.
+	scenarioFile := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(scenarioFile, "locksim"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(scenarioFile, "locksim", "adhoc"), []byte("x\n"), 0o644))
+	testBadOut(t, "scenario dir is a file/run", []string{"run", "--algo", "setpx", "--backend", "redis", "--duration", "30s"}, scenarioFile,
+		"locksim/adhoc inside it, where the runs of adhoc go: exists and is not a directory")
+	matrixFile := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(matrixFile, "matrix"), []byte("x\n"), 0o644))
+	testBadOut(t, "matrix dir is a file/matrix", []string{"matrix", "--scenarios", "control-contention", "--algos", "setpx"}, matrixFile,
+		"matrix inside it, where the matrices go: exists and is not a directory")
+	// A symlink to nowhere: MkdirAll would fail on it only after the run.
+	dangling := filepath.Join(t.TempDir(), "results")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "nowhere"), dangling))
+	for _, cmd := range [][]string{
+		{"run", "--algo", "setpx", "--backend", "redis", "--duration", "30s"},
+		{"matrix", "--scenarios", "control-contention", "--algos", "setpx"},
+	} {
+		testBadOut(t, "dangling symlink/"+cmd[0], cmd, dangling, "is a symlink to "+filepath.Join(dir, "nowhere")+", which does not exist")
+	}
 }
 
 // testBadOut runs cmd with --out out and expects it refused as bad input
@@ -168,4 +189,24 @@ func TestAlgosAndItsAlias(t *testing.T) {
 			t.Errorf("run %s setpx: exit %d: %s", flag, code, stderr)
 		}
 	}
+}
+
+// TestRefusalNamesTheDesignGiven: a file covering several designs is
+// refused for what the design given cannot take, never for another one
+// it covers: with two nodes down for good redlock can never reach a
+// majority, setpx (on node 0, which restarts) can run.
+func TestRefusalNamesTheDesignGiven(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.yaml")
+	require.NoError(t, os.WriteFile(f, []byte("name: twodown\nalgorithm: [redlock, setpx]\nnodes: 3\nduration: 300ms\nfaults:\n"+
+		"  - {kind: kill-node, node: 0, at: 10ms, restart_after: 20ms}\n  - {kind: kill-node, node: 1, at: 10ms}\n  - {kind: kill-node, node: 2, at: 10ms}\n"), 0o644))
+	_, stderr, code := execute(t, "run", f, "--algos", "setpx", "--out", filepath.Join(dir, "results"))
+	assert.Equal(t, exitOK, code, stderr)
+	assert.NotContains(t, stderr, "redlock")
+
+	_, stderr, code = execute(t, "run", f, "--algos", "redlock", "--out", filepath.Join(dir, "results"))
+	assert.Equal(t, exitUsage, code, stderr)
+	msg := strings.TrimSpace(stderr)
+	assert.NotContains(t, msg, "\n", "one line")
+	assert.Contains(t, msg, "redlock can never reach a majority")
 }

@@ -102,7 +102,7 @@ func serverAnswers(ctx context.Context, i int, addr string) check {
 	if err := scenarios.CheckAddr(addr); err != nil {
 		return check{name, false, fmt.Sprintf("--addrs %q: %v", addr, err)}
 	}
-	if err := ping(ctx, addr); err != nil {
+	if _, err := ping(ctx, addr); err != nil {
 		return check{name, false, fmt.Sprintf("%s does not answer PING: %v", addr, err)}
 	}
 	return check{name, true, addr + " answers PING"}

@@ -19,6 +19,7 @@ import (
 	"github.com/locksim/locksim/internal/artifact"
 	"github.com/locksim/locksim/internal/progress"
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -146,6 +147,9 @@ func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
 			f.out += fmt.Sprintf("-shard%dof%d", shard, shards)
 		}
 	}
+	if err := report.CheckOutRoot(f.out); err != nil {
+		return nil, fmt.Errorf("--out %q: %w", f.out, err)
+	}
 	var out []explore.Config
 	for _, a := range f.algos {
 		cfg := explore.Config{
@@ -190,7 +194,7 @@ func (f *exploreFlags) run(ctx context.Context, stdout, stderr io.Writer, cfgs [
 			reps = append(reps, rep)
 			found += len(rep.Violations)
 			if !f.asJSON {
-				printReport(stdout, rep, cfg.Out)
+				printReport(stdout, rep)
 			}
 		}
 		if err != nil {
@@ -199,7 +203,10 @@ func (f *exploreFlags) run(ctx context.Context, stdout, stderr io.Writer, cfgs [
 			}
 			switch {
 			case ctx.Err() != nil:
-				return harnessErr(fmt.Errorf("explore interrupted; what was found so far is in %s", cfg.Out))
+				if rep == nil || rep.Written == "" {
+					return harnessErr(errors.New("explore interrupted; nothing was written"))
+				}
+				return harnessErr(fmt.Errorf("explore interrupted; what was found so far is in %s", rep.Written))
 			case errors.Is(err, explore.BadInput):
 				return usageErr(err)
 			case errors.Is(err, sim.ErrConfig):
@@ -226,10 +233,12 @@ func budget(cfg explore.Config) string {
 	return fmt.Sprintf("%d runs", cfg.Runs)
 }
 
-func printReport(w io.Writer, r *explore.Report, dir string) {
+// printReport prints r in a few lines, with its summary's path only when
+// the summary was written.
+func printReport(w io.Writer, r *explore.Report) {
 	fmt.Fprintf(w, "%s: %d runs (%d not played), %.0f runs/min, %d distinct violations", r.Algorithm, r.Runs, r.NotPlayed, r.RunsPerMin, len(r.Violations))
-	if dir != "" {
-		fmt.Fprintf(w, "; summary %s", filepath.Join(dir, explore.FileSummary))
+	if r.Written != "" {
+		fmt.Fprintf(w, "; summary %s", filepath.Join(r.Written, explore.FileSummary))
 	}
 	if r.Interrupted {
 		fmt.Fprint(w, " (interrupted)")
@@ -281,6 +290,9 @@ violations found, 2 bad input.`,
 			if out == "" {
 				out = filepath.Join("results", "explore", artifact.Stamp(time.Now())+"-merged")
 			}
+			if err := report.CheckOutRoot(out); err != nil {
+				return usageErr(fmt.Errorf("--out %q: %w", out, err))
+			}
 			found := 0
 			for _, r := range reps {
 				dir := filepath.Join(out, r.Algorithm)
@@ -289,7 +301,7 @@ violations found, 2 bad input.`,
 				}
 				found += len(r.Violations)
 				if !asJSON {
-					printReport(cmd.OutOrStdout(), r, dir)
+					printReport(cmd.OutOrStdout(), r)
 				}
 			}
 			if asJSON {

@@ -30,6 +30,13 @@ func executeVirtual(t *testing.T, args ...string) (string, string, int) {
 }
 
 func TestExploreBadInput(t *testing.T) {
+	// An exploration's directory, and one whose counts no exploration writes.
+	good := filepath.Join(t.TempDir(), "setpx")
+	require.NoError(t, os.MkdirAll(good, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(good, "explore.json"), []byte(`{"algorithm":"setpx","runs":10,"violations":[]}`), 0o644))
+	negative := filepath.Join(t.TempDir(), "setpx")
+	require.NoError(t, os.MkdirAll(negative, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(negative, "explore.json"), []byte(`{"algorithm":"setpx","runs":-5,"violations":[]}`), 0o644))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -45,6 +52,12 @@ func TestExploreBadInput(t *testing.T) {
 		{"bad confirm", []string{"explore", "--algos", "setpx", "--confirm", "etcd"}, `--confirm "etcd"`},
 		{"failover on redlock", []string{"explore", "--algos", "redlock", "--kinds", "failover"}, "--kinds failover"},
 		{"merge nothing there", []string{"explore", "merge", t.TempDir()}, "explore.json"},
+		{"merge negative runs", []string{"explore", "merge", negative}, "runs -5: must not be negative"},
+		{"merge out not writable", []string{"explore", "merge", good, "--out", "/proc/locksim-merged"}, `--out "/proc/locksim-merged": /proc is not writable`},
+		{"merge one directory twice", []string{"explore", "merge", good, good}, "given twice"},
+		{"merge a directory and its parent", []string{"explore", "merge", filepath.Dir(good), good}, "given twice"},
+		{"out not writable", []string{"explore", "--algos", "setpx", "--out", "/proc/locksim-explore"}, `--out "/proc/locksim-explore": /proc is not writable`},
+		{"out under a file", []string{"explore", "--algos", "setpx", "--out", "/dev/null/x"}, `--out "/dev/null/x"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := execute(t, tc.args...)

@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/redis/go-redis/v9"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
 )
@@ -58,9 +61,10 @@ func readFile(t *testing.T, path string) string {
 }
 
 // TestRunExternal: `locksim run --addrs` plays a catalogue scenario on
-// servers the harness did not start; the verdicts are the scenario's, the
-// keys an earlier run left are cleared first (and nothing else), and the
-// run directory says where it ran instead of claiming miniredis.
+// servers the harness did not start; the verdicts are the scenario's, a
+// key an earlier run left (without TTL) does not decide them, each run
+// deletes its own keys after it (and nothing else), and the run directory
+// says where it ran instead of claiming miniredis.
 func TestRunExternal(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -108,17 +112,16 @@ func TestRunExternal(t *testing.T) {
 				assert.Contains(t, summary, "external backend: the masters at "+strings.Join(addrs, ", "))
 			}
 			assert.Contains(t, res.Runs[0].Dir, "gc-pause-after-check")
-			var counters int
 			for _, c := range clients {
 				got, err := c.Get(ctx, "app:data").Result()
 				require.NoError(t, err, "keys outside locksim: are left alone")
 				assert.Equal(t, "not locksim's", got)
-				n, err := c.Exists(ctx, "locksim:0:fence").Result()
+				got, err = c.Get(ctx, "locksim:0").Result()
+				require.NoError(t, err, "another run's key is left alone")
+				assert.Equal(t, "stale", got)
+				keys, err := c.Keys(ctx, "locksim:*").Result()
 				require.NoError(t, err)
-				counters += int(n)
-			}
-			if _, ok := tc.verdicts["fenced"]; ok {
-				assert.Equal(t, 1, counters, "fenced's token counter is on one of the servers given")
+				assert.Equal(t, []string{"locksim:0"}, keys, "the runs deleted their own keys and released the guard")
 			}
 		})
 	}
@@ -253,6 +256,10 @@ func TestExternalBadInput(t *testing.T) {
 	const head = "algorithm: redlock\nnodes: 5\nclients: 2\nduration: 300ms\nfaults:\n"
 	clockJump := file("clock", "name: clock\n"+head+"  - {kind: clock-jump-node, node: 1, by: 1s, at: 10ms}\n")
 	pauseOpen := file("pause", "name: pause\n"+head+"  - {kind: pause-node, node: 1, at: 10ms}\n")
+	// Two nodes down for good: redlock could never reach a majority, but
+	// the design given is setpx, and the real reason is process control.
+	twoDown := file("twodown", "name: twodown\nalgorithm: [redlock, setpx]\nnodes: 3\nduration: 300ms\nfaults:\n"+
+		"  - {kind: kill-node, node: 0, at: 10ms}\n  - {kind: kill-node, node: 1, at: 10ms}\n")
 	down := closedAddr(t)
 	ts := startToxiproxy(t)
 	for _, tc := range []struct {
@@ -266,9 +273,16 @@ func TestExternalBadInput(t *testing.T) {
 		{"malformed address", []string{"run", "--algo", "setpx", "--addrs", "localhost"}, []string{"--addrs", `"localhost"`, "host:port"}},
 		{"bad port", []string{"run", "--algo", "setpx", "--addrs", "127.0.0.1:http"}, []string{"--addrs", `"127.0.0.1:http"`, "port"}},
 		{"address twice", []string{"run", "--algo", "redlock", "--addrs", addrs[0] + "," + addrs[0]}, []string{"--addrs", addrs[0], "twice"}},
+		{"one server as localhost", []string{"run", "--algo", "redlock", "--addrs", addrs[0] + "," + strings.Replace(addrs[0], "127.0.0.1", "localhost", 1)},
+			[]string{"--addrs", "node 0 at " + addrs[0], "node 1 at localhost:", "same server", "address " + addrs[0]}},
+		{"one server as IPv4-mapped IPv6", []string{"run", "--algo", "redlock", "--addrs", addrs[1] + "," + addrs[0] + ",[::ffff:" + strings.Replace(addrs[0], ":", "]:", 1)},
+			[]string{"--addrs", "node 1 at " + addrs[0], "node 2 at [::ffff:127.0.0.1]:", "same server"}},
+		{"matrix one server twice", []string{"matrix", "--addrs", addrs[0] + "," + strings.Replace(addrs[0], "127.0.0.1", "localhost", 1)}, []string{"--addrs", "same server"}},
 		{"matrix malformed address", []string{"matrix", "--addrs", "nohost"}, []string{"--addrs", `"nohost"`}},
 		{"malformed toxiproxy", []string{"run", "--algo", "setpx", "--toxiproxy", "8474"}, []string{"--toxiproxy", `"8474"`}},
 		{"kill-node on external", []string{"run", "redlock-restart-no-fsync", "--addrs", five}, []string{"kill-node", "external backend", "process control"}},
+		{"kill-node on external, another design given", []string{"run", twoDown, "--algos", "setpx", "--addrs", strings.Join(addrs[:3], ",")},
+			[]string{"twodown.yaml:6", "kill-node", "external backend", "process control"}},
 		{"clock-jump-node on external", []string{"run", clockJump, "--addrs", five}, []string{"clock.yaml:", "clock-jump-node", "external backend"}},
 		{"pause-node without for on external", []string{"run", pauseOpen, "--addrs", five}, []string{"pause.yaml:", "pause-node", "external backend", "for"}},
 		{"replicas on external", []string{"run", "--algo", "setpx", "--addrs", addrs[0], "failover-async-replication"}, []string{"failover", "external backend"}},
@@ -346,4 +360,74 @@ func dropNotes(stderr string) string {
 		}
 	}
 	return strings.Join(kept, "\n")
+}
+
+// TestTwoRunsOnOneExternalServer: while a run holds an external server, a
+// second run on it refuses to start (exit 3, one line naming the server,
+// the holder and the guard key) and touches none of its keys, so the
+// first run's fence counter is never reset under it and its verdict
+// stands; once the first run ends, the second runs.
+func TestTwoRunsOnOneExternalServer(t *testing.T) {
+	c, clients := simtest.Cluster(t, sim.BackendRedis, 1)
+	addr := c.Node(0).Addr()
+	ctx := context.Background()
+	type result struct {
+		stdout, stderr string
+		code           int
+	}
+	first := make(chan result, 1)
+	go func() {
+		stdout, stderr, code := execute(t, "run", "--algos", "fenced", "--clients", "3", "--duration", "3s", "--addrs", addr, "--out", t.TempDir())
+		first <- result{stdout, stderr, code}
+	}()
+	deadline := time.Now().Add(simtest.HangGuard)
+	for clients[0].Exists(ctx, scenarios.GuardKey).Val() == 0 {
+		require.True(t, time.Now().Before(deadline), "hung: the first run never took the guard")
+		time.Sleep(10 * time.Millisecond)
+	}
+	out := filepath.Join(t.TempDir(), "results")
+	_, stderr, code := execute(t, "run", "--algos", "fenced", "--duration", "300ms", "--addrs", addr, "--out", out)
+	assert.Equal(t, exitHarness, code, stderr)
+	msg := strings.TrimSpace(dropNotes(stderr))
+	lines := strings.Split(msg, "\n")
+	last := lines[len(lines)-1]
+	for _, w := range []string{"external node 0 at " + addr, "another locksim run", "pid", scenarios.GuardKey, "one at a time"} {
+		assert.Contains(t, last, w)
+	}
+	assert.Empty(t, runDirs(out, "adhoc", "fenced"), "the refused run wrote no result")
+
+	r := <-first
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "SAFE")
+	assert.Empty(t, clients[0].Keys(ctx, "locksim:*").Val(), "the first run deleted its keys and released the guard")
+
+	_, stderr, code = execute(t, "run", "--algos", "fenced", "--duration", "300ms", "--addrs", addr, "--out", out)
+	assert.Equal(t, exitOK, code, stderr)
+}
+
+// TestOneServerOnTwoAddresses: a redis-server listening on two loopback
+// addresses is one server: its run_id (INFO server) says so, and the run
+// is refused in one line, exit 2, though the addresses differ.
+func TestOneServerOnTwoAddresses(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	bin, err := sim.LookupRedisServer("")
+	require.NoError(t, err)
+	port := strings.TrimPrefix(closedAddr(t), "127.0.0.1:")
+	srv := exec.Command(bin, "--port", port, "--bind", "127.0.0.1 127.0.0.2", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.2:" + port})
+	defer c.Close()
+	deadline := time.Now().Add(simtest.HangGuard)
+	for c.Ping(context.Background()).Err() != nil {
+		require.True(t, time.Now().Before(deadline), "hung: redis-server never answered on 127.0.0.2:%s", port)
+		time.Sleep(20 * time.Millisecond)
+	}
+	out := filepath.Join(t.TempDir(), "results")
+	_, stderr, code := execute(t, "run", "--algos", "redlock", "--duration", "300ms", "--addrs", "127.0.0.1:"+port+",127.0.0.2:"+port, "--out", out)
+	assert.Equal(t, exitUsage, code, stderr)
+	msg := strings.TrimSpace(stderr)
+	assert.NotContains(t, msg, "\n", "one line")
+	assert.Contains(t, msg, "node 0 at 127.0.0.1:"+port+" and node 1 at 127.0.0.2:"+port+" are the same server (run_id ")
+	assert.NoDirExists(t, out)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/sim/simtest"
 )
@@ -314,4 +315,77 @@ func startWithStderr(t *testing.T, cmd *exec.Cmd) <-chan string {
 		close(lines)
 	}()
 	return lines
+}
+
+// TestInterruptedMatrixKeepsFinishedPairs: SIGINT or SIGTERM to a matrix
+// whose first pair has finished and whose second is running writes the
+// matrix with the finished pair, marked incomplete, the running one cut
+// short (not a verdict), and exits 3; latest does not move.
+func TestInterruptedMatrixKeepsFinishedPairs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildLocksim(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			short := filepath.Join(dir, "short.yaml")
+			long := filepath.Join(dir, "long.yaml")
+			require.NoError(t, os.WriteFile(short, []byte("name: short\nalgorithm: setpx\nduration: 200ms\n"), 0o644))
+			require.NoError(t, os.WriteFile(long, []byte("name: long\nalgorithm: setpx\nduration: 60s\n"), 0o644))
+			out := filepath.Join(dir, "results")
+			cmd := exec.Command(bin, "matrix", "--scenarios", short+","+long, "--algos", "setpx", "--real-time", "--parallel", "1", "--json", "--out", out)
+			var stdout strings.Builder
+			cmd.Stdout = &stdout
+			lines := startWithStderr(t, cmd)
+			var all []string
+			for l := range lines {
+				all = append(all, l)
+				if strings.Contains(l, "short setpx") {
+					break
+				}
+			}
+			time.Sleep(300 * time.Millisecond) // the long pair is under way
+			require.NoError(t, cmd.Process.Signal(sig))
+			done := make(chan error, 1)
+			go func() {
+				for l := range lines {
+					all = append(all, l)
+				}
+				done <- cmd.Wait()
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(hangGuard):
+				_ = cmd.Process.Kill()
+				t.Fatalf("hung: matrix still running %v after %v", hangGuard, sig)
+			}
+			text := strings.Join(all, "\n")
+			var ee *exec.ExitError
+			require.True(t, errors.As(err, &ee), "exit with an error, got %v: %s", err, text)
+			assert.Equal(t, exitHarness, ee.ExitCode(), text)
+			assert.Contains(t, text, "marked incomplete")
+
+			dirs, _ := filepath.Glob(filepath.Join(out, "matrix", "2*"))
+			require.Len(t, dirs, 1, "the interrupted matrix is written: %s", text)
+			m, rerr := matrix.Read(dirs[0])
+			require.NoError(t, rerr)
+			assert.True(t, m.Incomplete)
+			assert.False(t, m.OK())
+			s := m.Cell("short", "setpx")
+			require.NotNil(t, s)
+			assert.Equal(t, matrix.CellRan, s.Status)
+			require.Len(t, s.Runs, 1)
+			assert.DirExists(t, filepath.Join(dirs[0], s.Runs[0].Dir))
+			l := m.Cell("long", "setpx")
+			require.NotNil(t, l)
+			assert.Equal(t, matrix.CellInterrupted, l.Status)
+			assert.False(t, l.AsExpected)
+			md := readFile(t, filepath.Join(dirs[0], matrix.FileMD))
+			assert.Contains(t, md, "INCOMPLETE")
+			assert.NoFileExists(t, filepath.Join(out, "matrix", "latest"), "an incomplete matrix does not become latest")
+			assert.Contains(t, stdout.String(), `"incomplete": true`)
+		})
+	}
 }

@@ -23,7 +23,7 @@ func reclaimLeftDirs(stderr io.Writer) {
 			len(removed), plural(len(removed), "y", "ies"), os.TempDir(), strings.Join(pids, ", "))
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "warning:", err)
+		fmt.Fprintf(stderr, "warning: left-over node directories not looked for in %s (TMPDIR, or /tmp when unset): %v\n", os.TempDir(), err)
 	}
 }
 
@@ -32,7 +32,7 @@ func leftDirsCheck() check {
 	const name = "left-over dirs"
 	dirs, err := sim.LeftDirs("")
 	if err != nil {
-		return check{name, false, fmt.Sprintf("cannot read %s: %v", os.TempDir(), err)}
+		return check{name, false, fmt.Sprintf("cannot read %s (TMPDIR, or /tmp when unset): %v", os.TempDir(), err)}
 	}
 	if len(dirs) == 0 {
 		return check{name, true, "no locksim node directories in " + os.TempDir()}

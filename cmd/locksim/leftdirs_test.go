@@ -35,3 +35,45 @@ func TestLeftDirsAreListedAndReclaimed(t *testing.T) {
 	assert.NoDirExists(t, dead)
 	assert.DirExists(t, live)
 }
+
+// TestPartialDirsAreReclaimed: the unfinished result directories a killed
+// run left under --out (a run's, a matrix's) are removed by the next run
+// or matrix when their owner is gone, in one line; a running process's
+// stay, and so do published results.
+func TestPartialDirsAreReclaimed(t *testing.T) {
+	ended := exec.Command("true")
+	require.NoError(t, ended.Run())
+	dead, live := strconv.Itoa(ended.Process.Pid), strconv.Itoa(os.Getpid())
+	for _, cmd := range [][]string{
+		{"run", "--algo", "setpx", "--duration", "100ms"},
+		{"matrix", "--scenarios", "control-contention", "--algos", "setpx"},
+	} {
+		t.Run(cmd[0], func(t *testing.T) {
+			out := t.TempDir()
+			deadRun := filepath.Join(out, "locksim", "s", ".20260101T000000Z-setpx-s1.partial-pid"+dead+"-123")
+			deadMatrix := filepath.Join(out, "matrix", ".20260101T000000Z.partial-pid"+dead+"-456")
+			liveRun := filepath.Join(out, "locksim", "s", ".20260101T000001Z-setpx-s1.partial-pid"+live+"-789")
+			kept := filepath.Join(out, "locksim", "s", "20260101T000000Z-setpx-s1")
+			for _, d := range []string{deadRun, deadMatrix, liveRun, kept} {
+				require.NoError(t, os.MkdirAll(filepath.Join(d, "x"), 0o755))
+			}
+			_, stderr, code := execute(t, append(cmd, "--out", out)...)
+			require.Equal(t, exitOK, code, stderr)
+			assert.Contains(t, stderr, "removed 2 unfinished result directories that ended locksim runs left in "+out+" (pid "+dead+", "+dead+")\n")
+			assert.NoDirExists(t, deadRun)
+			assert.NoDirExists(t, deadMatrix)
+			assert.DirExists(t, liveRun)
+			assert.DirExists(t, kept)
+		})
+	}
+}
+
+// TestTempDirThatIsNotThereIsNamed: with TMPDIR pointing nowhere, the
+// warning about left-over directories names TMPDIR and the path.
+func TestTempDirThatIsNotThereIsNamed(t *testing.T) {
+	nowhere := filepath.Join(t.TempDir(), "nowhere")
+	t.Setenv("TMPDIR", nowhere)
+	_, stderr, code := execute(t, "run", "--algo", "setpx", "--duration", "100ms", "--out", t.TempDir())
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "warning: left-over node directories not looked for in "+nowhere+" (TMPDIR")
+}

@@ -61,7 +61,7 @@ that far).`,
 	fl.IntVar(&f.runs, "runs", 1, "runs per pair, each with its own seed")
 	f.where.register(fl, "each scenario's own")
 	fl.StringVar(&f.out, "out", "results", "results root; the matrix goes to OUT/matrix/<stamp>/")
-	fl.IntVar(&f.parallel, "parallel", 0, fmt.Sprintf("runs at once (default: %d when every run goes in virtual time, else %d; with --addrs: 1, since runs on the same servers share their keys)", matrix.DefaultParallelVirtual(), matrix.DefaultParallel()))
+	fl.IntVar(&f.parallel, "parallel", 0, fmt.Sprintf("runs at once (default: %d when every run goes in virtual time, else %d; with --addrs: 1, since a run holds those servers alone)", matrix.DefaultParallelVirtual(), matrix.DefaultParallel()))
 	fl.BoolVar(&f.asJSON, "json", false, "print matrix.json (with its directory) on stdout")
 	fl.Uint64Var(&f.seed, "seed", 0, "base seed for every random choice: run i of a pair uses seed + i (default: each scenario's own seed)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "bound on each run as a whole; past it the run stops, marked incomplete (default: its duration + 1m)")
@@ -83,7 +83,7 @@ func (f *matrixFlags) config(cmd *cobra.Command) (matrix.Config, error) {
 	}
 	if f.where.external() {
 		if changed("parallel") && f.parallel > 1 {
-			return cfg, fmt.Errorf("--parallel %d: runs on the same --addrs servers use the same keys, so they go one at a time (leave --parallel out)", f.parallel)
+			return cfg, fmt.Errorf("--parallel %d: a run holds the --addrs servers alone (their guard key), so runs go one at a time (leave --parallel out)", f.parallel)
 		}
 		cfg.Parallel = 1
 	}
@@ -98,6 +98,9 @@ func (f *matrixFlags) config(cmd *cobra.Command) (matrix.Config, error) {
 	}
 	if err := report.CheckOutRoot(f.out); err != nil {
 		return cfg, fmt.Errorf("--out %q: %w", f.out, err)
+	}
+	if err := report.CheckOutRoot(matrix.Root(f.out)); err != nil {
+		return cfg, fmt.Errorf("--out %q: %s inside it, where the matrices go: %w", f.out, filepath.Base(matrix.Root(f.out)), err)
 	}
 	for _, a := range f.algos {
 		if _, err := lock.Lookup(a); err != nil {
@@ -121,6 +124,7 @@ func (f *matrixFlags) run(cmd *cobra.Command, cfg matrix.Config) error {
 		return usageErr(err)
 	}
 	reclaimLeftDirs(stderr)
+	reclaimPartialDirs(stderr, cfg.Out)
 	if w := f.where.where(); w != "" {
 		fmt.Fprintln(stderr, w)
 	}

@@ -42,11 +42,13 @@ func runCmd() *cobra.Command {
 		Long: `Run a scenario for each of its algorithms (or --algo), check the history and
 write a report under --out. Without a scenario, --algo and the other flags
 describe a fault-free run. --addrs runs on Redis servers you run (backend
-external: network faults, client faults and timed pause-node only; locksim
-deletes their locksim:* keys before each run); --toxiproxy puts the network's
-proxies on a toxiproxy server. Exit codes: 0 every verdict as expected, 1 a
-verdict differs from its expectation, 2 bad input (also an address that does
-not answer), 3 locksim itself failed.`,
+external: network faults, client faults and timed pause-node only; a run's
+keys are its own, under locksim:<run id>:, deleted after it, and while it runs
+it holds the guard key locksim:guard, so a second run on those servers refuses
+to start); --toxiproxy puts the network's proxies on a toxiproxy server. Exit
+codes: 0 every verdict as expected, 1 a verdict differs from its expectation,
+2 bad input (also an address that does not answer, or one server given twice),
+3 locksim itself failed (also: the servers are held by another run).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := f.scenario(cmd, args)
@@ -181,10 +183,14 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	if err := report.CheckOutRoot(filepath.Join(f.out, report.RunsDir)); err != nil {
 		return usageErr(fmt.Errorf("--out %q: %s inside it, where the runs go: %w", f.out, report.RunsDir, err))
 	}
+	if err := report.CheckOutRoot(filepath.Join(f.out, report.RunsDir, s.Name)); err != nil {
+		return usageErr(fmt.Errorf("--out %q: %s inside it, where the runs of %s go: %w", f.out, filepath.Join(report.RunsDir, s.Name), s.Name, err))
+	}
 	if err := f.where.preflight(ctx); err != nil {
 		return usageErr(err)
 	}
 	reclaimLeftDirs(stderr)
+	reclaimPartialDirs(stderr, f.out)
 	if w := f.where.where(); w != "" {
 		fmt.Fprintln(stderr, w)
 	}

@@ -60,12 +60,14 @@ type Dir struct {
 }
 
 // NewDir starts a directory that will be published in parent (created if
-// needed); name only makes the temporary name readable.
+// needed); name only makes the temporary name readable. The temporary
+// name carries this process's pid, so that ReclaimPartial can tell one
+// whose owner is gone.
 func NewDir(parent, name string) (*Dir, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+name+".partial-")
+	tmp, err := os.MkdirTemp(parent, "."+name+partialMark+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,96 @@
+package artifact
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// partialMark follows a directory's readable name in its temporary name,
+// then its owner's pid: .<name>.partial-pid<pid>-<random>.
+const partialMark = ".partial-pid"
+
+// reclaimDepth is how deep under a results root temporary directories are
+// looked for: runs are built in <root>/locksim/<scenario>/, matrices in
+// <root>/matrix/, lockbench runs one level down.
+const reclaimDepth = 3
+
+// Partial is a directory NewDir started that was never published.
+type Partial struct {
+	Path string
+	PID  int // its owner
+}
+
+// ReclaimPartial removes the temporary directories under root (down to
+// reclaimDepth levels, not into hidden directories) whose owner process
+// is gone: what a run killed before it
+// could clean up (a second signal, kill -9) left. Those of running
+// processes are left alone; so are those of an unknown owner. A root that
+// does not exist has none.
+func ReclaimPartial(root string) ([]Partial, error) {
+	var removed []Partial
+	var errs []error
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			return
+		}
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			path := filepath.Join(dir, e.Name())
+			if pid, ok := partialOwner(e.Name()); ok {
+				if !processRuns(pid) {
+					if err := os.RemoveAll(path); err != nil {
+						errs = append(errs, err)
+						continue
+					}
+					removed = append(removed, Partial{Path: path, PID: pid})
+				}
+				continue
+			}
+			if depth < reclaimDepth && !strings.HasPrefix(e.Name(), ".") {
+				walk(path, depth+1)
+			}
+		}
+	}
+	walk(root, 1)
+	if len(errs) > 0 {
+		return removed, fmt.Errorf("remove unfinished result directories: %w", errs[0])
+	}
+	return removed, nil
+}
+
+// partialOwner is the pid in a temporary directory's name.
+func partialOwner(name string) (int, bool) {
+	if !strings.HasPrefix(name, ".") {
+		return 0, false
+	}
+	i := strings.LastIndex(name, partialMark)
+	if i < 0 {
+		return 0, false
+	}
+	pid, _, ok := strings.Cut(name[i+len(partialMark):], "-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(pid)
+	return n, err == nil && n > 0
+}
+
+// processRuns reports whether pid names a live process; EPERM means it
+// exists under another user. A reused pid keeps a directory until that
+// process ends too: the safe side.
+func processRuns(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
