@@ -1,6 +1,9 @@
 package review_test
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -157,4 +160,35 @@ func TestCostRatios(t *testing.T) {
 	under := review.CostOf(m, g, &bench.Report{Under: &bench.UnderReport{}})
 	assert.Contains(t, under.Why, "--under")
 	assert.Contains(t, review.CostOf(m, g, nil).Why, "No lockbench run")
+}
+
+// An interrupted matrix makes a page that says so at its top, and a pair
+// cut short counts in no denominator and as no difference.
+func TestInterruptedMatrixOnThePage(t *testing.T) {
+	m := fixtureMatrix()
+	m.Incomplete = true
+	for i := range m.Cells {
+		if m.Cells[i].Scenario == "crash-holder" && m.Cells[i].Algorithm == "fenced" {
+			m.Cells[i].Status, m.Cells[i].Runs = matrix.CellInterrupted, nil
+		}
+	}
+	dir := t.TempDir()
+	var b bytes.Buffer
+	require.NoError(t, m.WriteJSON(&b))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, matrix.FileJSON), b.Bytes(), 0o644))
+	r, err := review.Load(dir, review.GivenBench(""))
+	require.NoError(t, err)
+	require.Len(t, r.Incomplete, 1)
+	assert.Contains(t, r.Incomplete[0], "1 pair(s) did not finish")
+	g := review.GridOf(r.Matrix)
+	for _, row := range g.Rows {
+		if row.Family == scenarios.FamilyCrash {
+			assert.Equal(t, 1, row.Cells[2].Ran, "fenced's crash family counts crash-between-setnx-expire alone")
+		}
+	}
+	page := filepath.Join(t.TempDir(), "index.html")
+	require.NoError(t, r.Write(page))
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "This review did not finish: the matrix was interrupted")
 }

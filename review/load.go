@@ -96,6 +96,15 @@ func Load(matrixDir string, b BenchChoice) (*Review, error) {
 		return nil, fmt.Errorf("matrix: %w", err)
 	}
 	r := &Review{Generated: time.Now(), Matrix: m}
+	if m.Incomplete {
+		n := 0
+		for _, c := range m.Cells {
+			if c.Status == matrix.CellInterrupted {
+				n++
+			}
+		}
+		r.Incomplete = append(r.Incomplete, fmt.Sprintf("the matrix was interrupted: %d pair(s) did not finish and count nowhere", n))
+	}
 	for _, c := range m.Cells {
 		if i := findingRun(c); i >= 0 {
 			r.Findings = append(r.Findings, loadFinding(m.Dir, c, i))
@@ -336,7 +345,7 @@ func (r *Review) byDesign() []designRow {
 	for _, a := range r.Matrix.Algorithms {
 		row := designRow{Algorithm: a}
 		for _, c := range r.Matrix.Cells {
-			if c.Algorithm != a || c.Status == matrix.CellSkip || c.Status == matrix.CellNA {
+			if c.Algorithm != a || c.Status == matrix.CellSkip || c.Status == matrix.CellNA || c.Status == matrix.CellInterrupted {
 				continue
 			}
 			row.Ran++

@@ -303,7 +303,7 @@ func (f *reviewFlags) run(cmd *cobra.Command) error {
 			return harnessErr(err)
 		}
 		r.Explored = explored
-		r.Incomplete = missing
+		r.Incomplete = append(r.Incomplete, missing...)
 		if err := r.Write(page); err != nil {
 			return harnessErr(err)
 		}
