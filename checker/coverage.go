@@ -25,8 +25,10 @@ func Warnings(h history.History, clients int) []string {
 }
 
 // faultWarnings: the harness's errors on fault records, and the faults the
-// run's end healed. A fault whose heal does nothing (a crash, a node clock
-// jump) is not said to be still on.
+// run's end healed before their own end (their for: or until:). A fault
+// with no end of its own is meant to last the run and is not said to be
+// still on, nor is one whose heal does nothing (a crash, a node clock
+// jump).
 func faultWarnings(h history.History) (errs, atEnd []string) {
 	for _, op := range h.Ops {
 		if op.Kind != history.KindFault {
@@ -38,8 +40,8 @@ func faultWarnings(h history.History) (errs, atEnd []string) {
 		case op.Err != "":
 			errs = append(errs, fmt.Sprintf("harness error: healing fault %d %s at %v failed: %s", op.FaultID, op.Fault, op.Return, op.Err))
 		}
-		if op.AtEnd && op.Outcome != history.Fail && (op.Target == nil || !nothingToHeal[op.Target.Kind]) {
-			atEnd = append(atEnd, fmt.Sprintf("fault %d still on at the run's end (%v): %s; only the liveness probe saw what followed its heal", op.FaultID, op.Return, op.Fault))
+		if op.Cut && op.Outcome != history.Fail && (op.Target == nil || !nothingToHeal[op.Target.Kind]) {
+			atEnd = append(atEnd, fmt.Sprintf("fault %d still on at the run's end (%v), before its own end: %s; only the liveness probe saw what followed its heal", op.FaultID, op.Return, op.Fault))
 		}
 	}
 	return errs, atEnd

@@ -90,25 +90,28 @@ func TestWarningsCountTheGrantNotTheCall(t *testing.T) {
 }
 
 // The harness's errors on fault records and the faults the run's end
-// healed are warnings of their own; a crash, which nothing heals, is not
-// said to be still on.
+// healed before their own end are warnings of their own; a crash, which
+// nothing heals, and a partition meant to last the run are not said to be
+// still on.
 func TestWarningsHarnessErrorsAndFaultsAtTheEnd(t *testing.T) {
 	ms := time.Millisecond
 	acq := history.Op{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 0, Return: ms, Outcome: history.OK, Token: "a"}
 	rejoin := history.Op{Kind: history.KindFault, Client: history.NoClient, Call: 100 * ms, Return: 900 * ms, Outcome: history.Unknown,
 		Fault: "failover 0 (at 100ms)", FaultID: 1, Target: &history.Target{Kind: "failover", Nodes: []int{0}},
-		Err: "rejoin: node 0: wipe data: open /tmp/x/node0: no such file or directory", AtEnd: true}
+		Err: "rejoin: node 0: wipe data: open /tmp/x/node0: no such file or directory", AtEnd: true, Cut: true}
 	failed := history.Op{Kind: history.KindFault, Client: history.NoClient, Call: 50 * ms, Return: 50 * ms, Outcome: history.Fail,
 		Fault: "kill-node 1 (at 50ms)", FaultID: 2, Target: &history.Target{Kind: "kill-node", Nodes: []int{1}}, Err: "kill: no such process"}
 	pause := history.Op{Kind: history.KindFault, Client: history.NoClient, Call: 500 * ms, Return: 900 * ms, Outcome: history.OK,
-		Fault: "pause-client 0 (at 500ms)", FaultID: 3, Target: &history.Target{Kind: "pause-client", Clients: []int{0}}, AtEnd: true}
+		Fault: "pause-client 0 (at 500ms)", FaultID: 3, Target: &history.Target{Kind: "pause-client", Clients: []int{0}}, AtEnd: true, Cut: true}
+	partition := history.Op{Kind: history.KindFault, Client: history.NoClient, Call: 10 * ms, Return: 900 * ms, Outcome: history.OK,
+		Fault: "partition [c0] | [nodes] (at 10ms)", FaultID: 5, Target: &history.Target{Kind: "partition", Link: true}, AtEnd: true}
 	crash := history.Op{Kind: history.KindFault, Client: history.NoClient, Call: 600 * ms, Return: 900 * ms, Outcome: history.OK,
 		Fault: "crash-client 0 (at 600ms)", FaultID: 4, Target: &history.Target{Kind: "crash-client", Clients: []int{0}}, AtEnd: true}
-	h := history.History{Ops: []history.Op{acq, failed, rejoin, pause, crash}}
+	h := history.History{Ops: []history.Op{acq, failed, rejoin, pause, crash, partition}}
 	assert.Equal(t, []string{
 		"harness error: fault 2 kill-node 1 (at 50ms) did not start: kill: no such process",
 		"harness error: healing fault 1 failover 0 (at 100ms) at 900ms failed: rejoin: node 0: wipe data: open /tmp/x/node0: no such file or directory",
-		"fault 1 still on at the run's end (900ms): failover 0 (at 100ms); only the liveness probe saw what followed its heal",
-		"fault 3 still on at the run's end (900ms): pause-client 0 (at 500ms); only the liveness probe saw what followed its heal",
+		"fault 1 still on at the run's end (900ms), before its own end: failover 0 (at 100ms); only the liveness probe saw what followed its heal",
+		"fault 3 still on at the run's end (900ms), before its own end: pause-client 0 (at 500ms); only the liveness probe saw what followed its heal",
 	}, Warnings(h, 1))
 }
