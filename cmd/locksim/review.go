@@ -236,6 +236,8 @@ func (f *reviewFlags) run(cmd *cobra.Command) error {
 		return usageErr(merr)
 	case merr != nil && m.Dir == "":
 		missing = append(missing, "the matrix: "+oneLineErr(stopped(ctx, merr)))
+	case merr != nil && m.Incomplete:
+		missing = append(missing, "the matrix: "+oneLineErr(stopped(ctx, merr))+" (the pairs that finished are on the page)")
 	}
 	// Stage 2: the bench sweep, the designs beside raw in the same rounds.
 	var rep *bench.Report
