@@ -257,11 +257,19 @@ func printOutcome(w io.Writer, o scenarios.Outcome) {
 		mark = "EXPECTED " + o.Expected
 	}
 	warn := ""
-	for _, x := range o.Warnings {
+	for i, x := range o.Warnings {
+		if i == runLineWarnings && len(o.Warnings) > i+1 {
+			warn += fmt.Sprintf("  ⚠ +%d more warnings in summary.md", len(o.Warnings)-i)
+			break
+		}
 		warn += "  ⚠ " + shortWarning(x)
 	}
 	fmt.Fprintf(w, "%-14s %-8s %s  [%s]%s  %s\n", o.Algorithm, verdict, mark, strings.Join(checks, ", "), warn, o.Dir)
 }
+
+// runLineWarnings is how many warnings the one-line result spells out;
+// the rest are counted (a dense random nemesis can leave hundreds).
+const runLineWarnings = 3
 
 // shortWarning is a warning's first clause, for the one-line result
 // (summary.md and verdict.json have it whole); a harness error keeps its
