@@ -1,10 +1,12 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/locksim/locksim/history"
 )
@@ -143,11 +145,33 @@ func coverage(h history.History, clients int) []string {
 		return []string{s}
 	}
 	var out []string
+	// The clients' acquires and the lease windows, by start, each with its
+	// longest span: a fault looks only at those that can meet it, so a run
+	// with thousands of faults costs what they meet, not faults x ops.
+	var acqs []*history.Op
+	var longestAcq time.Duration
+	for i := range h.Ops {
+		if op := &h.Ops[i]; op.Kind == history.KindAcquire && op.Client >= 0 {
+			acqs = append(acqs, op)
+			longestAcq = max(longestAcq, op.Return-op.Call)
+		}
+	}
+	slices.SortStableFunc(acqs, func(a, b *history.Op) int { return cmp.Compare(a.Call, b.Call) })
+	leases := slices.Clone(v.Leases)
+	slices.SortFunc(leases, func(a, b LeaseWindow) int { return cmp.Compare(a.Start, b.Start) })
+	var longestLease time.Duration
+	for _, l := range leases {
+		longestLease = max(longestLease, l.End-l.Start)
+	}
 	// A fault under which nobody got the lock: every attempt made while it
 	// was on failed, and no lease window overlapped it (so the failures
 	// were not a holder's doing).
 	for _, f := range faults {
-		if f.End <= f.Start || slices.ContainsFunc(v.Leases, func(l LeaseWindow) bool { return l.Start < f.End && l.End > f.Start }) {
+		if f.End <= f.Start {
+			continue
+		}
+		from, _ := slices.BinarySearchFunc(leases, f.Start-longestLease, func(l LeaseWindow, t time.Duration) int { return cmp.Compare(l.Start, t) })
+		if leaseDuring(leases[from:], f) {
 			continue
 		}
 		// The attempts in flight while it was on; one counts as a success
@@ -155,9 +179,12 @@ func coverage(h history.History, clients int) []string {
 		var t tally
 		t.errs = map[string]int{}
 		late := 0
-		for i := range h.Ops {
-			op := &h.Ops[i]
-			if op.Kind != history.KindAcquire || op.Client < 0 || op.Call >= f.End || op.Return < f.Start || crashEnded(op) {
+		first, _ := slices.BinarySearchFunc(acqs, f.Start-longestAcq, func(op *history.Op, t time.Duration) int { return cmp.Compare(op.Call, t) })
+		for _, op := range acqs[first:] {
+			if op.Call >= f.End {
+				break
+			}
+			if op.Return < f.Start || crashEnded(op) {
 				continue
 			}
 			t.attempts++
@@ -278,4 +305,18 @@ func plural(n int, noun string) string {
 // ErrCrashed, "client crashed").
 func crashEnded(op *history.Op) bool {
 	return op.Outcome == history.Unknown && errTail(op.Err) == "client crashed"
+}
+
+// leaseDuring reports whether a lease window of leases, sorted by start,
+// overlaps f.
+func leaseDuring(leases []LeaseWindow, f FaultWindow) bool {
+	for _, l := range leases {
+		if l.Start >= f.End {
+			return false
+		}
+		if l.End > f.Start {
+			return true
+		}
+	}
+	return false
 }

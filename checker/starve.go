@@ -46,22 +46,38 @@ func (s Starvation) String() string {
 // starved.
 func Starved(h history.History, v View) []Starvation {
 	held := possiblyHeld(h, v.End)
+	// One merged, sorted list of busy spans per key and client, made once:
+	// a run has many waits and few keys and clients.
+	type who struct {
+		key    string
+		client int
+	}
+	busyOf := map[who][]Span{}
+	busy := func(key string, client int) []Span {
+		w := who{key, client}
+		if b, ok := busyOf[w]; ok {
+			return b
+		}
+		b := slices.Clone(held[key])
+		for _, f := range v.Faults {
+			if hinders(f, client) {
+				end := f.End
+				if end < f.Start {
+					end = v.End
+				}
+				b = append(b, Span{Start: f.Start, End: end})
+			}
+		}
+		b = merged(b)
+		busyOf[w] = b
+		return b
+	}
 	var out []Starvation
 	for _, op := range h.Ops {
 		if op.Kind != history.KindWait || op.Client == history.NoClient || op.Patience <= 0 {
 			continue
 		}
-		busy := slices.Clone(held[op.Key])
-		for _, f := range v.Faults {
-			if hinders(f, op.Client) {
-				end := f.End
-				if end < f.Start {
-					end = v.End
-				}
-				busy = append(busy, Span{Start: f.Start, End: end})
-			}
-		}
-		free := subtract(Span{Start: op.Call, End: op.Return}, busy)
+		free := subtract(Span{Start: op.Call, End: op.Return}, busy(op.Key, op.Client))
 		var longest Span
 		for _, s := range free {
 			if s.End-s.Start > longest.End-longest.Start {
@@ -72,6 +88,20 @@ func Starved(h history.History, v View) []Starvation {
 			out = append(out, Starvation{Client: op.Client, Key: op.Key, WaitFrom: op.Call, WaitTo: op.Return,
 				FreeFrom: longest.Start, FreeTo: longest.End, Patience: op.Patience, Outcome: op.Outcome})
 		}
+	}
+	return out
+}
+
+// merged sorts spans by start and joins those that meet.
+func merged(spans []Span) []Span {
+	slices.SortFunc(spans, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
+	var out []Span
+	for _, s := range spans {
+		if n := len(out); n > 0 && s.Start <= out[n-1].End {
+			out[n-1].End = max(out[n-1].End, s.End)
+			continue
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -163,14 +193,16 @@ func possiblyHeld(h history.History, end time.Duration) map[string][]Span {
 	return out
 }
 
-// subtract is what of w no span of busy covers, in order.
+// subtract is what of w no span of busy covers, in order; busy is sorted
+// by start and its spans do not meet (merged).
 func subtract(w Span, busy []Span) []Span {
-	slices.SortFunc(busy, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
+	// The first span that ends after w starts; none before it matters.
+	i, _ := slices.BinarySearchFunc(busy, w.Start, func(s Span, t time.Duration) int { return cmp.Compare(s.End, t+1) })
 	var out []Span
 	at := w.Start
-	for _, b := range busy {
-		if b.End <= at || b.Start >= w.End {
-			continue
+	for _, b := range busy[i:] {
+		if b.Start >= w.End {
+			break
 		}
 		if b.Start > at {
 			out = append(out, Span{Start: at, End: b.Start})

@@ -68,6 +68,8 @@ func TestStarved(t *testing.T) {
 func TestSubtract(t *testing.T) {
 	w := Span{0, 100}
 	assert.Equal(t, []Span{{0, 100}}, subtract(w, nil))
-	assert.Equal(t, []Span{{0, 10}, {30, 40}, {90, 100}}, subtract(w, []Span{{60, 90}, {10, 30}, {40, 70}}))
-	assert.Nil(t, subtract(w, []Span{{-5, 200}}))
+	assert.Equal(t, []Span{{0, 10}, {90, 100}}, subtract(w, merged([]Span{{60, 90}, {10, 30}, {30, 70}})))
+	assert.Equal(t, []Span{{0, 10}, {30, 40}, {90, 100}}, subtract(w, merged([]Span{{60, 90}, {10, 30}, {40, 70}})))
+	assert.Equal(t, []Span{{50, 100}}, subtract(Span{50, 100}, merged([]Span{{0, 20}, {30, 50}})), "spans that end before the window are passed over")
+	assert.Nil(t, subtract(w, merged([]Span{{-5, 200}})))
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -212,6 +213,50 @@ type labeler struct {
 	lines  []segment      // reference lines: no label may cross one
 	reqs   []labelReq
 	placed bool
+	// takenAt and linesAt index taken and lines by the labelColumn-wide
+	// columns each spans, so that a candidate is checked against what
+	// shares its columns: a run with thousands of faults costs what its
+	// picture holds, not the square of its faults.
+	takenAt, linesAt map[int][]int
+}
+
+// labelColumn is the width of the labeler's index columns.
+const labelColumn = vg.Length(48)
+
+// columns are the index columns x0..x1 spans.
+func columns(x0, x1 vg.Length) (int, int) {
+	return int(math.Floor(float64(min(x0, x1) / labelColumn))), int(math.Floor(float64(max(x0, x1) / labelColumn)))
+}
+
+// index records item i, spanning x0..x1, in at.
+func index(at *map[int][]int, i int, x0, x1 vg.Length) {
+	if *at == nil {
+		*at = map[int][]int{}
+	}
+	c0, c1 := columns(x0, x1)
+	for c := c0; c <= c1; c++ {
+		(*at)[c] = append((*at)[c], i)
+	}
+}
+
+// near calls f with each item of at in the columns x0..x1 span (an item
+// spanning several may come more than once) until f says stop.
+func near(at map[int][]int, x0, x1 vg.Length, f func(i int) bool) bool {
+	c0, c1 := columns(x0, x1)
+	for c := c0; c <= c1; c++ {
+		for _, i := range at[c] {
+			if f(i) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// addLine records a reference line.
+func (l *labeler) addLine(s segment) {
+	index(&l.linesAt, len(l.lines), s.a.X, s.b.X)
+	l.lines = append(l.lines, s)
 }
 
 // segment is a straight line drawn on the panel.
@@ -251,19 +296,20 @@ func (l *labeler) putTied(c draw.Canvas, sty text.Style, texts []string, tie fun
 
 // line records a reference line that labels keep off.
 func (l *labeler) line(x0, y0, x1, y1 vg.Length) {
-	l.lines = append(l.lines, segment{vg.Point{X: x0, Y: y0}, vg.Point{X: x1, Y: y1}})
+	l.addLine(segment{vg.Point{X: x0, Y: y0}, vg.Point{X: x1, Y: y1}})
 }
 
 // take records text drawn outside the labeler (inside its bar), which
 // labels keep off too.
 func (l *labeler) take(box vg.Rectangle, txt string) {
+	index(&l.takenAt, len(l.taken), box.Min.X, box.Max.X)
 	l.taken, l.texts = append(l.taken, box), append(l.texts, txt)
 }
 
 // free reports whether box meets no taken box and crosses no line.
 func (l *labeler) free(box vg.Rectangle) bool {
-	return !slices.ContainsFunc(l.taken, func(o vg.Rectangle) bool { return boxesMeet(box, o) }) &&
-		!slices.ContainsFunc(l.lines, func(s segment) bool { return crosses(s, box) })
+	return !near(l.takenAt, box.Min.X, box.Max.X, func(i int) bool { return boxesMeet(box, l.taken[i]) }) &&
+		!near(l.linesAt, box.Min.X, box.Max.X, func(i int) bool { return crosses(l.lines[i], box) })
 }
 
 // labelsLast places the panel's labels and draws them over everything
@@ -316,10 +362,10 @@ func (l *labeler) place(r labelReq) (vg.Point, string, segment, bool) {
 			var tie segment
 			if r.tie != nil {
 				tie = r.tie(pt, txt)
-				if slices.ContainsFunc(l.taken, func(o vg.Rectangle) bool { return crosses(tie, o) }) {
+				if near(l.takenAt, tie.a.X, tie.b.X, func(i int) bool { return crosses(tie, l.taken[i]) }) {
 					continue
 				}
-				l.lines = append(l.lines, tie)
+				l.addLine(tie)
 			}
 			l.take(box, txt)
 			return pt, txt, tie, true
@@ -397,6 +443,10 @@ func drawRunLong(c draw.Canvas, hue color.RGBA, x0, x1, yBot, yTop vg.Length) {
 	c.StrokeLine2(draw.LineStyle{Color: hue, Width: px(1.5), Dashes: []vg.Length{px(6), px(4)}}, x0, mid, x1, mid)
 }
 
+// faultLabelColumn is how far apart, at the least, two faults' labels on
+// one row are asked for: closer ones could not both be placed.
+const faultLabelColumn = vg.Length(36)
+
 // faultDraw draws every fault on its rows, and labels the ones whose
 // label goes above the rows in the strip.
 type faultDraw struct{ p *panel }
@@ -410,12 +460,61 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 		stripLines-- // the witness line is the lowest one, right above its frame
 	}
 	bottom, top := ty(-rowHalf), ty(float64(len(t.rows))-rowHalf)
+	// In a dense panel, what is drawn, by row (-1: across every row or in
+	// the strip) and pixel: a mark where one of the same kind is already
+	// drawn adds nothing to the picture, and a label is asked for at most
+	// once per row, kind and faultLabelColumn. A run with thousands of
+	// faults (a dense random nemesis) so costs what its picture holds;
+	// summary.md lists every fault.
+	type spot struct{ row, x0, x1, kind int }
+	// Only a panel with more faults than room for their labels is dense.
+	visible := 0
+	for _, m := range t.faults {
+		if m.visible(d.p.lo, d.p.hi) {
+			visible++
+		}
+	}
+	dense := visible > int((c.Max.X-c.Min.X)/faultLabelColumn)
+	drawn := map[spot]bool{}
+	once := func(row int, x0, x1 vg.Length, kind int) bool {
+		if !dense {
+			return true
+		}
+		k := spot{row, int(x0 / px(1)), int(x1 / px(1)), kind}
+		if drawn[k] {
+			return false
+		}
+		drawn[k] = true
+		return true
+	}
+	labelled := map[spot]bool{}
+	labelOnce := func(row int, x vg.Length, kind int) bool {
+		if !dense {
+			return true
+		}
+		k := spot{row: row, x0: int(x / faultLabelColumn), kind: kind}
+		if labelled[k] {
+			return false
+		}
+		labelled[k] = true
+		return true
+	}
 	for _, m := range t.faults {
 		if !m.visible(d.p.lo, d.p.hi) {
 			continue
 		}
 		x0, x1, ok := xSpan(c, tx, m.f.Start, m.f.End, px(2))
 		if !ok {
+			continue
+		}
+		kind := 0
+		switch {
+		case m.link:
+			kind = 1
+		case m.clock:
+			kind = 2
+		}
+		if m.strip && len(m.rows) == 0 && !once(-1, x0, x1, kind) {
 			continue
 		}
 		point := tx(ms(m.f.End))-tx(ms(m.f.Start)) < px(2)
@@ -442,6 +541,9 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 			}
 		}
 		for i, r := range m.rows {
+			if !once(r, x0, x1, kind) {
+				continue
+			}
 			y := t.rowY(r)
 			yBot, yTop := ty(y-rowHalf), ty(y+rowHalf)
 			switch {
@@ -454,6 +556,9 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 				sty := textStyle(9.5, true, shade(linkHue, 0.2))
 				sty.YAlign = draw.YBottom
 				w := sty.Width(tag)
+				if !labelOnce(r, x0, kind) {
+					continue
+				}
 				d.p.labels.put(c, sty, tag, vg.Point{X: max(x0, c.Min.X) + px(3), Y: yBot + px(10)},
 					vg.Point{X: min(x1, c.Max.X) - w - px(3), Y: yBot + px(10)},
 					vg.Point{X: x0 - w - px(3), Y: yBot + px(10)})
@@ -483,9 +588,11 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 			if right := x0 - px(3) - lblSty.Width(label); right > c.Min.X {
 				cands = append(cands, vg.Point{X: right, Y: yTop - px(2)})
 			}
-			d.p.labels.putShort(c, lblSty, []string{label, m.short}, cands...)
+			if labelOnce(r, x0, kind) {
+				d.p.labels.putShort(c, lblSty, []string{label, m.short}, cands...)
+			}
 		}
-		if !m.strip || stripLines == 0 {
+		if !m.strip || stripLines == 0 || !labelOnce(-1, x0, kind) {
 			continue
 		}
 		label := m.label
