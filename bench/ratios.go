@@ -108,7 +108,7 @@ func addRatios(rs []Result) {
 	}
 }
 
-// The goals.
+// The cost goals the headline holds each design to.
 const (
 	overheadGoal = 0.95 // setpx keeps at least 95% of the raw limit's throughput
 	fanoutGoal   = 0.90 // redlock keeps at least 90% of the raw fan-out's throughput

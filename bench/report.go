@@ -92,7 +92,7 @@ type Comparison struct {
 	// better for the design).
 	AcquireP99 float64 `json:"acquire_p99_ratio"`
 	CycleP99   float64 `json:"cycle_p99_ratio"`
-	// Goal is the issue's goal for the pair, Met whether the median meets
+	// Goal is the cost goal for the pair, Met whether the median meets
 	// it; no goal ("") for a pair shown for reference.
 	Goal string `json:"goal,omitempty"`
 	Met  bool   `json:"met"`

@@ -185,7 +185,7 @@ func (r *Report) sweepSections() []Section {
 	return append(out, Section{Title: "Charts", Charts: SweepCharts})
 }
 
-// headlineSection is the ratios, each a median of rounds with its
+// headlineSection is the headline ratios, each a median of rounds with its
 // spread, whether the difference is inside the noise, and the goal.
 func (r *Report) headlineSection() Section {
 	head := Section{Title: "Headline ratios", Paras: []Text{Words("Ratios are design / reference from this run: the median of the per-round ratios " +

@@ -32,7 +32,7 @@ func (v WaitVariant) String() string {
 	return "poll:" + v.Interval.String()
 }
 
-// DefaultWaitVariants are the comparison: the seed's 50 ms poll,
+// DefaultWaitVariants are the comparison of waiting: the articles' 50 ms poll,
 // the bench's 1 ms poll, and notification.
 var DefaultWaitVariants = []WaitVariant{{lock.WaitPoll, 50 * time.Millisecond}, {lock.WaitPoll, time.Millisecond}, {Wait: lock.WaitNotify}}
 

@@ -17,7 +17,7 @@ import (
 )
 
 // End-to-end runs: a real design against real nodes, faults fired at exact
-// points, the history checked. These are the verdicts issue 3 promises.
+// points, the history checked: the verdicts each design is known for.
 
 // runChecked plays cfg and checks it; on miniredis in virtual time
 // (simtest.Virtual), so its verdict is the schedule's, not the machine's.
