@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/locksim/locksim/internal/pids"
 )
 
 // A child's spec file lives in a directory of its own,
@@ -92,7 +94,7 @@ func staleFaketimeDir(dir string) bool {
 	f, err := os.Open(filepath.Join(dir, faketimeLockName))
 	if errors.Is(err, os.ErrNotExist) {
 		pid, ok := faketimeDirPid(dir)
-		if !ok || pidAlive(pid) {
+		if !ok || pids.Alive(pid) {
 			return false
 		}
 		// a dead owner that never locked: nobody else can lock it
@@ -127,7 +129,7 @@ func sweepFaketimeShm(dir string) {
 		for _, f := range files {
 			digits := strings.TrimPrefix(strings.TrimPrefix(filepath.Base(f), "sem.faketime_sem_"), "faketime_shm_")
 			pid, err := strconv.Atoi(digits)
-			if err != nil || pid <= 0 || pidAlive(pid) {
+			if err != nil || pid <= 0 || pids.Alive(pid) {
 				continue
 			}
 			_ = os.Remove(f)
@@ -144,11 +146,4 @@ func faketimeDirPid(dir string) (int, bool) {
 	}
 	pid, err := strconv.Atoi(digits)
 	return pid, err == nil && pid > 0
-}
-
-// pidAlive says whether a process pid exists (one of another user counts:
-// EPERM).
-func pidAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

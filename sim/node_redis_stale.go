@@ -1,14 +1,14 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/locksim/locksim/internal/pids"
 )
 
 // A redis cluster's temp dir is named after the process that made it,
@@ -57,7 +57,7 @@ func LeftDirs(dir string) ([]LeftDir, error) {
 		if rest, ok := strings.CutPrefix(name, clusterDirPID); ok {
 			if pid, _, ok := strings.Cut(rest, "-"); ok {
 				if n, err := strconv.Atoi(pid); err == nil && n > 0 {
-					d.PID, d.Gone = n, !processRuns(n)
+					d.PID, d.Gone = n, !pids.Alive(n)
 				}
 			}
 		}
@@ -65,14 +65,6 @@ func LeftDirs(dir string) ([]LeftDir, error) {
 	}
 	slices.SortFunc(out, func(a, b LeftDir) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
-}
-
-// processRuns reports whether pid names a live process. EPERM means it
-// exists under another user. A pid the kernel reused for another process
-// keeps a stale dir until that process ends too: the safe side.
-func processRuns(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // ReclaimLeftDirs removes the cluster temp dirs in dir ("" is os.TempDir())

@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/locksim/locksim/internal/pids"
 )
 
 // partialMark follows a directory's readable name in its temporary name,
@@ -49,7 +50,7 @@ func ReclaimPartial(root string) ([]Partial, error) {
 			}
 			path := filepath.Join(dir, e.Name())
 			if pid, ok := partialOwner(e.Name()); ok {
-				if !processRuns(pid) {
+				if !pids.Alive(pid) {
 					if err := os.RemoveAll(path); err != nil {
 						errs = append(errs, err)
 						continue
@@ -85,12 +86,4 @@ func partialOwner(name string) (int, bool) {
 	}
 	n, err := strconv.Atoi(pid)
 	return n, err == nil && n > 0
-}
-
-// processRuns reports whether pid names a live process; EPERM means it
-// exists under another user. A reused pid keeps a directory until that
-// process ends too: the safe side.
-func processRuns(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
