@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/internal/suggest"
 )
 
 // ErrNoStart: a design's factory could not start what the design runs on
@@ -162,7 +164,10 @@ func Lookup(name string) (Info, error) {
 				return f(arg)
 			}
 		}
-		return Info{}, fmt.Errorf("unknown algorithm %q (known: %s)", name, strings.Join(Names(), ", "))
+		if hint := suggest.Hint(name, Names()); hint != "" {
+			return Info{}, fmt.Errorf("unknown algorithm %q%s", name, hint)
+		}
+		return Info{}, fmt.Errorf("unknown algorithm %q (see 'locksim algos')", name)
 	}
 	return i, nil
 }

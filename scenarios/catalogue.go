@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/locksim/locksim/internal/suggest"
 )
 
 // The built-in catalogue: one file per scenario, named NN-<name>.yaml after
@@ -78,7 +80,10 @@ func Lookup(nameOrPath string) (*Scenario, error) {
 	}
 	s, err := LoadFile(nameOrPath)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("scenario %q: neither a built-in (%s) nor a file", nameOrPath, strings.Join(names, ", "))
+		if hint := suggest.Hint(nameOrPath, names); hint != "" {
+			return nil, fmt.Errorf("scenario %q: neither a built-in nor a file%s", nameOrPath, hint)
+		}
+		return nil, fmt.Errorf("scenario %q: neither a built-in nor a file (see 'locksim list')", nameOrPath)
 	}
 	return s, err
 }

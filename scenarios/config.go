@@ -14,7 +14,7 @@ import (
 
 // Config resolves the scenario for one algorithm into the configuration a
 // run takes. algo may be any registered design, also one the scenario does
-// not list (a CLI's --algo); whether the scenario skips it is Expect's to
+// not list (a CLI's --algos); whether the scenario skips it is Expect's to
 // say. Fields the file leaves out stay zero for sim.Config.WithDefaults,
 // except validity_check, whose default is on.
 func (s *Scenario) Config(algo string) (sim.Config, error) {

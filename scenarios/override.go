@@ -39,7 +39,7 @@ type Overrides struct {
 // caller names (at least one).
 func FaultFree(algos []string) (*Scenario, error) {
 	if len(algos) == 0 {
-		return nil, errors.New("give a scenario (see 'locksim list') or --algo for a fault-free run")
+		return nil, errors.New("give a scenario (see 'locksim list') or --algos for a fault-free run")
 	}
 	return &Scenario{Name: "adhoc", Doc: "fault-free run from command-line flags"}, nil
 }
@@ -51,7 +51,7 @@ func FaultFree(algos []string) (*Scenario, error) {
 func (s *Scenario) Override(o Overrides) error {
 	for _, a := range o.Algorithms {
 		if _, err := lock.Lookup(a); err != nil {
-			return fmt.Errorf("--algo: %w", err)
+			return fmt.Errorf("--algos: %w", err)
 		}
 	}
 	if o.Backend != "" {

@@ -31,7 +31,7 @@ func TestOverrideErrorsNameTheFlag(t *testing.T) {
 		o    Overrides
 		want string
 	}{
-		{Overrides{Algorithms: []string{"paxos"}}, `--algo: unknown algorithm "paxos"`},
+		{Overrides{Algorithms: []string{"paxos"}}, `--algos: unknown algorithm "paxos"`},
 		{Overrides{Nodes: i(0)}, "--nodes 0: need at least 1"},
 		{Overrides{Nodes: i(33)}, "--nodes 33: at most 32"},
 		{Overrides{Clients: i(100000)}, "--clients 100000: at most 1000"},
@@ -47,5 +47,5 @@ func TestOverrideErrorsNameTheFlag(t *testing.T) {
 		assert.True(t, strings.HasPrefix(err.Error(), tc.want), "%q does not start with %q", err, tc.want)
 	}
 	_, err := FaultFree(nil)
-	assert.ErrorContains(t, err, "--algo")
+	assert.ErrorContains(t, err, "--algos")
 }

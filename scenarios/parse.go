@@ -24,7 +24,7 @@ import (
 // other failures with errors.As.
 type Error struct {
 	File  string
-	Line  int    // 0 when not known (a scenario built in Go, an --algo override)
+	Line  int    // 0 when not known (a scenario built in Go, an --algos override)
 	Field string // "" for the file as a whole
 	Msg   string
 }

@@ -320,7 +320,12 @@ func TestLoadFileAndLookup(t *testing.T) {
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "\n")
 	assert.Contains(t, err.Error(), `"no-such-scenario"`)
-	assert.Contains(t, err.Error(), "control-contention, control-short-pauses")
+	assert.Contains(t, err.Error(), "see 'locksim list'", "no name is near: a pointer to the list, not the list")
+	assert.NotContains(t, err.Error(), "control-contention")
+
+	_, err = Lookup("crash-holdr")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "did you mean crash-holder?")
 
 	bad := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("name: x\nnodes: 0\n"), 0o644))

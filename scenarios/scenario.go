@@ -31,7 +31,7 @@ type Scenario struct {
 	// Family overrides the family the faults give (FamilyOf).
 	Family string `yaml:"family,omitempty"`
 	// Algorithm names the designs the scenario runs by default; empty means
-	// every registered design. A CLI's --algo overrides it.
+	// every registered design. A CLI's --algos overrides it.
 	Algorithm AlgorithmList `yaml:"algorithm,omitempty"`
 	Options   Options       `yaml:"options,omitempty"`
 

@@ -21,7 +21,7 @@ import (
 func checkedRun(t *testing.T) string {
 	t.Helper()
 	out := t.TempDir()
-	_, stderr, code := execute(t, "run", "--algo", "setpx", "--clients", "3", "--duration", "200ms", "--out", out)
+	_, stderr, code := execute(t, "run", "--algos", "setpx", "--clients", "3", "--duration", "200ms", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	runs := runDirs(out, "adhoc", "setpx")
 	require.Len(t, runs, 1)

@@ -45,7 +45,7 @@ func TestReportThatCannotBeWrittenKeepsTheHistory(t *testing.T) {
 	tmp := t.TempDir()
 	out := filepath.Join(t.TempDir(), "results")
 	// A short run's history is a few KB; check.html alone is over 30 KB.
-	cmd := exec.Command(os.Args[0], "run", "--algo", "setpx", "--clients", "1", "--duration", "100ms", "--out", out)
+	cmd := exec.Command(os.Args[0], "run", "--algos", "setpx", "--clients", "1", "--duration", "100ms", "--out", out)
 	cmd.Env = append(os.Environ(), asMainEnv+"=1", fsizeEnv+"=24576", "TMPDIR="+tmp)
 	b, err := cmd.CombinedOutput()
 	output := string(b)

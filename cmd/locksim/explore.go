@@ -70,7 +70,6 @@ found, 1 violations found, 2 bad input, 3 locksim failed or was interrupted
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.algos, "algos", nil, "designs to explore, comma-separated; see 'locksim algos'")
-	fl.StringSliceVar(&f.algos, "algo", nil, "the same as --algos")
 	fl.StringSliceVar(&f.kinds, "kinds", nil, "fault kinds to draw from (default: every kind the design can meet)")
 	fl.IntVar(&f.runs, "runs", 0, "schedules to run, over all shards (default 500, unless --for)")
 	fl.DurationVar(&f.forDur, "for", 0, "explore for this long (wall time), e.g. 5m")

@@ -88,7 +88,7 @@ func TestRunExternal(t *testing.T) {
 			}
 			joined := strings.Join(addrs, ",")
 			out := t.TempDir()
-			args := append([]string{"run", "gc-pause-after-check", "--algo", tc.algos, "--json", "--out", out}, tc.flags(joined)...)
+			args := append([]string{"run", "gc-pause-after-check", "--algos", tc.algos, "--json", "--out", out}, tc.flags(joined)...)
 			stdout, stderr, code := execute(t, args...)
 			require.Equal(t, exitOK, code, stderr)
 			assert.Contains(t, stderr, "backend external: 5 masters at "+strings.Join(addrs, ", "))
@@ -208,7 +208,7 @@ func TestRunToxiproxy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := startToxiproxy(t)
 			out := t.TempDir()
-			args := []string{"run", "holder-partitioned", "--algo", "setpx", "--toxiproxy", ts.addr(), "--json", "--out", out}
+			args := []string{"run", "holder-partitioned", "--algos", "setpx", "--toxiproxy", ts.addr(), "--json", "--out", out}
 			if tc.external {
 				_, addrs := startServers(t, 5)
 				args = append(args, "--addrs", strings.Join(addrs, ","))
@@ -267,29 +267,29 @@ func TestExternalBadInput(t *testing.T) {
 		args  []string
 		wants []string // all in the one-line error
 	}{
-		{"external without addrs", []string{"run", "--algo", "setpx", "--backend", "external"}, []string{"--backend external needs --addrs"}},
+		{"external without addrs", []string{"run", "--algos", "setpx", "--backend", "external"}, []string{"--backend external needs --addrs"}},
 		{"matrix external without addrs", []string{"matrix", "--backend", "external"}, []string{"--backend external needs --addrs"}},
-		{"addrs with another backend", []string{"run", "--algo", "setpx", "--backend", "redis", "--addrs", addrs[0]}, []string{"--addrs", "not --backend redis"}},
-		{"malformed address", []string{"run", "--algo", "setpx", "--addrs", "localhost"}, []string{"--addrs", `"localhost"`, "host:port"}},
-		{"bad port", []string{"run", "--algo", "setpx", "--addrs", "127.0.0.1:http"}, []string{"--addrs", `"127.0.0.1:http"`, "port"}},
-		{"address twice", []string{"run", "--algo", "redlock", "--addrs", addrs[0] + "," + addrs[0]}, []string{"--addrs", addrs[0], "twice"}},
-		{"one server as localhost", []string{"run", "--algo", "redlock", "--addrs", addrs[0] + "," + strings.Replace(addrs[0], "127.0.0.1", "localhost", 1)},
+		{"addrs with another backend", []string{"run", "--algos", "setpx", "--backend", "redis", "--addrs", addrs[0]}, []string{"--addrs", "not --backend redis"}},
+		{"malformed address", []string{"run", "--algos", "setpx", "--addrs", "localhost"}, []string{"--addrs", `"localhost"`, "host:port"}},
+		{"bad port", []string{"run", "--algos", "setpx", "--addrs", "127.0.0.1:http"}, []string{"--addrs", `"127.0.0.1:http"`, "port"}},
+		{"address twice", []string{"run", "--algos", "redlock", "--addrs", addrs[0] + "," + addrs[0]}, []string{"--addrs", addrs[0], "twice"}},
+		{"one server as localhost", []string{"run", "--algos", "redlock", "--addrs", addrs[0] + "," + strings.Replace(addrs[0], "127.0.0.1", "localhost", 1)},
 			[]string{"--addrs", "node 0 at " + addrs[0], "node 1 at localhost:", "same server", "address " + addrs[0]}},
-		{"one server as IPv4-mapped IPv6", []string{"run", "--algo", "redlock", "--addrs", addrs[1] + "," + addrs[0] + ",[::ffff:" + strings.Replace(addrs[0], ":", "]:", 1)},
+		{"one server as IPv4-mapped IPv6", []string{"run", "--algos", "redlock", "--addrs", addrs[1] + "," + addrs[0] + ",[::ffff:" + strings.Replace(addrs[0], ":", "]:", 1)},
 			[]string{"--addrs", "node 1 at " + addrs[0], "node 2 at [::ffff:127.0.0.1]:", "same server"}},
 		{"matrix one server twice", []string{"matrix", "--addrs", addrs[0] + "," + strings.Replace(addrs[0], "127.0.0.1", "localhost", 1)}, []string{"--addrs", "same server"}},
 		{"matrix malformed address", []string{"matrix", "--addrs", "nohost"}, []string{"--addrs", `"nohost"`}},
-		{"malformed toxiproxy", []string{"run", "--algo", "setpx", "--toxiproxy", "8474"}, []string{"--toxiproxy", `"8474"`}},
+		{"malformed toxiproxy", []string{"run", "--algos", "setpx", "--toxiproxy", "8474"}, []string{"--toxiproxy", `"8474"`}},
 		{"kill-node on external", []string{"run", "redlock-restart-no-fsync", "--addrs", five}, []string{"kill-node", "external backend", "process control"}},
 		{"kill-node on external, another design given", []string{"run", twoDown, "--algos", "setpx", "--addrs", strings.Join(addrs[:3], ",")},
 			[]string{"twodown.yaml:6", "kill-node", "external backend", "process control"}},
 		{"clock-jump-node on external", []string{"run", clockJump, "--addrs", five}, []string{"clock.yaml:", "clock-jump-node", "external backend"}},
 		{"pause-node without for on external", []string{"run", pauseOpen, "--addrs", five}, []string{"pause.yaml:", "pause-node", "external backend", "for"}},
-		{"replicas on external", []string{"run", "--algo", "setpx", "--addrs", addrs[0], "failover-async-replication"}, []string{"failover", "external backend"}},
+		{"replicas on external", []string{"run", "--algos", "setpx", "--addrs", addrs[0], "failover-async-replication"}, []string{"failover", "external backend"}},
 		{"nodes differ from addrs", []string{"run", "gc-pause-after-check", "--addrs", addrs[0] + "," + addrs[1]}, []string{"gc-pause-after-check", "nodes: 5", "2 addresses"}},
-		{"--nodes differs from addrs", []string{"run", "--algo", "setpx", "--nodes", "3", "--addrs", addrs[0]}, []string{"--nodes 3", "1 address "}},
-		{"server down", []string{"run", "--algo", "setpx", "--addrs", down}, []string{"--addrs", down, "PING"}},
-		{"toxiproxy down", []string{"run", "--algo", "setpx", "--toxiproxy", down}, []string{"--toxiproxy", down}},
+		{"--nodes differs from addrs", []string{"run", "--algos", "setpx", "--nodes", "3", "--addrs", addrs[0]}, []string{"--nodes 3", "1 address "}},
+		{"server down", []string{"run", "--algos", "setpx", "--addrs", down}, []string{"--addrs", down, "PING"}},
+		{"toxiproxy down", []string{"run", "--algos", "setpx", "--toxiproxy", down}, []string{"--toxiproxy", down}},
 		{"matrix parallel on external", []string{"matrix", "--addrs", five, "--parallel", "3"}, []string{"--parallel 3", "one at a time"}},
 		{"matrix toxiproxy down", []string{"matrix", "--scenarios", "holder-partitioned", "--toxiproxy", down}, []string{"--toxiproxy", down}},
 	} {

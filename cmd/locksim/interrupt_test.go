@@ -70,7 +70,7 @@ func secondInterrupt(t *testing.T, bin string) bool {
 	out := t.TempDir()
 	// Many clients make the orderly stop (check, timeline, report) take a
 	// while; the second signal lands in it.
-	cmd := exec.Command(bin, "run", "--algo", "redlock", "--backend", "redis", "--nodes", "5", "--clients", "20",
+	cmd := exec.Command(bin, "run", "--algos", "redlock", "--backend", "redis", "--nodes", "5", "--clients", "20",
 		"--duration", "60s", "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	lines := startWithStderr(t, cmd)
@@ -140,7 +140,7 @@ func TestKilledRunsDirIsReclaimed(t *testing.T) {
 	bin := buildLocksim(t)
 	tmp := t.TempDir()
 	out := t.TempDir()
-	cmd := exec.Command(bin, "run", "--algo", "redlock", "--backend", "redis", "--nodes", "3", "--duration", "60s", "--out", out)
+	cmd := exec.Command(bin, "run", "--algos", "redlock", "--backend", "redis", "--nodes", "3", "--duration", "60s", "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
@@ -158,7 +158,7 @@ func TestKilledRunsDirIsReclaimed(t *testing.T) {
 		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "redis-server %d outlived its harness (still there %v after the kill -9)", pid, hangGuard)
 	}
 
-	next := exec.Command(bin, "run", "--algo", "setpx", "--duration", "100ms", "--out", out)
+	next := exec.Command(bin, "run", "--algos", "setpx", "--duration", "100ms", "--out", out)
 	next.Env = append(os.Environ(), "TMPDIR="+tmp)
 	b, err := next.CombinedOutput()
 	require.NoError(t, err, "%s", b)

@@ -29,7 +29,7 @@ func TestLeftDirsAreListedAndReclaimed(t *testing.T) {
 	assert.Contains(t, stdout, dead+" (pid "+strconv.Itoa(ended.Process.Pid)+" is gone")
 	assert.Contains(t, stdout, live+" (pid "+strconv.Itoa(os.Getpid())+" is running)")
 
-	_, stderr, code := execute(t, "run", "--algo", "setpx", "--duration", "100ms", "--out", t.TempDir())
+	_, stderr, code := execute(t, "run", "--algos", "setpx", "--duration", "100ms", "--out", t.TempDir())
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "removed 1 node directory that ended locksim runs left in "+tmp+" (pid "+strconv.Itoa(ended.Process.Pid)+")\n")
 	assert.NoDirExists(t, dead)
@@ -45,7 +45,7 @@ func TestPartialDirsAreReclaimed(t *testing.T) {
 	require.NoError(t, ended.Run())
 	dead, live := strconv.Itoa(ended.Process.Pid), strconv.Itoa(os.Getpid())
 	for _, cmd := range [][]string{
-		{"run", "--algo", "setpx", "--duration", "100ms"},
+		{"run", "--algos", "setpx", "--duration", "100ms"},
 		{"matrix", "--scenarios", "control-contention", "--algos", "setpx"},
 	} {
 		t.Run(cmd[0], func(t *testing.T) {
@@ -73,7 +73,7 @@ func TestPartialDirsAreReclaimed(t *testing.T) {
 func TestTempDirThatIsNotThereIsNamed(t *testing.T) {
 	nowhere := filepath.Join(t.TempDir(), "nowhere")
 	t.Setenv("TMPDIR", nowhere)
-	_, stderr, code := execute(t, "run", "--algo", "setpx", "--duration", "100ms", "--out", t.TempDir())
+	_, stderr, code := execute(t, "run", "--algos", "setpx", "--duration", "100ms", "--out", t.TempDir())
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "warning: left-over node directories not looked for in "+nowhere+" (TMPDIR")
 }

@@ -49,7 +49,10 @@ func newRoot() *cobra.Command {
 		Short:         "Tells, with evidence, whether a Redis distributed lock is safe",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          unknownCommand,
+		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(algosCmd(), listCmd(), runCmd(), matrixCmd(), reportCmd(), checkCmd(), doctorCmd(), exploreCmd(), reviewCmd())
 	return root
 }

@@ -59,15 +59,15 @@ func TestExitCodesForBadInput(t *testing.T) {
 		want string // in the one-line error
 	}{
 		{"unknown scenario", []string{"run", "no-such-scenario"}, "no-such-scenario"},
-		{"unknown algorithm", []string{"run", "--algo", "bogus"}, `"bogus"`},
-		{"no scenario and no algo", []string{"run"}, "--algo"},
+		{"unknown algorithm", []string{"run", "--algos", "bogus"}, `"bogus"`},
+		{"no scenario and no algo", []string{"run"}, "--algos"},
 		{"unknown field in file", []string{"run", bad}, "bogus"},
-		{"zero clients", []string{"run", "--algo", "setpx", "--clients", "0"}, "--clients 0"},
-		{"too many clients", []string{"run", "--algo", "setpx", "--clients", "100000"}, "--clients 100000: at most 1000"},
-		{"too many nodes", []string{"run", "--algo", "redlock", "--nodes", "33"}, "--nodes 33: at most 32"},
-		{"too long", []string{"run", "--algo", "setpx", "--duration", "2h"}, "--duration 2h0m0s: at most 1h0m0s"},
-		{"bad backend", []string{"run", "--algo", "setpx", "--backend", "etcd"}, `"etcd"`},
-		{"negative ttl", []string{"run", "--algo", "setpx", "--ttl", "-1s"}, "--ttl"},
+		{"zero clients", []string{"run", "--algos", "setpx", "--clients", "0"}, "--clients 0"},
+		{"too many clients", []string{"run", "--algos", "setpx", "--clients", "100000"}, "--clients 100000: at most 1000"},
+		{"too many nodes", []string{"run", "--algos", "redlock", "--nodes", "33"}, "--nodes 33: at most 32"},
+		{"too long", []string{"run", "--algos", "setpx", "--duration", "2h"}, "--duration 2h0m0s: at most 1h0m0s"},
+		{"bad backend", []string{"run", "--algos", "setpx", "--backend", "etcd"}, `"etcd"`},
+		{"negative ttl", []string{"run", "--algos", "setpx", "--ttl", "-1s"}, "--ttl"},
 		{"check a non-run dir", []string{"check", dir}, dir},
 		{"unknown flag", []string{"run", "--frobnicate"}, "frobnicate"},
 	} {
@@ -82,7 +82,7 @@ func TestExitCodesForBadInput(t *testing.T) {
 
 func TestRunJSONAndRecheck(t *testing.T) {
 	out := t.TempDir()
-	stdout, stderr, code := execute(t, "run", "--algo", "setpx", "--clients", "3", "--duration", "300ms", "--ttl", "200ms", "--json", "--out", out)
+	stdout, stderr, code := execute(t, "run", "--algos", "setpx", "--clients", "3", "--duration", "300ms", "--ttl", "200ms", "--json", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	var res jsonResult
 	require.NoError(t, json.Unmarshal([]byte(stdout), &res), stdout)

@@ -56,7 +56,6 @@ that far).`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.algos, "algos", nil, "designs to run, comma-separated (default: every design a scenario applies to)")
-	fl.StringSliceVar(&f.algos, "algo", nil, "the same as --algos")
 	fl.StringSliceVar(&f.scenarios, "scenarios", nil, "scenarios to run, built-in names or YAML files, comma-separated (default: the built-in catalogue)")
 	fl.IntVar(&f.runs, "runs", 1, "runs per pair, each with its own seed")
 	f.where.register(fl, "each scenario's own")

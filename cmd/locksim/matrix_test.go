@@ -116,7 +116,7 @@ func TestTimeoutAndSeedMeanTheSame(t *testing.T) {
 
 func TestCheckTimeoutFlags(t *testing.T) {
 	out := t.TempDir()
-	stdout, stderr, code := execute(t, "run", "--algo", "setpx", "--duration", "200ms", "--json", "--out", out)
+	stdout, stderr, code := execute(t, "run", "--algos", "setpx", "--duration", "200ms", "--json", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	var res jsonResult
 	require.NoError(t, json.Unmarshal([]byte(stdout), &res))

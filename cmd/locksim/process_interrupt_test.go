@@ -35,7 +35,7 @@ func TestInterruptEndsAdapterChildren(t *testing.T) {
 		t.Skipf("skipping: %s", m)
 	}
 	bin := buildLocksim(t)
-	cmd := exec.Command(bin, "run", "--algo", "redis-py", "--backend", "redis", "--nodes", "1", "--clients", "3",
+	cmd := exec.Command(bin, "run", "--algos", "redis-py", "--backend", "redis", "--nodes", "1", "--clients", "3",
 		"--duration", "60s", "--out", t.TempDir())
 	tmp := t.TempDir()
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
@@ -120,7 +120,7 @@ func TestKilledProcessRunsShmIsReclaimed(t *testing.T) {
 	}
 	bin := buildLocksim(t)
 	tmp := t.TempDir()
-	cmd := exec.Command(bin, "run", "--algo", "redis-py", "--real-time", "--clients", "3", "--duration", "60s", "--out", t.TempDir())
+	cmd := exec.Command(bin, "run", "--algos", "redis-py", "--real-time", "--clients", "3", "--duration", "60s", "--out", t.TempDir())
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
@@ -149,7 +149,7 @@ func TestKilledProcessRunsShmIsReclaimed(t *testing.T) {
 			require.FileExists(t, f, "the killed child left no shared memory: nothing to reclaim")
 		}
 	}
-	next := exec.Command(bin, "run", "--algo", "redis-py", "--real-time", "--clients", "1", "--duration", "100ms", "--out", t.TempDir())
+	next := exec.Command(bin, "run", "--algos", "redis-py", "--real-time", "--clients", "1", "--duration", "100ms", "--out", t.TempDir())
 	next.Env = append(os.Environ(), "TMPDIR="+tmp)
 	b, err := next.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == exitHarness {

@@ -44,7 +44,7 @@ func TestRetriedOperationsThatAlwaysFail(t *testing.T) {
 			t.Setenv("TMPDIR", tmp)
 			// redis-server's loops run on the wall clock; each has its own
 			// bound (the messages name them), the guard only catches a hang
-			_, stderr, code := executeGuarded(t, context.Background(), "run", "--algo", "setpx", "--backend", "redis", "--duration", "100ms", "--out", t.TempDir())
+			_, stderr, code := executeGuarded(t, context.Background(), "run", "--algos", "setpx", "--backend", "redis", "--duration", "100ms", "--out", t.TempDir())
 			assert.Equal(t, exitHarness, code, stderr)
 			last := strings.TrimSpace(stderr)
 			last = last[strings.LastIndexByte(last, '\n')+1:]
@@ -94,7 +94,7 @@ expect:
 // made no attempt after the crash and the run was "not played" (exit 1).
 func TestProbeThatNeverGetsTheLockEnds(t *testing.T) {
 	out := t.TempDir()
-	stdout, stderr, code := executeGuarded(t, virtual(t), "run", "crash-between-setnx-expire", "--algo", "setnx-expire", "--duration", "500ms", "--out", out)
+	stdout, stderr, code := executeGuarded(t, virtual(t), "run", "crash-between-setnx-expire", "--algos", "setnx-expire", "--duration", "500ms", "--out", out)
 	runs, _ := filepath.Glob(filepath.Join(out, "locksim", "crash-between-setnx-expire", "*-setnx-expire-s*", "history.jsonl"))
 	require.Len(t, runs, 1, "one run directory")
 	b, err := os.ReadFile(runs[0])

@@ -39,8 +39,8 @@ func runCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [SCENARIO|FILE]",
 		Short: "Run a scenario (built-in name or YAML file) and check mutual exclusion",
-		Long: `Run a scenario for each of its algorithms (or --algo), check the history and
-write a report under --out. Without a scenario, --algo and the other flags
+		Long: `Run a scenario for each of its algorithms (or --algos), check the history and
+write a report under --out. Without a scenario, --algos and the other flags
 describe a fault-free run. --addrs runs on Redis servers you run (backend
 external: network faults, client faults and timed pause-node only; a run's
 keys are its own, under locksim:<run id>:, deleted after it, and while it runs
@@ -60,7 +60,6 @@ codes: 0 every verdict as expected, 1 a verdict differs from its expectation,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.algos, "algos", nil, "designs to run, comma-separated (default: the scenario's); see 'locksim algos'")
-	fl.StringSliceVar(&f.algos, "algo", nil, "the same as --algos")
 	f.where.register(fl, "the scenario's, else miniredis")
 	fl.IntVar(&f.nodes, "nodes", 0, "Redis masters")
 	fl.IntVar(&f.clients, "clients", 0, "clients contending for the lock")
