@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Output files.
@@ -20,12 +19,6 @@ const (
 	FileJSON    = "bench.json"
 	FileSummary = "summary.md"
 )
-
-// DefaultOut is where a run started at t writes unless told otherwise:
-// results/lockbench/<UTC stamp>/.
-func DefaultOut(t time.Time) string {
-	return filepath.Join("results", "lockbench", artifact.Stamp(t))
-}
 
 // CheckOut tells whether dir can receive a run's files: it must not exist
 // yet, or be an empty directory. A run checks before it starts, so that an

@@ -10,8 +10,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/internal/artifact"
+	"github.com/locksim/locksim/internal/outflag"
+	"github.com/locksim/locksim/internal/suggest"
 	"github.com/locksim/locksim/lock"
-	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -20,7 +22,8 @@ import (
 // List flags are pflag's lists, as on locksim: comma-separated or
 // repeated (--clients 1,4 --clients 16).
 type flags struct {
-	out, backend, redisServer   string
+	out                         outflag.Flags
+	backend, redisServer        string
 	algos, contend              []string
 	clients, nodes              []int
 	duration, warmup, hold, ttl time.Duration
@@ -34,18 +37,10 @@ type flags struct {
 
 func (f *flags) register(fs *pflag.FlagSet) {
 	f.fs = fs
-	fs.StringVar(&f.out, "out", "", "directory for the results (must not exist or be empty) [results/lockbench/<UTC stamp>]")
+	f.out.Register(fs, "lockbench", "<UTC stamp>/")
 	fs.StringVar(&f.backend, "backend", string(sim.BackendRedis), "redis (redis-server processes) or miniredis (in-process; its Lua is slow)")
 	fs.StringVar(&f.redisServer, "redis-server", "", "redis-server binary [from PATH]")
-	fs.StringSliceVar(&f.algos, "algos", []string{"all"}, "designs to measure, comma-separated, 'raw' for the raw limit; 'all' is every design and raw; see 'locksim algos' (--algo too)")
-	// --algo is --algos itself, not a second flag on the same list: a
-	// command line that gives both adds them up.
-	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		if name == "algo" {
-			name = "algos"
-		}
-		return pflag.NormalizedName(name)
-	})
+	fs.StringSliceVar(&f.algos, "algos", []string{"all"}, "designs to measure, comma-separated, 'raw' for the raw limit; 'all' is every design and raw; see 'locksim algos'")
 	fs.IntSliceVar(&f.clients, "clients", bench.DefaultClients, "concurrent clients, comma-separated")
 	fs.IntSliceVar(&f.nodes, "nodes", bench.DefaultNodes, "cluster sizes: single-node designs and raw run at 1, multi-node designs (redlock, redsync) at the others")
 	fs.StringSliceVar(&f.contend, "contention", []string{string(bench.KeyPerClient), string(bench.HotKey)}, "per-client (each client its own key), hot (one key for all), or both")
@@ -61,12 +56,26 @@ func (f *flags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.under, "under", "", "run the load under a scenario's faults (a built-in name or a YAML file) and draw latency over time")
 }
 
-// changed tells whether the user set a flag (--algo is --algos).
+// changed tells whether the user set a flag.
 func (f *flags) changed(name string) bool { return f.fs.Changed(name) }
 
 // flagError rewords pflag's parse errors as one line naming the flag and
-// the value, as config's own errors do.
-func flagError(err error) error {
+// the value, as config's own errors do; an unknown flag gets the closest
+// names fs has (did you mean).
+func flagError(fs *pflag.FlagSet, err error) error {
+	var ne *pflag.NotExistError
+	if errors.As(err, &ne) && ne.GetSpecifiedName() != "" {
+		var names []string
+		fs.VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden {
+				names = append(names, f.Name)
+			}
+		})
+		if c := suggest.Closest(ne.GetSpecifiedName(), names); len(c) > 0 {
+			return fmt.Errorf("%w (did you mean --%s?)", err, strings.Join(c, " or --"))
+		}
+		return err
+	}
 	var iv *pflag.InvalidValueError
 	if !errors.As(err, &iv) {
 		return err
@@ -122,12 +131,9 @@ func (f *flags) config(now time.Time) (bench.Config, string, error) {
 		return cfg, "", fmt.Errorf("--timeout %v: must be positive", f.timeout)
 	}
 
-	out := f.out
-	if out == "" {
-		out = bench.DefaultOut(now)
-	}
-	if err := report.CheckOutDir(out); err != nil {
-		return cfg, "", fmt.Errorf("--out %q: %w", out, err)
+	out, err := f.out.Resolve("lockbench", artifact.Stamp(now))
+	if err != nil {
+		return cfg, "", err
 	}
 
 	if f.under != "" {
@@ -139,7 +145,6 @@ func (f *flags) config(now time.Time) (bench.Config, string, error) {
 		return f.underConfig(cfg, out)
 	}
 
-	var err error
 	if changed("algos") || !f.quick {
 		if cfg.Algorithms, err = parseAlgos(f.algos, true); err != nil {
 			return cfg, "", err

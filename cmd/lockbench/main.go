@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f.register(cmd.Flags())
 	w.register(cmd.Flags())
 	ci.register(cmd.Flags())
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c.Flags(), err) })
 	cmd.SetArgs(args)
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
@@ -125,8 +125,8 @@ func measure(ctx context.Context, cfg bench.Config, out string, timeout time.Dur
 	parent := ctx
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
 	defer cancel()
-	fmt.Fprintf(stdout, "lockbench: %d configurations, about %s of measuring; results to %s\n", n, est.Round(time.Second), out)
-	prog := newProgress(stdout)
+	fmt.Fprintf(stderr, "lockbench: %d configurations, about %s of measuring; results to %s\n", n, est.Round(time.Second), out)
+	prog := newProgress(stderr)
 	cfg.Progress = prog.update
 	stopProfile, err := ci.profile()
 	if err != nil {

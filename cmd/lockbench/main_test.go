@@ -49,7 +49,7 @@ func TestFlagValidation(t *testing.T) {
 		{[]string{"--nodes", "0"}, `--nodes 0: 0 is outside [1, 9]`},
 		{[]string{"--nodes", "12"}, `--nodes 12`},
 		{[]string{"--algos", "setpx,nope"}, `--algos setpx,nope: unknown algorithm "nope"`},
-		{[]string{"--algo", "nope"}, `--algos nope: unknown algorithm "nope"`},
+		{[]string{"--algos", "setpz"}, `--algos setpz: unknown algorithm "setpz" (did you mean setpx?)`},
 		{[]string{"--algos", "setpx,setpx"}, `--algos setpx,setpx: setpx given twice`},
 		{[]string{"--algos", ""}, `--algos "": no design given`},
 		{[]string{"--algos", "all,setpx"}, `--algos all,setpx: all stands alone`},
@@ -63,12 +63,13 @@ func TestFlagValidation(t *testing.T) {
 		{[]string{"--ttl", "0s"}, `--ttl 0s`},
 		{[]string{"--retry", "0s"}, `--retry 0s`},
 		{[]string{"--algos", "redlock", "--nodes", "1"}, `--nodes [1]: no design among redlock runs at these sizes`},
-		{[]string{"--out", nonEmpty}, `--out "` + nonEmpty + `": exists and is not empty`},
+		{[]string{"--out-dir", nonEmpty}, `--out-dir "` + nonEmpty + `": exists and is not empty`},
 		{[]string{"--out", file}, `--out "` + file + `": exists and is not a directory`},
 		{[]string{"--out", filepath.Join(file, "bench")}, `--out "` + filepath.Join(file, "bench") + `": not a directory`},
 		{[]string{"--out", "/dev/null/x"}, `--out "/dev/null/x": not a directory`},
 		{[]string{"--out", dangling}, `--out "` + dangling + `": is a symlink to ` + filepath.Join(links, "nowhere") + `, which does not exist`},
-		{[]string{"--out", toEmpty}, `--out "` + toEmpty + `": is a symlink (to ` + empty + `): give the directory itself`},
+		{[]string{"--out-dir", toEmpty}, `--out-dir "` + toEmpty + `": is a symlink (to ` + empty + `): give the directory itself`},
+		{[]string{"--out", "a", "--out-dir", "b"}, `--out and --out-dir: give one`},
 		{[]string{"--out", "/proc/lockbench"}, `--out "/proc/lockbench": /proc is not writable`},
 		{[]string{"--redis-server", "/no/such/redis-server"}, `--redis-server "/no/such/redis-server"`},
 		{[]string{"--under", "no-such-scenario"}, `--under "no-such-scenario": scenario "no-such-scenario": neither a built-in`},
@@ -96,10 +97,10 @@ func TestFlagDefaults(t *testing.T) {
 	assert.Equal(t, time.Millisecond, cfg.RetryInterval)
 }
 
-// TestListFlags: the lists take commas or repeats, --algo is --algos, and
+// TestListFlags: the lists take commas or repeats, and
 // "both" is every contention.
 func TestListFlags(t *testing.T) {
-	cfg, _, err := parse(t, "--algo", "setpx", "--algos", "raw", "--clients", "1,4", "--clients", "16",
+	cfg, _, err := parse(t, "--algos", "setpx", "--algos", "raw", "--clients", "1,4", "--clients", "16",
 		"--nodes", "1", "--contention", "both")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"setpx", "raw"}, cfg.Algorithms)
@@ -107,9 +108,9 @@ func TestListFlags(t *testing.T) {
 	assert.Equal(t, []int{1}, cfg.Nodes)
 	assert.Equal(t, bench.Contentions(), cfg.Contention)
 
-	cfg, _, err = parse(t, "--quick", "--algo", "redlock,redsync")
+	cfg, _, err = parse(t, "--quick", "--algos", "redlock,redsync")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"redlock", "redsync"}, cfg.Algorithms, "--algo overrides --quick's designs as --algos does")
+	assert.Equal(t, []string{"redlock", "redsync"}, cfg.Algorithms, "--algos overrides --quick's designs")
 
 	cfg, _, err = parse(t, "--seed", "7", "--under", "control-contention", "--algos", "setpx")
 	require.NoError(t, err)
@@ -177,10 +178,11 @@ func TestRunWritesResults(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--backend", "miniredis", "--algos", "setpx,raw", "--clients", "1",
 		"--nodes", "1", "--contention", "per-client", "--duration", "100ms", "--rounds", "1", "--warmup", "10ms",
-		"--out", out}, &stdout, &stderr)
+		"--out-dir", out}, &stdout, &stderr)
 	require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
 	assert.Contains(t, stderr.String(), "warning: miniredis")
-	assert.Contains(t, stdout.String(), "[2/2]", "plain progress lines when stdout is not a terminal")
+	assert.Contains(t, stderr.String(), "[2/2]", "progress on stderr, plain lines when it is not a terminal")
+	assert.NotContains(t, stdout.String(), "[2/2]", "stdout holds the results alone")
 	assert.Contains(t, stdout.String(), "harness overhead")
 	for _, f := range []string{bench.FileCSV, bench.FileJSON, bench.FileSummary, "throughput.png", "cdf.svg"} {
 		_, err := os.Stat(filepath.Join(out, f))
@@ -194,7 +196,7 @@ func TestTimeoutBoundsTheRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--backend", "miniredis", "--algos", "setpx,raw", "--clients", "1", "--nodes", "1",
-		"--duration", "1m", "--timeout", "300ms", "--out", out}, &stdout, &stderr)
+		"--duration", "1m", "--timeout", "300ms", "--out-dir", out}, &stdout, &stderr)
 	assert.Equal(t, exitcode.Failed, code)
 	assert.Contains(t, stderr.String(), "lockbench: --timeout 300ms ran out before the measuring was done")
 	entries, err := os.ReadDir(filepath.Dir(out))
@@ -208,7 +210,7 @@ func TestInterruptWritesNothing(t *testing.T) {
 	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{"--backend", "miniredis", "--algos", "setpx,raw", "--clients", "1", "--nodes", "1",
-		"--duration", "1m", "--out", out}, &stdout, &stderr)
+		"--duration", "1m", "--out-dir", out}, &stdout, &stderr)
 	assert.Equal(t, exitInterrupted, code)
 	assert.Contains(t, stderr.String(), "nothing written")
 	entries, err := os.ReadDir(filepath.Dir(out))
@@ -220,7 +222,7 @@ func TestInterruptWritesNothing(t *testing.T) {
 func tinyRun(out string, extra ...string) []string {
 	return append([]string{"--backend", "miniredis", "--algos", "setpx,raw", "--clients", "1",
 		"--nodes", "1", "--contention", "per-client", "--duration", "150ms", "--rounds", "3", "--warmup", "10ms",
-		"--out", out}, extra...)
+		"--out-dir", out}, extra...)
 }
 
 // TestJSONOnStdout: --json prints the results alone on stdout, one object
@@ -275,7 +277,7 @@ func TestBaselineExitsOneWhenARatioFell(t *testing.T) {
 
 	stderr.Reset()
 	code = run(context.Background(), []string{"--backend", "miniredis", "--under", "gc-pause-after-check", "--baseline", base,
-		"--out", filepath.Join(t.TempDir(), "run")}, &stdout, &stderr)
+		"--out-dir", filepath.Join(t.TempDir(), "run")}, &stdout, &stderr)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr.String(), "--baseline: not with --under")
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/locksim/locksim/bench"
-	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/internal/artifact"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -94,12 +94,9 @@ func (w *waitFlags) config(f *flags, now time.Time) (bench.WaitConfig, string, e
 	if err := cfg.WithDefaults().Validate(); err != nil {
 		return cfg, "", errors.New(trimConfig(err))
 	}
-	out := f.out
-	if out == "" {
-		out = bench.DefaultOut(now)
-	}
-	if err := report.CheckOutDir(out); err != nil {
-		return cfg, "", fmt.Errorf("--out %q: %w", out, err)
+	out, err := f.out.Resolve("lockbench", artifact.Stamp(now))
+	if err != nil {
+		return cfg, "", err
 	}
 	return cfg, out, nil
 }
@@ -123,8 +120,8 @@ func measureWait(ctx context.Context, cfg bench.WaitConfig, out string, timeout 
 	parent := ctx
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
 	defer cancel()
-	fmt.Fprintf(stdout, "lockbench --wait: %d rows, about %s of measuring; results to %s\n", len(cfg.Clients)*len(cfg.Variants), est.Round(time.Second), out)
-	cfg.Progress = func(done, total int) { fmt.Fprintf(stdout, "  %d/%d segments\n", done, total) }
+	fmt.Fprintf(stderr, "lockbench --wait: %d rows, about %s of measuring; results to %s\n", len(cfg.Clients)*len(cfg.Variants), est.Round(time.Second), out)
+	cfg.Progress = func(done, total int) { fmt.Fprintf(stderr, "  %d/%d segments\n", done, total) }
 	rep, err := bench.RunWait(ctx, cfg)
 	if code, failed := measureFailed(parent, ctx, err, timeout, stderr); failed {
 		return code

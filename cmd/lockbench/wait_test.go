@@ -34,7 +34,7 @@ func TestWaitRunWritesResults(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "wait")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--backend", "miniredis", "--wait", "poll:1ms,notify", "--clients", "2",
-		"--duration", "200ms", "--rounds", "1", "--hold", "1ms", "--out", out}, &stdout, &stderr)
+		"--duration", "200ms", "--rounds", "1", "--hold", "1ms", "--out-dir", out}, &stdout, &stderr)
 	require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
 	assert.Contains(t, stdout.String(), "| poll:1ms | 2 |")
 	assert.Contains(t, stdout.String(), "| notify | 2 |")

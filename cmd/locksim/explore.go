@@ -17,9 +17,9 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/artifact"
+	"github.com/locksim/locksim/internal/outflag"
 	"github.com/locksim/locksim/internal/progress"
 	"github.com/locksim/locksim/lock"
-	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/sim"
 )
 
@@ -37,7 +37,8 @@ type exploreFlags struct {
 	seed      uint64
 	shard     string
 	confirm   string
-	out       string
+	out       string // the directory written, from outFlags
+	outFlags  outflag.Flags
 	asJSON    bool
 	workers   int
 	noShrink  bool
@@ -82,9 +83,9 @@ found, 1 violations found, 2 bad input, 3 locksim failed or was interrupted
 	fl.Uint64Var(&f.seed, "seed", 0, "base seed: schedule j is drawn from (seed, j)")
 	fl.StringVar(&f.shard, "shard", "0/1", "run shard `i/n` of the schedules (those j with j mod n == i)")
 	fl.StringVar(&f.confirm, "confirm", "", "replay each shrunk violation on redis-server in real time: redis or none (default: redis when redis-server is on PATH)")
-	fl.StringVar(&f.out, "out", "", "output directory (default results/explore/<UTC stamp>-s<seed>)")
+	f.outFlags.Register(fl, "explore", "<UTC stamp>-s<seed>[-shard<i>of<n>]/")
 	fl.BoolVar(&f.asJSON, "json", false, "print the result as JSON on stdout (one object; an array for several designs)")
-	fl.IntVar(&f.workers, "workers", 0, "runs at once (default GOMAXPROCS)")
+	fl.IntVar(&f.workers, "parallel", 0, "runs at once (default GOMAXPROCS)")
 	fl.BoolVar(&f.noShrink, "no-shrink", false, "keep the violations as found")
 	cmd.AddCommand(exploreMergeCmd())
 	return cmd
@@ -121,8 +122,8 @@ func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
 	if changed("for") && f.forDur <= 0 {
 		return nil, fmt.Errorf("--for %v: must be positive", f.forDur)
 	}
-	if changed("workers") && f.workers < 1 {
-		return nil, fmt.Errorf("--workers %d: at least 1", f.workers)
+	if changed("parallel") && f.workers < 1 {
+		return nil, fmt.Errorf("--parallel %d: at least 1", f.workers)
 	}
 	shard, shards, err := parseShard(f.shard)
 	if err != nil {
@@ -140,14 +141,12 @@ func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
 			return nil, errors.New("--confirm redis: redis-server is not on PATH (apt-get install redis-server), or give --confirm none")
 		}
 	}
-	if f.out == "" {
-		f.out = filepath.Join("results", "explore", fmt.Sprintf("%s-s%d", artifact.Stamp(time.Now()), f.seed))
-		if shards > 1 {
-			f.out += fmt.Sprintf("-shard%dof%d", shard, shards)
-		}
+	name := fmt.Sprintf("%s-s%d", artifact.Stamp(time.Now()), f.seed)
+	if shards > 1 {
+		name += fmt.Sprintf("-shard%dof%d", shard, shards)
 	}
-	if err := report.CheckOutRoot(f.out); err != nil {
-		return nil, fmt.Errorf("--out %q: %w", f.out, err)
+	if f.out, err = f.outFlags.Resolve("explore", name); err != nil {
+		return nil, err
 	}
 	var out []explore.Config
 	for _, a := range f.algos {
@@ -262,7 +261,7 @@ func printJSON(w io.Writer, reps []*explore.Report) error {
 }
 
 func exploreMergeCmd() *cobra.Command {
-	var out string
+	var outFlags outflag.Flags
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "merge DIR...",
@@ -270,7 +269,8 @@ func exploreMergeCmd() *cobra.Command {
 		Long: `Read the explore.json of each DIR (an exploration's directory, or one of its
 designs' subdirectories) and merge them per design: runs add up, violations
 with one signature are one (the best reproduced kept). The merged
-explore.json and summary.md go to --out. Exit codes: 0 nothing found, 1
+explore.json and summary.md go to OUT/explore/<UTC stamp>-merged/ (or
+--out-dir). Exit codes: 0 nothing found, 1
 violations found, 2 bad input.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -286,11 +286,9 @@ violations found, 2 bad input.`,
 			if err != nil {
 				return usageErr(err)
 			}
-			if out == "" {
-				out = filepath.Join("results", "explore", artifact.Stamp(time.Now())+"-merged")
-			}
-			if err := report.CheckOutRoot(out); err != nil {
-				return usageErr(fmt.Errorf("--out %q: %w", out, err))
+			out, err := outFlags.Resolve("explore", artifact.Stamp(time.Now())+"-merged")
+			if err != nil {
+				return usageErr(err)
 			}
 			found := 0
 			for _, r := range reps {
@@ -314,7 +312,7 @@ violations found, 2 bad input.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "where the merged results go (default results/explore/<UTC stamp>-merged)")
+	outFlags.Register(cmd.Flags(), "explore", "<UTC stamp>-merged/")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the merged result as JSON on stdout")
 	return cmd
 }

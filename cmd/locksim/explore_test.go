@@ -74,14 +74,14 @@ func TestExploreCommandAndMerge(t *testing.T) {
 	dir := t.TempDir()
 	clean := filepath.Join(dir, "clean")
 	stdout, stderr, code := executeVirtual(t, "explore", "--algos", "setpx", "--kinds", "none", "--runs", "10",
-		"--duration", "500ms", "--confirm", "none", "--out", clean)
+		"--duration", "500ms", "--confirm", "none", "--out-dir", clean)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "setpx: 10 runs")
 	assert.FileExists(t, filepath.Join(clean, "setpx", "summary.md"))
 
 	found := filepath.Join(dir, "found")
 	stdout, stderr, code = executeVirtual(t, "explore", "--algos", "setnx-expire", "--kinds", "crash-client", "--runs", "200",
-		"--max-faults", "3", "--duration", "1s", "--confirm", "none", "--json", "--out", found)
+		"--max-faults", "3", "--duration", "1s", "--confirm", "none", "--json", "--out-dir", found)
 	require.Equal(t, exitMismatch, code, stderr)
 	var rep struct {
 		Algorithm  string  `json:"algorithm"`
@@ -108,7 +108,7 @@ func TestExploreCommandAndMerge(t *testing.T) {
 	assert.Equal(t, exitOK, code, "locksim run %s: %s", v.Scenario, stderr)
 
 	merged := filepath.Join(dir, "merged")
-	stdout, stderr, code = execute(t, "explore", "merge", clean, found, "--out", merged)
+	stdout, stderr, code = execute(t, "explore", "merge", clean, found, "--out-dir", merged)
 	require.Equal(t, exitMismatch, code, stderr)
 	assert.Contains(t, stdout, "setpx: 10 runs")
 	assert.Contains(t, stdout, "setnx-expire: 200 runs")

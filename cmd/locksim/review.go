@@ -16,6 +16,7 @@ import (
 	"github.com/locksim/locksim/bench"
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/artifact"
+	"github.com/locksim/locksim/internal/outflag"
 	"github.com/locksim/locksim/internal/progress"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/matrix"
@@ -44,7 +45,7 @@ const incompleteFile = "INCOMPLETE.txt"
 type reviewFlags struct {
 	algos       []string
 	runs        int
-	out         string
+	out         outflag.Flags
 	timeout     time.Duration
 	explore     time.Duration
 	benchDur    time.Duration
@@ -64,11 +65,12 @@ fan-out on 5 nodes), optionally an exploration of random fault schedules per
 design (--explore DUR), and writes the page: a design x fault-family grid,
 the cost as ratios to raw with their round spread, a sentence per design,
 then the matrix, each failure's witness and timeline, and the bench.
-Everything goes to one directory (--out, default results/review/<UTC stamp>),
-built under a hidden name and renamed into place when complete; the page is
-OUT/index.html with its Markdown twin OUT/index.md.
+Everything goes to one directory, OUT/review/<UTC stamp>/ under the results
+root --out (or exactly --out-dir), built under a hidden name and renamed
+into place when complete; the page is index.html in it, with its Markdown
+twin index.md.
 --timeout bounds the whole command: each stage gets what remains. When it
-runs out, or on Ctrl-C, what finished is kept in OUT-incomplete with an
+runs out, or on Ctrl-C, what finished is kept in DIR-incomplete with an
 INCOMPLETE.txt saying what is missing, and the exit code is 3.
 Exit codes: 0 done, 2 bad input, 3 locksim failed, was interrupted or ran
 out of time.`,
@@ -83,7 +85,7 @@ out of time.`,
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.algos, "algos", defaultReviewAlgos, "designs to review, comma-separated (the list replaces the default); see 'locksim algos'")
 	fl.IntVar(&f.runs, "runs", 3, "matrix runs per (scenario, design) pair, each with its own seed")
-	fl.StringVar(&f.out, "out", "", "the review's directory; must not exist or be empty (default results/review/<UTC stamp>)")
+	f.out.Register(fl, "review", "<UTC stamp>/")
 	fl.DurationVar(&f.timeout, "timeout", 15*time.Minute, "bound on the whole command; each stage gets what remains")
 	fl.DurationVar(&f.explore, "explore", 0, "explore random fault schedules of each design for this long (wall time, e.g. 30s; default: no exploration)")
 	fl.DurationVar(&f.benchDur, "bench-duration", 4800*time.Millisecond, "measured time of one bench configuration, split over --bench-rounds")
@@ -116,14 +118,9 @@ func (f *reviewFlags) check(cmd *cobra.Command) error {
 	case f.benchDur < 10*time.Millisecond*time.Duration(f.benchRounds):
 		return fmt.Errorf("--bench-duration %v: at least 10ms per round (%d rounds)", f.benchDur, f.benchRounds)
 	}
-	if f.out != "" {
-		if entries, err := os.ReadDir(f.out); err == nil && len(entries) > 0 {
-			return fmt.Errorf("--out %s: exists and is not empty", f.out)
-		} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("--out %s: %w", f.out, err)
-		}
-	}
-	return nil
+	// Checked again, with the review's own stamp, when it starts.
+	_, err := f.out.Resolve("review", artifact.Stamp(time.Now()))
+	return err
 }
 
 func firstDup(xs []string) string {
@@ -200,14 +197,10 @@ func (f *reviewFlags) run(cmd *cobra.Command) error {
 	ctx, cancel := context.WithTimeoutCause(parent, f.timeout, errReviewTimeout)
 	defer cancel()
 
-	final := f.out
-	if final == "" {
-		var err error
-		if final, err = artifact.FreeName(filepath.Join("results", "review", artifact.Stamp(began))); err != nil {
-			return harnessErr(err)
-		}
+	final, err := f.out.Resolve("review", artifact.Stamp(began))
+	if err != nil {
+		return usageErr(err)
 	}
-	final = filepath.Clean(final)
 	dir, err := artifact.NewDir(filepath.Dir(final), filepath.Base(final))
 	if err != nil {
 		return harnessErr(err)

@@ -41,7 +41,7 @@ func TestReviewEndToEnd(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "review")
 	output, code := reviewAsMain(t, "--algos", "setpx,fenced", "--runs", "1",
-		"--bench-duration", "90ms", "--bench-rounds", "3", "--out", out)
+		"--bench-duration", "90ms", "--bench-rounds", "3", "--out-dir", out)
 	require.Equal(t, exitOK, code, output)
 	assert.Contains(t, output, filepath.Join(out, "index.html"))
 	for _, f := range []string{"index.html", "index.md"} {
@@ -74,7 +74,7 @@ func TestReviewEndToEnd(t *testing.T) {
 
 	t.Run("timeout", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "review")
-		output, code := reviewAsMain(t, "--algos", "setpx,redlock", "--runs", "10", "--timeout", "1s", "--out", out)
+		output, code := reviewAsMain(t, "--algos", "setpx,redlock", "--runs", "10", "--timeout", "1s", "--out-dir", out)
 		require.Equal(t, exitHarness, code, output)
 		last := strings.TrimSpace(output)
 		last = last[strings.LastIndexByte(last, '\n')+1:]
