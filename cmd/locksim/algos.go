@@ -20,10 +20,13 @@ func algosCmd() *cobra.Command {
 			out := cmd.OutOrStdout()
 			if asJSON {
 				type row struct {
-					Name, Summary, Weakness, Source string
-					Like                            string `json:",omitempty"`
-					Process                         bool   `json:",omitempty"`
-					Unavailable                     string `json:",omitempty"`
+					Name        string `json:"name"`
+					Summary     string `json:"summary"`
+					Weakness    string `json:"weakness"`
+					Source      string `json:"source"`
+					Like        string `json:"like,omitempty"`
+					Process     bool   `json:"process,omitempty"`
+					Unavailable string `json:"unavailable,omitempty"`
 				}
 				var rows []row
 				for _, i := range lock.Algorithms() {

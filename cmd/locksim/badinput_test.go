@@ -86,7 +86,7 @@ func TestTimeoutBoundsTheRun(t *testing.T) {
 	out := t.TempDir()
 	_, stderr, code := execute(t, "run", "--algos", "setpx", "--duration", "30s", "--timeout", "400ms", "--out", out)
 	assert.Equal(t, exitHarness, code, stderr)
-	assert.Contains(t, stderr, "timeout of 400ms")
+	assert.Contains(t, stderr, "--timeout 400ms ran out: 0 of 1 designs ran; setpx was cut short")
 	assert.Contains(t, stderr, "incomplete")
 	// What it recorded ended long before the 30 s the run asked for.
 	runs, _ := filepath.Glob(filepath.Join(out, "locksim", "adhoc", "*"))

@@ -40,8 +40,10 @@ and write DIR/matrix/<UTC stamp>/ with
 matrix.md, matrix.json, matrix.html and every run's report under runs/; then
 point DIR/matrix/latest at it. Pairs a scenario expects as skip, or that need
 what the backend lacks (on --addrs servers: process control), are shown as
-skip with the reason, never as passed. --timeout bounds each run as a whole
-and --check-timeout the checker in each run, as on run.
+skip with the reason, never as passed. --timeout bounds the whole matrix's
+wall time: when it runs out the matrix is written with the pairs that
+finished, marked incomplete (exit 3); --check-timeout bounds the checker in
+each run, as on run.
 Exit codes: 0 every pair met its expectation in every run, 1 some did not,
 2 bad input, 3 locksim itself failed (the matrix is still written when it got
 that far).`,
@@ -63,7 +65,7 @@ that far).`,
 	fl.IntVar(&f.parallel, "parallel", 0, fmt.Sprintf("runs at once (default: %d when every run goes in virtual time, else %d; with --addrs: 1, since a run holds those servers alone)", matrix.DefaultParallelVirtual(), matrix.DefaultParallel()))
 	fl.BoolVar(&f.asJSON, "json", false, "print matrix.json (with its directory) on stdout")
 	fl.Uint64Var(&f.seed, "seed", 0, "base seed for every random choice: run i of a pair uses seed + i (default: each scenario's own seed)")
-	fl.DurationVar(&f.timeout, "timeout", 0, "bound on each run as a whole; past it the run stops, marked incomplete (default: its duration + 1m)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "bound on the whole matrix's wall time; past it the pairs that finished are written, marked incomplete, exit 3 (default: none; each run is bounded by its duration + 1m)")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 10*time.Second, "bound on the checker in each run; running out gives verdict unknown")
 	return cmd
 }
@@ -72,7 +74,7 @@ that far).`,
 // value at fault in one line.
 func (f *matrixFlags) config(cmd *cobra.Command) (matrix.Config, error) {
 	cfg := matrix.Config{Runs: f.runs, Backend: f.where.backend, Addrs: f.where.addrs, Toxiproxy: f.where.toxiproxy, RealTime: f.where.realTime,
-		Out: f.out, Parallel: f.parallel, CheckTimeout: f.checkTimeout, Timeout: f.timeout}
+		Out: f.out, Parallel: f.parallel, CheckTimeout: f.checkTimeout}
 	changed := cmd.Flags().Changed
 	if changed("seed") {
 		cfg.Seed = &f.seed
@@ -129,8 +131,13 @@ func (f *matrixFlags) run(cmd *cobra.Command, cfg matrix.Config) error {
 	}
 	prog := newMatrixProgress(stderr)
 	cfg.Progress = prog.update
-	m, err := matrix.Run(cmd.Context(), cfg)
+	ctx, cancel := withTimeout(cmd.Context(), f.timeout)
+	defer cancel()
+	m, err := matrix.Run(ctx, cfg)
 	prog.finish()
+	if err != nil && timedOut(ctx) && m.Dir == "" {
+		return timeoutErr(f.timeout, "no pair finished; nothing was written")
+	}
 	if err != nil && m.Dir == "" {
 		if scenarios.IsBadInput(err) {
 			return usageErr(err)
@@ -149,6 +156,9 @@ func (f *matrixFlags) run(cmd *cobra.Command, cfg matrix.Config) error {
 		}
 	} else {
 		printMatrix(stdout, m)
+	}
+	if err != nil && timedOut(ctx) {
+		return timeoutErr(f.timeout, fmt.Sprintf("the %d pairs that finished are in %s, marked incomplete", m.Totals.Cells, m.Dir))
 	}
 	if err != nil {
 		return harnessErr(err)

@@ -69,7 +69,7 @@ codes: 0 every verdict as expected, 1 a verdict differs from its expectation,
 	fl.Uint64Var(&f.seed, "seed", 0, "base seed for every random choice (default: the scenario's own seed)")
 	fl.StringVar(&f.out, "out", "results", "results root directory")
 	fl.BoolVar(&f.asJSON, "json", false, "print a machine-readable result on stdout")
-	fl.DurationVar(&f.timeout, "timeout", 0, "bound on each run as a whole; past it the run stops, marked incomplete (default: duration + 1m)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "bound on the whole command's wall time; past it the run under way stops, kept marked incomplete, exit 3 (default: none; each run is bounded by its duration + 1m)")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 10*time.Second, "bound on the checker in each run; running out gives verdict unknown")
 	return cmd
 }
@@ -137,8 +137,9 @@ func checkTimeouts(changed func(string) bool, timeout, checkTimeout time.Duratio
 // jsonResult is what --json prints: each run as scenarios.Execute
 // reported it.
 type jsonResult struct {
-	Scenario string              `json:"scenario"`
-	Runs     []scenarios.Outcome `json:"runs"`
+	Scenario   string              `json:"scenario"`
+	Runs       []scenarios.Outcome `json:"runs"`
+	Incomplete bool                `json:"incomplete,omitempty"` // --timeout ran out before every design ran
 }
 
 func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenarios.Scenario) error {
@@ -162,7 +163,7 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 		}
 	}
 	opts := f.where.runOptions()
-	opts.Out, opts.CheckTimeout, opts.Timeout = f.out, f.checkTimeout, f.timeout
+	opts.Out, opts.CheckTimeout = f.out, f.checkTimeout
 	// Every design's configuration is checked before anything runs, so
 	// that what the backend cannot do is one line, not a failure midway.
 	cfgs := map[string]sim.Config{}
@@ -193,6 +194,8 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	if w := f.where.where(); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
+	ctx, cancel := withTimeout(ctx, f.timeout)
+	defer cancel()
 	res := jsonResult{Scenario: s.Name}
 	mismatches := 0
 	for i, algo := range algos {
@@ -206,6 +209,13 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 		if err != nil {
 			if o.Dir != "" {
 				fmt.Fprintf(stderr, "partial run kept in %s (incomplete: not a verdict)\n", o.Dir)
+			}
+			if timedOut(ctx) {
+				if f.asJSON {
+					res.Incomplete = true
+					_ = printRunJSON(stdout, res)
+				}
+				return timeoutErr(f.timeout, fmt.Sprintf("%d of %d designs ran; %s was cut short", i, len(algos), algo))
 			}
 			if scenarios.IsBadInput(err) {
 				return usageErr(err)
@@ -221,9 +231,7 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 		}
 	}
 	if f.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := printRunJSON(stdout, res); err != nil {
 			return harnessErr(err)
 		}
 	}
@@ -231,6 +239,12 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 		return &exitError{exitMismatch, fmt.Errorf("%d of %d verdicts differ from what %s expects", mismatches, len(algos), s.Name)}
 	}
 	return nil
+}
+
+func printRunJSON(w io.Writer, res jsonResult) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
 }
 
 func printOutcome(w io.Writer, o scenarios.Outcome) {
