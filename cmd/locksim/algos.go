@@ -49,6 +49,6 @@ func algosCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the list as JSON on stdout")
 	return cmd
 }

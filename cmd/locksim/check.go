@@ -99,7 +99,7 @@ this machine's memory budget for a run), 3 when the check exceeded
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a machine-readable result on stdout")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON on stdout")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "bound on the whole check; past it the command fails with exit 3 (default: none beyond --check-timeout)")
 	cmd.Flags().DurationVar(&checkTimeout, "check-timeout", 10*time.Second, "bound on the checker; running out gives verdict unknown")
 	return cmd

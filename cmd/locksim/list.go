@@ -64,7 +64,7 @@ func listCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the list as JSON on stdout")
 	cmd.Flags().BoolVar(&points, "points", false, "list the points a fault's when/until may name instead: the client loop's, in cycle order, then the designs' own")
 	cmd.Flags().BoolVar(&kinds, "kinds", false, "list the fault kinds instead: their required and optional fields and whether external servers (--addrs) run them (docs/scenarios.md explains each)")
 	return cmd

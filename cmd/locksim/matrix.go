@@ -63,7 +63,7 @@ that far).`,
 	f.where.register(fl, "each scenario's own")
 	fl.StringVar(&f.out, "out", "results", "results root; the matrix goes to OUT/matrix/<stamp>/")
 	fl.IntVar(&f.parallel, "parallel", 0, fmt.Sprintf("runs at once (default: %d when every run goes in virtual time, else %d; with --addrs: 1, since a run holds those servers alone)", matrix.DefaultParallelVirtual(), matrix.DefaultParallel()))
-	fl.BoolVar(&f.asJSON, "json", false, "print matrix.json (with its directory) on stdout")
+	fl.BoolVar(&f.asJSON, "json", false, "print matrix.json (with its directory) as JSON on stdout")
 	fl.Uint64Var(&f.seed, "seed", 0, "base seed for every random choice: run i of a pair uses seed + i (default: each scenario's own seed)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "bound on the whole matrix's wall time; past it the pairs that finished are written, marked incomplete, exit 3 (default: none; each run is bounded by its duration + 1m)")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 10*time.Second, "bound on the checker in each run; running out gives verdict unknown")

@@ -68,7 +68,7 @@ codes: 0 every verdict as expected, 1 a verdict differs from its expectation,
 	fl.DurationVar(&f.hold, "hold", 0, "time inside the critical section")
 	fl.Uint64Var(&f.seed, "seed", 0, "base seed for every random choice (default: the scenario's own seed)")
 	fl.StringVar(&f.out, "out", "results", "results root directory")
-	fl.BoolVar(&f.asJSON, "json", false, "print a machine-readable result on stdout")
+	fl.BoolVar(&f.asJSON, "json", false, "print the result as JSON on stdout")
 	fl.DurationVar(&f.timeout, "timeout", 0, "bound on the whole command's wall time; past it the run under way stops, kept marked incomplete, exit 3 (default: none; each run is bounded by its duration + 1m)")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 10*time.Second, "bound on the checker in each run; running out gives verdict unknown")
 	return cmd
