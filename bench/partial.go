@@ -17,6 +17,9 @@ import (
 // partial, as it is: the design is missing from it.
 func (r *Report) Partial() []string {
 	var out []string
+	if r.Incomplete != "" {
+		out = append(out, "incomplete: "+r.Incomplete)
+	}
 	if r.Under != nil {
 		out = append(out, fmt.Sprintf("it measured latency under scenario %q, not the sweep", r.Under.Scenario))
 	}

@@ -131,6 +131,10 @@ type Report struct {
 	Comparisons []Comparison `json:"comparisons,omitempty"`
 	Under       *UnderReport `json:"under,omitempty"`
 	Notes       []string     `json:"notes,omitempty"`
+	// Incomplete says why the sweep stopped before every cell was
+	// measured (its context ended: a --timeout); "" for a finished one.
+	// The cells that finished are whole; the rest are missing.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

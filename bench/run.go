@@ -19,8 +19,10 @@ const MiniredisWarning = "miniredis runs Lua in an interpreter written in Go (th
 
 // Run measures cfg and returns the report. Errors wrap ErrConfig (bad
 // input), sim.ErrHarness (nodes or clients could not be set up) or ctx's
-// error (interrupted: no report, nothing must be written). Whatever Run
-// started is stopped before it returns.
+// error. When ctx ends after some cells of a sweep finished, Run returns
+// them with ctx's error, in a report marked Incomplete (the caller decides
+// whether to write it); otherwise the report is nil. Whatever Run started
+// is stopped before it returns.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -60,19 +62,30 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	for i, c := range cells {
 		res, err := r.runCell(ctx, i, c)
-		if err != nil {
+		if err != nil && (ctx.Err() == nil || i == 0) {
 			return nil, err
+		}
+		if err != nil {
+			rep.Incomplete = fmt.Sprintf("stopped after %d of %d cells: %v", i, len(cells), context.Cause(ctx))
+			rep.Notes = append(rep.Notes, "incomplete: "+rep.Incomplete+"; the cells measured are whole, the rest are missing")
+			rep.finish(cfg)
+			return rep, err
 		}
 		rep.Results = append(rep.Results, res...)
 	}
 	if err := cluster.Close(); err != nil {
 		rep.Notes = append(rep.Notes, err.Error())
 	}
+	rep.finish(cfg)
+	return rep, nil
+}
+
+// finish orders the results and works out the ratios and comparisons.
+func (rep *Report) finish(cfg Config) {
 	sortResults(rep.Results, cfg.Algorithms)
 	addRatios(rep.Results)
 	rep.Comparisons = comparisons(rep.Results)
 	rep.WallS = time.Since(rep.Started).Seconds()
-	return rep, nil
 }
 
 func settingsOf(cfg Config) Settings {

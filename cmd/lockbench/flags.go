@@ -51,7 +51,7 @@ func (f *flags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.ttl, "ttl", 500*time.Millisecond, "lock TTL")
 	fs.DurationVar(&f.retry, "retry", bench.DefaultRetry, "wait after a refused attempt (plus up to half of it as jitter)")
 	fs.Uint64Var(&f.seed, "seed", 0, "base seed of every random choice (each client's retry jitter and lock tokens; under --under, added to the scenario's seed)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "bound on the whole command's work; past it the measuring stops and nothing is written, exit 3 (default: twice the estimate + 1m)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "bound on the whole command's wall time; past it the measuring stops, the sweep's finished cells are written to DIR-incomplete, exit 3 (default: twice the estimate + 1m)")
 	fs.BoolVar(&f.quick, "quick", false, "a sweep under a minute: clients 1,4,16, nodes 1 and 5, 450ms per configuration in 3 rounds, every design family and the references")
 	fs.StringVar(&f.under, "under", "", "run the load under a scenario's faults (a built-in name or a YAML file) and draw latency over time")
 }

@@ -30,11 +30,11 @@ const (
 	exitDiffers     = exitcode.Mismatch // --baseline: a ratio fell by more than its noise band
 	exitUsage       = exitcode.Usage    // bad input or usage
 	exitHarness     = exitcode.Failed   // the bench itself failed (nodes did not start, files not written)
-	exitInterrupted = exitcode.Failed   // Ctrl-C, SIGTERM or --timeout: nothing written
+	exitInterrupted = exitcode.Failed   // Ctrl-C or SIGTERM (nothing written), or --timeout (the cells that finished, marked incomplete)
 )
 
 // errTimeout is the cause of a context whose --timeout ran out.
-var errTimeout = errors.New("timeout")
+var errTimeout = errors.New("--timeout ran out")
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -138,6 +138,9 @@ func measure(ctx context.Context, cfg bench.Config, out string, timeout time.Dur
 	if perr := stopProfile(); perr != nil {
 		fmt.Fprintln(stderr, "lockbench:", oneLine(perr))
 	}
+	if rep != nil && err != nil && parent.Err() == nil && errors.Is(context.Cause(ctx), errTimeout) {
+		return writeIncomplete(rep, out+"-incomplete", command, timeout, stdout, stderr)
+	}
 	if code, failed := measureFailed(parent, ctx, err, timeout, stderr); failed {
 		return code
 	}
@@ -152,6 +155,21 @@ func measure(ctx context.Context, cfg bench.Config, out string, timeout time.Dur
 	}
 	fmt.Fprintf(stdout, "lockbench: wrote %s in %.1f s (see summary.md)\n", out, rep.WallS)
 	return ci.report(rep, out, stderr)
+}
+
+// writeIncomplete writes the cells a sweep finished before its --timeout
+// ran out to dir (out-incomplete, so that it is never taken for a whole
+// run; bench.json says incomplete, and review passes it over), and
+// returns exit 3.
+func writeIncomplete(rep *bench.Report, dir, command string, timeout time.Duration, stdout, stderr io.Writer) int {
+	rep.Command = command
+	if err := rep.Write(dir); err != nil {
+		fmt.Fprintf(stderr, "lockbench: --timeout %v ran out, and the cells that finished could not be written: %s\n", timeout, oneLine(err))
+		return exitHarness
+	}
+	fmt.Fprintf(stdout, "lockbench: wrote %s, incomplete (see summary.md)\n", dir)
+	fmt.Fprintf(stderr, "lockbench: --timeout %v ran out: %s; what finished is in %s\n", timeout, rep.Incomplete, dir)
+	return exitInterrupted
 }
 
 func usesMiniredis(cfg bench.Config) bool {
