@@ -45,9 +45,6 @@ func TestSharedFlagsOneName(t *testing.T) {
 		assert.Empty(t, usage[retired], "--%s is spelled --algos/--parallel on every command", retired)
 	}
 	for cmd, u := range usage["out"] {
-		if cmd == "locksim report" {
-			continue // report's --out also takes the page's file (docs/reliability.md)
-		}
 		assert.True(t, strings.HasPrefix(u, "results root"), "%s --out: %q", cmd, u)
 	}
 	for cmd, u := range usage["out-dir"] {

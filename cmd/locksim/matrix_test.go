@@ -72,17 +72,18 @@ func TestMatrixMismatchThenReport(t *testing.T) {
 
 	stdout, stderr, code = execute(t, "report", "--matrix", filepath.Join(out, "matrix", "latest"), "--bench", "")
 	require.Equal(t, exitOK, code, stderr)
-	page := filepath.Join(out, "review", res.Stamp()+".html")
+	page := filepath.Join(out, "review", res.Stamp(), "index.html")
 	assert.Contains(t, stdout, page)
 	html, err := os.ReadFile(page)
 	require.NoError(t, err)
 	assert.Contains(t, string(html), "wrong-expectation")
 	assert.Contains(t, string(html), "NOT AS EXPECTED")
 	assert.Equal(t, 1, strings.Count(string(html), `src="data:image/png;base64,`))
-	assert.FileExists(t, filepath.Join(out, "review", res.Stamp()+".md"))
+	assert.FileExists(t, filepath.Join(out, "review", res.Stamp(), "index.md"))
 
-	// --out naming a directory takes it as the results root, as on matrix.
-	require.NoError(t, os.Remove(page))
+	// --out is the results root, as on matrix: the matrix is read from it
+	// and the page written under it.
+	require.NoError(t, os.RemoveAll(filepath.Dir(page)))
 	stdout, stderr, code = execute(t, "report", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, page)

@@ -4,19 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/locksim/locksim/internal/outflag"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/review"
 )
 
 func reportCmd() *cobra.Command {
-	var matrixDir, benchDir, out, root string
+	var matrixDir, benchDir string
+	var out outflag.Flags
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Write a self-contained design-review page (HTML + Markdown) from a matrix and a bench run",
@@ -33,23 +34,24 @@ By default the page describes results/matrix/latest and the newest full
 lockbench run under results/lockbench/ (lockbench without flags); newer
 partial runs (--quick, a narrowed sweep, --under) are passed over, and when
 there is no full run the newest partial sweep is shown, marked partial on
-the page; a run under a scenario (--under) is never taken as the sweep. --bench DIR shows that run (marked partial if it is); --bench "" leaves
-the bench out. The page is written to results/review/<matrix stamp>.html
-(+ .md); for a matrix in ROOT/matrix/, ROOT takes the place of results.
---out names the HTML file, or an existing directory taken as the results
-root, as on matrix: 'locksim matrix --out res' then 'locksim report --out res'.`,
+the page; a run under a scenario (--under) is never taken as the sweep.
+--bench DIR shows that run (marked partial if it is); --bench "" leaves
+the bench out. The page is written to OUT/review/<matrix stamp>/index.html
+(+ index.md), as review writes its own; --out is the results root, as on
+matrix ('locksim matrix --out res' then 'locksim report --out res' reads
+res/matrix/latest and writes res/review/...), by default the root the
+matrix sits in; --out-dir names the page's directory exactly.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if fi, err := os.Stat(out); out != "" && err == nil && fi.IsDir() {
+			root := out.Root
+			if cmd.Flags().Changed("out") {
 				// A results root, as matrix's --out.
 				if !cmd.Flags().Changed("matrix") {
-					matrixDir = filepath.Join(matrix.Root(out), report.LatestLink)
+					matrixDir = filepath.Join(matrix.Root(root), report.LatestLink)
 				}
-				root = out
-				out = ""
-			}
-			if root == "" {
+			} else {
 				root = resultsRoot(matrixDir)
+				out.Root = root
 			}
 			choice := review.GivenBench(benchDir)
 			if !cmd.Flags().Changed("bench") {
@@ -65,14 +67,16 @@ root, as on matrix: 'locksim matrix --out res' then 'locksim report --out res'.`
 				}
 				return usageErr(err)
 			}
-			if out == "" {
-				out = filepath.Join(root, "review", r.Matrix.Stamp()+".html")
+			dir, err := out.Resolve("review", r.Matrix.Stamp())
+			if err != nil {
+				return usageErr(err)
 			}
-			if err := r.Write(out); err != nil {
+			page := filepath.Join(dir, "index.html")
+			if err := r.Write(page); err != nil {
 				return harnessErr(err)
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%s\n%s\n", out, review.MarkdownPath(out))
+			fmt.Fprintf(w, "%s\n%s\n", page, review.MarkdownPath(page))
 			fmt.Fprintf(w, "matrix %s: %s; %d finding(s)", r.Matrix.Dir, r.Matrix.Headline(), len(r.Findings))
 			if b := r.Bench; b != nil {
 				fmt.Fprintf(w, "; bench %s", b.Dir)
@@ -89,7 +93,7 @@ root, as on matrix: 'locksim matrix --out res' then 'locksim report --out res'.`
 	fl := cmd.Flags()
 	fl.StringVar(&matrixDir, "matrix", filepath.Join(matrix.Root("results"), report.LatestLink), "matrix directory")
 	fl.StringVar(&benchDir, "bench", "", `lockbench run directory (default: the newest full run under results/lockbench, else the newest partial one, marked so; "" for none)`)
-	fl.StringVar(&out, "out", "", "the HTML file, its Markdown twin next to it with .md (default results/review/<matrix stamp>.html); an existing directory is a results root, as on matrix")
+	out.Register(fl, "review", "<matrix stamp>/index.html (default: the root the matrix sits in)")
 	return cmd
 }
 
