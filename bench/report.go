@@ -70,7 +70,7 @@ type Result struct {
 	acquireHist *hdr.Histogram // for the CDF; not in the files
 }
 
-// Comparison is one headline ratio of the issue: a design against the
+// Comparison is one headline ratio: a design against the
 // reference it must match, from the same run and the same cell.
 type Comparison struct {
 	Title      string     `json:"title"`

@@ -85,8 +85,8 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 // A cut, not a delay: with a delay the replica's state at the failover is
 // the master's of a lag ago, which on redis-server depends on how late
 // each write really was. (Healing a latency on a link whose far end the
-// failover killed could also deadlock toxiproxy, Shopify/toxiproxy#558, and
-// hung the confirmation; the network now leaves such a proxy's toxics
+// failover killed can also deadlock toxiproxy, Shopify/toxiproxy#558, which
+// would hang the confirmation; the network leaves such a proxy's toxics
 // alone until its dead connections unwind, sim/net_settle.go, at the cost
 // of a late heal.) A cut drops what it holds and plays the same on both
 // backends.

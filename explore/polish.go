@@ -57,21 +57,14 @@ func polishPoints(ctx context.Context, s *scenarios.Scenario, last outcome, algo
 // time (a fault at any client's point, at a first visit, a longer hold),
 // for at most polishRounds rounds.
 //
-// The cases that asked for it. A polling lock favours its last holder (it
-// asks again 5 ms after its release, the others every 50 ms or so), so
-// which client's nth acquire comes, and when, depends on the seed and, on
-// redis-server, on the machine:
-//   - a setpx claim broken by a replication cut and a failover at client
-//     0's third acquire, with the 20 ms hold, failed only in the seeds
-//     where client 0 got the lock at its third try and client 1 asked
-//     inside those 20 ms: 8 of 10 in virtual time, 7 to 10 of 10 on
-//     redis-server. At any client's first acquire, with a longer hold:
-//     10 of 10 in virtual time;
-//   - a setpx claim broken by two kills without data at client 1's third
-//     critical section and second release reproduced 10 of 10 in virtual
-//     time, 3 to 6 of 10 on redis-server, where client 1 got the lock
-//     less often; at any client's first visits with a longer hold, 10 of
-//     10 on both.
+// Why: a polling lock favours its last holder (it asks again 5 ms after
+// its release, the others every 50 ms or so), so which client's nth
+// acquire comes, and when, depends on the seed and, on redis-server, on
+// the machine. A fault tied to one client's third acquire with a short
+// hold (a replication cut and a failover that break a setpx claim) fails
+// only in the seeds where that client wins its third try and another asks
+// inside the hold; tied to any client's first acquire with a longer hold,
+// the same fault meets the same state in every seed and on either backend.
 func polishRobust(ctx context.Context, s *scenarios.Scenario, last outcome, algo string, target Finding, r Rule, out *Shrunk) (*scenarios.Scenario, outcome) {
 	if ctx.Err() != nil {
 		return s, last

@@ -306,9 +306,10 @@ faults:
 	assert.Empty(t, fewerWithWiderHold(s, candidates(s, "setpx", outcome{})), "the hold is at a quarter of the lease already")
 }
 
-// After polishing, a fault that only made up for the old circumstances
-// goes: the second kill of a setpx claim broken by a kill without data,
-// once both are at any client's first visit with an 80 ms hold.
+// After polishing, a fault that was needed only under the unpolished
+// circumstances goes: the second kill of a setpx claim broken by a kill
+// without data, once both are at any client's first visit with an 80 ms
+// hold.
 func TestFewerAfterPolish(t *testing.T) {
 	s := mustParse(t, `name: polished-kills
 algorithm: setpx

@@ -38,9 +38,9 @@ func TestRWCountedDataLayout(t *testing.T) {
 	require.False(t, w.m.Exists("k"))
 }
 
-// The fix for the rw-reader-deletes-reader scenario: a reader's unlock
-// decrements only its own count, so the writer stays out until the last reader
-// has left.
+// rwlock-counted against the rw-reader-deletes-reader scenario: a reader's
+// unlock decrements only its own count, so the writer stays out until the
+// last reader has left.
 func TestRWCountedReaderUnlockKeepsOtherReadersHold(t *testing.T) {
 	w := newWorldRW(t)
 	a, b, wr := w.reader("rwlock-counted", "a"), w.reader("rwlock-counted", "b"), w.reader("rwlock-counted", "w")

@@ -92,7 +92,7 @@ func TestRWHashClientClockAheadSeesLiveHoldAsStale(t *testing.T) {
 	require.NotEqual(t, l1.Token, l2.Token)
 	require.Equal(t, l2.Token, w.m.HGet("k", "write"))
 
-	// w1's compare-on-delete now spares w2's hold.
+	// w1's release compares before it deletes, so w2's hold is spared.
 	require.ErrorIs(t, w1.Release(ctx, l1), lock.ErrNotHeld)
 	require.Equal(t, l2.Token, w.m.HGet("k", "write"))
 }

@@ -84,8 +84,8 @@ func (c GridCell) Class() string {
 }
 
 // familyOf is a matrix row's family: the one matrix.json records, else
-// the scenario's as it is now looked up (a matrix written before rows
-// carried it); a scenario that cannot be found counts as a control only
+// the scenario's as the catalogue gives it (a matrix.json whose rows carry
+// no family); a scenario that cannot be found counts as a control only
 // when nothing says otherwise.
 func familyOf(row matrix.Row) scenarios.Family {
 	if row.Family != "" {

@@ -167,8 +167,7 @@ func TestParseBad(t *testing.T) {
 		{"negative seed", "name: x\nseed: -1\n", 2, "seed", []string{"non-negative integer", "(-1)"}},
 		{"list for a value", "name: x\nclients: [1, 2]\n", 2, "clients", []string{"single value"}},
 		{"unknown fault kind", "name: x\nfaults:\n  - kind: teleport\n    client: 0\n    at: 1s\n", 3, "faults[0].kind", []string{`unknown fault kind "teleport"`, "pause-client"}},
-		// Every kind of designKinds is supported now; a misspelt one after a good
-		// entry must still name its own line and index.
+		// A misspelt kind after a good entry names its own line and index.
 		{"unknown fault kind after a good one", "name: x\nfaults:\n  - kind: crash-client\n    client: 0\n    at: 1s\n  - kind: kill-nodes\n    node: 0\n    at: 1s\n", 6, "faults[1].kind",
 			[]string{`unknown fault kind "kill-nodes"`, "kill-node, failover, random"}},
 		{"missing kind", "name: x\nfaults:\n  - client: 0\n    at: 1s\n", 3, "faults[0]", []string{"missing kind"}},

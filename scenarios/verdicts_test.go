@@ -14,10 +14,10 @@ import (
 )
 
 // TestVerdictRegressions runs the scenarios under testdata/verdicts: cases
-// where a verdict once came out wrong (client clocks moving after the
-// acquire, nested holds after a lapse, crashes with messages in flight,
-// runs that tested nothing, fenced overlaps), each with variants of other
-// numbers. Each file states its expectation; files named unplayed-* must
+// whose verdict hangs on a fine point of the checker's rules (client
+// clocks moving after the acquire, nested holds after a lapse, crashes
+// with messages in flight, runs that tested nothing, fenced overlaps),
+// each with variants of other numbers. Each file states its expectation; files named unplayed-* must
 // come out not played. They run on miniredis in virtual time on every run
 // of the suite; in real time on miniredis and on redis-server in the full
 // suite (CI's catalogue step), not under the race detector, which stretches
