@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/locksim/locksim/vtime"
 )
 
 // ClusterConfig says which nodes StartCluster runs. The zero value of each
@@ -157,7 +159,7 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg, net: newNetwork(cfg)}
+	c := &Cluster{cfg: cfg, net: newNetwork(cfg, vtime.SchedulerFrom(ctx))}
 	switch cfg.Backend {
 	case BackendMiniredis:
 		err = c.startMiniredis()

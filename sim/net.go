@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/locksim/locksim/vtime"
 )
 
 // Network is the world's network: the links between clients, nodes,
@@ -116,10 +118,12 @@ type toxicRef struct{ proxy, name string }
 
 var networkSeq atomic.Int64
 
-func newNetwork(cfg ClusterConfig) *Network {
+// newNetwork makes the network of a cluster; an in-memory one delivers
+// through s (nil: at once).
+func newNetwork(cfg ClusterConfig, s *vtime.Scheduler) *Network {
 	var mem *memNet
 	if cfg.InMemory {
-		mem = newMemNet()
+		mem = newMemNet(s)
 	}
 	return &Network{
 		cfg:     cfg,

@@ -91,13 +91,13 @@ func (n *miniNode) serve() error {
 }
 
 // accept is a dial to an in-memory node.
-func (n *miniNode) accept() (net.Conn, error) {
+func (n *miniNode) accept(link string) (net.Conn, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if !n.up {
 		return nil, errRefused
 	}
-	return servePipe(n.srv.Server().ServeConn), nil
+	return servePipe(n.mem.sched, link, n.srv.Server().ServeConn), nil
 }
 
 // installHook sets the pre-hook; miniredis loses it on every restart.

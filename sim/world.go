@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/locksim/locksim/vtime"
 )
 
 // World is what faults act on: the clients' gates and clocks, the cluster's
@@ -15,6 +17,9 @@ type World struct {
 	cluster *Cluster
 	res     *Resource
 	clients []*Client
+	// sched orders what happens at one instant of virtual time (nil in
+	// real time).
+	sched *vtime.Scheduler
 
 	// What faults keep between Start and Stop (see Stash), and the ids of
 	// fault records that faults add themselves (see RecordFault).
