@@ -54,6 +54,7 @@ func newClient(id int, w *World, sched *schedule) (*Client, error) {
 		held:       map[*lock.Lease]bool{},
 	}
 	c.Clock.wait = newSleeper(w.sched, fmt.Sprintf("clock/%d", id))
+	c.Gate.sched, c.Gate.name = w.sched, fmt.Sprintf("gate/%d", id)
 	c.wait = newSleeper(w.sched, fmt.Sprintf("client/%d", id))
 	c.Clock.changed = func(at, reading time.Duration, rate float64) {
 		w.rec.Add(Op{Kind: KindClock, Client: id, Call: at, Return: at, Outcome: OK, Reading: reading, Rate: rate})

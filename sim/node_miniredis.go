@@ -6,6 +6,7 @@ import (
 	"net"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/locksim/locksim/internal/miniredis"
@@ -40,7 +41,8 @@ type miniNode struct {
 
 	pushMu sync.Mutex // orders clock pushes so SetTime never goes backwards
 
-	mu     sync.Mutex // serializes lifecycle changes
+	waits  atomic.Int64 // emulated WAITs, for their scheduler keys
+	mu     sync.Mutex   // serializes lifecycle changes
 	up     bool
 	closed bool
 }
