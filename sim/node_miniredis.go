@@ -65,6 +65,7 @@ func startMiniNode(idx int, mem *memNet) (*miniNode, error) {
 		return nil, fmt.Errorf("node %d: start miniredis: %w", idx, err)
 	}
 	if mem != nil {
+		n.gate.sched, n.gate.name = mem.sched, fmt.Sprintf("node/%d", idx)
 		n.addr = mem.listen(n.accept)
 	} else {
 		n.addr = n.srv.Addr()
