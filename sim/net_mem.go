@@ -24,33 +24,40 @@ import (
 // the proxies are Go values that do to a connection what toxiproxy's
 // toxics do (memToxi below), so that a fault means the same in both.
 //
-// Each connection is named after the dial that made it, "<address>#<n>"
-// for the address's n-th dial (a proxy's connection upstream adds ">"), so
-// that the scheduler's keys for its chunks (memPipe) are the same on every
-// run.
+// Each connection is named after the dial that made it, "<label>#<n>" for
+// the n-th dial of the listener labelled so (a node, "n0", or a proxy, by
+// its link; a proxy's connection upstream adds ">"), so that the
+// scheduler's keys for its chunks (memPipe) are the same on every run.
+// The label, not the address: proxies are made in parallel, and which gets
+// which port is the Go scheduler's choice.
 type memNet struct {
 	sched     *vtime.Scheduler
 	mu        sync.Mutex
-	listeners map[string]func(link string) (net.Conn, error)
+	listeners map[string]memListener
 	dials     map[string]int
 	port      int
 }
 
+type memListener struct {
+	label  string
+	accept func(link string) (net.Conn, error)
+}
+
 func newMemNet(s *vtime.Scheduler) *memNet {
-	return &memNet{sched: s, listeners: map[string]func(string) (net.Conn, error){}, dials: map[string]int{}, port: 1000}
+	return &memNet{sched: s, listeners: map[string]memListener{}, dials: map[string]int{}, port: 1000}
 }
 
 // errRefused is what dialling an address nobody serves gives, as a TCP
 // connect to a closed port would.
 var errRefused = syscall.ECONNREFUSED
 
-// listen serves accept at a fresh address and returns it.
-func (m *memNet) listen(accept func(link string) (net.Conn, error)) string {
+// listen serves accept, labelled label, at a fresh address and returns it.
+func (m *memNet) listen(label string, accept func(link string) (net.Conn, error)) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.port++
 	addr := "192.0.2.1:" + strconv.Itoa(m.port)
-	m.listeners[addr] = accept
+	m.listeners[addr] = memListener{label, accept}
 	return addr
 }
 
@@ -69,9 +76,9 @@ func (m *memNet) Dial(_ context.Context, _, addr string) (net.Conn, error) {
 // connection upstream is named after the client's connection it carries).
 func (m *memNet) dialAs(addr, from string) (net.Conn, error) {
 	m.mu.Lock()
-	accept, ok := m.listeners[addr]
-	m.dials[addr]++
-	link := addr + "#" + strconv.Itoa(m.dials[addr])
+	l, ok := m.listeners[addr]
+	m.dials[l.label]++
+	link := l.label + "#" + strconv.Itoa(m.dials[l.label])
 	m.mu.Unlock()
 	if from != "" {
 		link = from + ">"
@@ -79,7 +86,7 @@ func (m *memNet) dialAs(addr, from string) (net.Conn, error) {
 	if !ok {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: fmt.Errorf("%s: %w", addr, errRefused)}
 	}
-	c, err := accept(link)
+	c, err := l.accept(link)
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: fmt.Errorf("%s: %w", addr, err)}
 	}
@@ -146,7 +153,7 @@ func (t *memToxi) create(name, upstream string) (string, error) {
 	if _, dup := t.proxies[name]; dup {
 		return "", fmt.Errorf("proxy %s exists", name)
 	}
-	p.addr = t.net.listen(p.accept)
+	p.addr = t.net.listen(strings.TrimPrefix(name, t.prefix), p.accept)
 	t.proxies[name] = p
 	return p.addr, nil
 }

@@ -66,7 +66,7 @@ func startMiniNode(idx int, mem *memNet) (*miniNode, error) {
 	}
 	if mem != nil {
 		n.gate.sched, n.gate.name = mem.sched, fmt.Sprintf("node/%d", idx)
-		n.addr = mem.listen(n.accept)
+		n.addr = mem.listen(fmt.Sprintf("n%d", idx), n.accept)
 	} else {
 		n.addr = n.srv.Addr()
 	}
