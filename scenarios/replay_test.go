@@ -51,12 +51,12 @@ func TestReplayIsExact(t *testing.T) {
 				t.Fatalf("%s with %s: %v", name, info.Name, err)
 			}
 			cfg.VirtualTime = true
-			d, err := sim.Replay(ctx, cfg, replayRuns)
+			r, err := sim.Replay(ctx, cfg, replayRuns)
 			if err != nil {
 				t.Fatalf("%s with %s: %v", name, info.Name, err)
 			}
-			if d != nil {
-				t.Errorf("%s with %s: %v", name, info.Name, d)
+			if r.First != nil {
+				t.Errorf("%s with %s: %d distinct histories in %d runs; %v", name, info.Name, r.Distinct, r.Runs, r.First)
 			}
 			pairs++
 		}

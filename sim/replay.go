@@ -32,42 +32,52 @@ func trimLine(s string) string {
 	return s
 }
 
+// Replayed is what Replay found.
+type Replayed struct {
+	Runs     int
+	Distinct int         // distinct histories among the runs (1: exact replay)
+	First    *Divergence // the first rerun that differs from run 1; nil when none does
+}
+
 // Replay runs cfg n times in virtual time and compares the histories byte
 // for byte, as history.jsonl holds them: a run in virtual time is a
 // function of its configuration and seed, so every rerun must give the
-// first run's bytes. It returns the first divergence, nil when all n are
-// identical; an error when a run failed or cfg does not go in virtual
-// time.
-func Replay(ctx context.Context, cfg Config, n int) (*Divergence, error) {
+// first run's bytes. It returns an error when a run failed or cfg does not
+// go in virtual time.
+func Replay(ctx context.Context, cfg Config, n int) (Replayed, error) {
+	r := Replayed{Runs: n}
 	if !cfg.VirtualTime {
-		return nil, fmt.Errorf("%w: replay: runs only in virtual time (miniredis, an in-process design, no toxiproxy server)", ErrConfig)
+		return r, fmt.Errorf("%w: replay: runs only in virtual time (miniredis, an in-process design, no toxiproxy server)", ErrConfig)
 	}
 	if n < 2 {
-		return nil, fmt.Errorf("%w: replay: %d runs: need at least 2 to compare", ErrConfig, n)
+		return r, fmt.Errorf("%w: replay: %d runs: need at least 2 to compare", ErrConfig, n)
 	}
 	var first []byte
+	seen := map[string]bool{}
 	for i := 1; i <= n; i++ {
 		res, err := Run(ctx, cfg)
 		if err != nil {
-			return nil, fmt.Errorf("replay: run %d: %w", i, err)
+			return r, fmt.Errorf("replay: run %d: %w", i, err)
 		}
 		if res.Incomplete {
-			return nil, fmt.Errorf("replay: run %d: interrupted", i)
+			return r, fmt.Errorf("replay: run %d: interrupted", i)
 		}
 		var b bytes.Buffer
 		if err := res.History.WriteJSONL(&b); err != nil {
-			return nil, fmt.Errorf("replay: run %d: %w", i, err)
+			return r, fmt.Errorf("replay: run %d: %w", i, err)
 		}
+		seen[b.String()] = true
 		if i == 1 {
 			first = b.Bytes()
 			continue
 		}
-		if d := firstDifference(first, b.Bytes()); d != nil {
+		if d := firstDifference(first, b.Bytes()); d != nil && r.First == nil {
 			d.Run = i
-			return d, nil
+			r.First = d
 		}
 	}
-	return nil, nil
+	r.Distinct = len(seen)
+	return r, nil
 }
 
 // firstDifference is the first line where a and b differ, nil when they

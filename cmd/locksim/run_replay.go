@@ -41,16 +41,16 @@ func (f *runFlags) replay(ctx context.Context, stdout, stderr io.Writer, s *scen
 			continue
 		}
 		fmt.Fprintf(stderr, "[%d/%d] %s with %s, %d runs ...\n", i+1, len(algos), s.Name, algo, f.determinism)
-		d, err := sim.Replay(ctx, cfg, f.determinism)
+		r, err := sim.Replay(ctx, cfg, f.determinism)
 		if err != nil {
 			if errors.Is(err, sim.ErrConfig) {
 				return usageErr(err)
 			}
 			return harnessErr(err)
 		}
-		if d != nil {
+		if r.First != nil {
 			differ++
-			fmt.Fprintf(stdout, "%-14s DIFFERS: %s\n", algo, d)
+			fmt.Fprintf(stdout, "%-14s DIFFERS: %d distinct histories in %d runs; %s\n", algo, r.Distinct, r.Runs, r.First)
 			continue
 		}
 		fmt.Fprintf(stdout, "%-14s identical in %d runs\n", algo, f.determinism)
