@@ -14,13 +14,15 @@ import (
 // one every design runs (client pauses at every point), Redlock's
 // partition and node clock jump (concurrent fan-out to five nodes, dropped
 // chunks, read deadlines), a failover on emulated replication, a held
-// message to the resource, and lost replies with a paused node.
+// message to the resource, lost replies with a paused node, and WAIT on
+// an emulated replica across a failover (setpx-wait's own).
 var replayScenarios = []string{
 	"control-short-pauses",
 	"redlock-node-clock-jump",
 	"failover-async-replication",
 	"delayed-write",
 	"redlock-lost-replies",
+	"failover-wait-still-loses",
 }
 
 // replayRuns is how many times each pair runs.

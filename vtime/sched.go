@@ -3,7 +3,6 @@ package vtime
 import (
 	"context"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -190,17 +189,12 @@ func (s *Scheduler) loop() {
 		e := s.pending[i]
 		s.pending = slices.Delete(s.pending, i, i+1)
 		s.picks++
-		if traceSched {
-			println("PICK", time.Now().UnixNano(), len(s.pending)+1, e.key)
-		}
 		s.mu.Unlock()
 		e.act()
 	}
 }
 
 func byKey(a, b event) int { return strings.Compare(a.key, b.key) }
-
-var traceSched = os.Getenv("LOCKSIM_SCHED_TRACE") != ""
 
 type schedKey struct{}
 

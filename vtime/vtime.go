@@ -20,6 +20,12 @@
 //     has ended; one still blocked after f returns is a deadlock, and
 //     synctest panics.
 //
+// A bubble's clock fixes when things happen, not the order in which the
+// goroutines woken at one instant run. A Scheduler (sched.go) takes that
+// order over: code that posts every event able to make it progress to the
+// scheduler, under keys that name the events the same way on every run,
+// replays exactly for one seed.
+//
 // synctest.Test needs a *testing.T. Inside go test, ForTest makes a Host of
 // the test's. A program gets one from Main, which runs the program as the
 // single test of a testing.Main: testing.Main is the exported entry point
