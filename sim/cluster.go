@@ -40,7 +40,7 @@ type ClusterConfig struct {
 	// nodes directly. Config.WithDefaults sets it when a run needs it.
 	ProxiedClients int
 	// InMemory runs the cluster without a socket: miniredis nodes served
-	// on net.Pipe, proxies that are Go values (see memNet). It is what a
+	// on in-memory connections (memPipe), proxies that are Go values (see memNet). It is what a
 	// run in virtual time needs (Config.VirtualTime sets it); miniredis
 	// only.
 	InMemory bool

@@ -20,7 +20,7 @@ import (
 // memNet is the network of an in-memory cluster (ClusterConfig.InMemory):
 // no socket anywhere, so that a run can go in virtual time. Every address
 // is an entry in a table (an IP literal of the documentation range,
-// 192.0.2.1, which nothing real answers), every connection a net.Pipe, and
+// 192.0.2.1, which nothing real answers), every connection a memPipe, and
 // the proxies are Go values that do to a connection what toxiproxy's
 // toxics do (memToxi below), so that a fault means the same in both.
 //

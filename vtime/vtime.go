@@ -10,8 +10,9 @@
 //
 // What a bubble demands of the code inside it:
 //   - no real I/O to wait on: a socket's wait is not durable, so time would
-//     never advance. Redis nodes are reached through net.Pipe (miniredis's
-//     Dial), never through a listener.
+//     never advance. Redis nodes are reached through in-memory
+//     connections made of channels (package sim's memPipe), never through
+//     a listener.
 //   - nothing made outside it: a channel, timer or context made outside a
 //     bubble is not durable inside it, and a bubble's channel touched from
 //     outside panics. Run therefore hands f a context of the bubble's own,
