@@ -18,31 +18,30 @@
 //  4. Shrink: the first schedule of each signature loses faults (a group
 //     that fires together as one), gets point triggers in place of times,
 //     fewer clients and nodes, a shorter run and shorter faults, one step
-//     at a time; a step is kept only while the same check still fails in
-//     at least 8 of 10 reruns (Rule), and a length only while three
-//     quarters of it fails too (a margin for real time). A schedule short
-//     of the rule may first be widened (a longer hold), and a fault may go
-//     with the hold widened in its place. Last, the circumstances that
-//     reproduce most often are kept, ties going to the most margin for
-//     real time: a fault at a point moves to the loop point where it
-//     fails most often, then a node's or a link's fault is triggered by
-//     any client's visit, a point by its first visit, and the hold grows
-//     (polishRobust); a fault that then is not needed goes
-//     (fewerAfterPolish).
+//     at a time; a step is kept only while the changed scenario's own
+//     seed's run still fails the same check (failsOnce: in virtual time a
+//     run is a function of its scenario and seed, so one run is the
+//     verdict), and a length only while three quarters of it fails too (a
+//     margin for real time). A fault may go with the hold widened in its
+//     place. Last, the scenario gets the most margin for real time that
+//     still fails (polishMargin): a node's or a link's fault triggered by
+//     any client's visit, a point by its first visit, a longer hold; a
+//     fault that then is not needed goes (fewerAfterPolish).
 //  5. Replay: the shrunk scenario is written as YAML with its expect, run
 //     once more through scenarios.Execute for a normal run directory, and
 //     its reproduction rate measured in virtual time and, on request, on
 //     real redis-server processes in real time, where one that falls short
 //     of the rule is strengthened and confirmed again (robust.go).
 //
-// Reruns vary the seed: rerun i of a scenario with seed s runs it with seed
-// s+i. In virtual time a run with a given seed plays almost the same
-// interleaving every time, so ten reruns with one seed would mostly say
-// that the run is deterministic; ten seeds vary the clients' random
-// choices (retry jitter, network jitter) and with them the interleaving,
-// so 8 of 10 says that the faults, not one lucky interleaving, cause the
-// violation. Rerun 0 is the scenario's own seed and must fail, so that
-// `locksim run` on the shrunk file, which plays that seed, reproduces it.
+// The reproduction rate a shrunk scenario is reported with, and the rule
+// its confirmation on redis-server in real time is held to (Rule: at least
+// 8 of 10), vary the seed: rerun i of a scenario with seed s runs it with
+// seed s+i. In virtual time one seed replays one interleaving exactly; ten
+// seeds vary the clients' random choices (retry jitter, network jitter)
+// and with them the interleaving, so 8 of 10 says that the faults, not one
+// lucky interleaving, cause the violation. Rerun 0 is the scenario's own
+// seed and must fail, so that `locksim run` on the shrunk file, which
+// plays that seed, reproduces it.
 //
 // Explore is the engine behind `locksim explore`; Test is the same for a
 // lock author's own go test.

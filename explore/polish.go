@@ -9,113 +9,61 @@ import (
 )
 
 // Polishing: shrinking's last steps, which keep the faults a shrunk
-// scenario has and choose the circumstances it reproduces best in.
+// scenario has and give it the most margin for real time it can have and
+// still fail in its own seed's run.
 
-// polishPoints is the first polishing step: a fault at a point moves to the
-// loop point (at its first visit, of the same client) at which the
-// scenario reproduces most often, when that is more often than where it
-// is. Shrinking keeps the first point that meets the rule; a client pause
-// at after-acquire meets it 8 times in 10 (the paused client's check may
-// see the next holder's key and stay out), one at after-enter, inside the
-// critical section, every time, and real time has less room than that.
-func polishPoints(ctx context.Context, s *scenarios.Scenario, last outcome, algo string, target Finding, r Rule, out *Shrunk) (*scenarios.Scenario, outcome) {
-	for i, f := range s.Faults {
-		if f.When == nil || !slices.Contains(LoopPoints, f.When.Point) || ctx.Err() != nil {
-			continue
-		}
-		best, _, err := r.reproduce(ctx, s, algo, target, false)
-		if err != nil {
-			return s, last
-		}
-		for _, p := range LoopPoints {
-			if p == f.When.Point && deref(f.When.Nth, 1) == 1 || out.Tries >= maxShrinkTries || best == r.Reruns {
-				continue
-			}
-			c := clone(s)
-			c.Faults[i].When.Point, c.Faults[i].When.Nth = p, ptr(1)
-			if _, err := c.Config(algo); err != nil {
-				continue
-			}
-			out.Tries++
-			k, o, err := r.reproduce(ctx, c, algo, target, false)
-			if err != nil || !r.passes(k, o, target) || k <= best {
-				continue
-			}
-			s, last, best = c, o, k
-			out.Steps++
-		}
-	}
-	return s, last
-}
-
-// polishRobust is the second polishing step. Shrinking stops at the first
-// scenario that meets the rule, so it often leaves one at the rule's edge,
-// and real time only takes margin away. So it tries steps that change the
-// story's circumstances, never its faults (robustSteps), and keeps the one
-// that reproduces most often in virtual time, when that is at least as
-// often as before; among equals, the one with the most margin for real
-// time (a fault at any client's point, at a first visit, a longer hold),
-// for at most polishRounds rounds.
-//
-// Why: a polling lock favours its last holder (it asks again 5 ms after
+// polishMargin tries the steps that change the story's circumstances,
+// never its faults (robustSteps), and keeps the one with the most margin
+// for real time (the largest gain: a fault at any client's point, at a
+// first visit, a longer hold) whose own run still fails, for at most
+// polishRounds rounds. Shrinking stops at the first scenario that fails,
+// often one at the edge of what fails, and real time only takes margin
+// away: a polling lock favours its last holder (it asks again 5 ms after
 // its release, the others every 50 ms or so), so which client's nth
-// acquire comes, and when, depends on the seed and, on redis-server, on
-// the machine. A fault tied to one client's third acquire with a short
-// hold (a replication cut and a failover that break a setpx claim) fails
-// only in the seeds where that client wins its third try and another asks
-// inside the hold; tied to any client's first acquire with a longer hold,
-// the same fault meets the same state in every seed and on either backend.
-func polishRobust(ctx context.Context, s *scenarios.Scenario, last outcome, algo string, target Finding, r Rule, out *Shrunk) (*scenarios.Scenario, outcome) {
-	if ctx.Err() != nil {
-		return s, last
-	}
-	best, _, err := r.reproduce(ctx, s, algo, target, false)
-	if err != nil {
-		return s, last
-	}
+// acquire comes, and when, depends on the machine on redis-server. A fault
+// tied to one client's third visit with a short hold fails on redis-server
+// only when that client wins that try; tied to any client's first visit
+// with a longer hold, the same fault meets the same state on either
+// backend.
+func polishMargin(ctx context.Context, s *scenarios.Scenario, last outcome, algo string, target Finding, out *Shrunk) (*scenarios.Scenario, outcome) {
 	for round := 0; round < polishRounds && out.Tries < maxShrinkTries && ctx.Err() == nil; round++ {
 		var (
 			next     *scenarios.Scenario
 			nextLast outcome
-			nextK    = best
 			nextGain int
 		)
 		for _, st := range robustSteps(s) {
 			if out.Tries >= maxShrinkTries || ctx.Err() != nil {
 				break
 			}
+			if st.gain <= nextGain {
+				continue
+			}
 			if _, err := st.s.Config(algo); err != nil {
 				continue
 			}
 			out.Tries++
-			k, o, err := r.reproduce(ctx, st.s, algo, target, false)
-			if err != nil || !r.passes(k, o, target) || k < nextK || (k == nextK && st.gain <= nextGain) {
-				continue
+			if o, ok, _ := failsOnce(ctx, st.s, algo, target); ok {
+				next, nextLast, nextGain = st.s, o, st.gain
 			}
-			next, nextLast, nextK, nextGain = st.s, o, k, st.gain
 		}
 		if next == nil {
 			break
 		}
-		s, last, best = next, nextLast, nextK
+		s, last = next, nextLast
 		out.Steps++
 	}
 	return s, last
 }
 
 // fewerAfterPolish, the last step, drops the faults that polishing made
-// unneeded: each fault in turn goes when the scenario without it
-// reproduces as often as with it. A fault shrinking could not drop may
-// have made up for circumstances polishing then changed: a setpx claim
-// broken by a kill without data at client 1's third critical section
-// kept a second kill at its second release; at any client's first
-// critical section with a longer hold the first kill alone failed 10 of
-// 10 runs in virtual time and on redis-server.
-func fewerAfterPolish(ctx context.Context, s *scenarios.Scenario, last outcome, algo string, target Finding, r Rule, out *Shrunk) (*scenarios.Scenario, outcome) {
-	best, _, err := r.reproduce(ctx, s, algo, target, false)
-	if err != nil {
-		return s, last
-	}
+// unneeded: each fault in turn goes when the scenario without it still
+// fails. A fault shrinking could not drop may have made up for
+// circumstances polishing then changed: a setpx claim broken by a kill
+// without data at client 1's third critical section kept a second kill
+// at its second release; at any client's first critical section with a
+// longer hold the first kill alone failed.
+func fewerAfterPolish(ctx context.Context, s *scenarios.Scenario, last outcome, algo string, target Finding, out *Shrunk) (*scenarios.Scenario, outcome) {
 	for i := 0; i < len(s.Faults) && len(s.Faults) > 1 && out.Tries < maxShrinkTries && ctx.Err() == nil; {
 		c := clone(s)
 		c.Faults = slices.Delete(c.Faults, i, i+1)
@@ -125,8 +73,8 @@ func fewerAfterPolish(ctx context.Context, s *scenarios.Scenario, last outcome, 
 			continue
 		}
 		out.Tries++
-		k, o, err := r.reproduce(ctx, c, algo, target, false)
-		if err != nil || !r.passes(k, o, target) || k < best {
+		o, ok, _ := failsOnce(ctx, c, algo, target)
+		if !ok {
 			i++
 			continue
 		}
@@ -137,24 +85,24 @@ func fewerAfterPolish(ctx context.Context, s *scenarios.Scenario, last outcome, 
 	return s, last
 }
 
-// polishRounds bounds polishRobust; each round tries every robust step once.
+// polishRounds bounds polishMargin; each round tries every robust step once.
 const polishRounds = 3
 
-// robustStep is one of polishRobust's candidates, with its gain: how many
+// robustStep is one of polishMargin's candidates, with its gain: how many
 // changes for real time's margin it makes.
 type robustStep struct {
 	s    *scenarios.Scenario
 	gain int
 }
 
-// robustSteps are the changes polishRobust tries on s, none of which adds,
+// robustSteps are the changes polishMargin tries on s, none of which adds,
 // removes, lengthens or moves a fault in a way that changes what it does:
 // the hold widened (within a lease over maxHoldShare), the point faults of
 // nodes and links triggered by any client's visits, and the point faults
 // at their point's first visit; each of the three on every fault it
-// applies to, and every combination of them (the failover above needed
-// all three at once: each alone reproduced less often), then the last two
-// on one fault at a time.
+// applies to, and every combination of them (a setpx claim broken by a
+// replication cut and a failover at client 0's third acquire needed all
+// three at once), then the last two on one fault at a time.
 func robustSteps(s *scenarios.Scenario) []robustStep {
 	anyClient := func(f scenarios.FaultSpec) bool { return f.Client == nil && f.When != nil && f.When.Client != nil }
 	toAny := func(f *scenarios.FaultSpec) { f.When.Client = nil }

@@ -102,42 +102,56 @@ type Shrunk struct {
 	Scenario *scenarios.Scenario
 	// Tries and Steps: candidates tried and kept.
 	Tries, Steps int
-	// Passed: the scenario returned meets the rule (else it is the one
-	// given, unchanged).
+	// Passed: the scenario given fails target's check in its own seed's
+	// run, and the scenario returned does too (else it is the one given,
+	// unchanged).
 	Passed bool
-	// Found is rerun 0's finding on the final scenario.
+	// Found is the final scenario's finding in its own seed's run.
 	Found Finding
 	// Unfired are the final scenario's faults (1-based) that did not act
 	// in its own seed's run.
 	Unfired []int
 }
 
-// Shrink makes s smaller while it keeps failing target's check under r:
-// fewer faults, fewer clients and nodes, a shorter run, shorter faults,
-// point triggers in place of times, smaller clock moves and delays. It
-// tries one change at a time and keeps it when r still holds, until no
-// change is kept (or maxShrinkTries). A cancelled ctx ends it with what it
-// has.
+// failsOnce runs s once, with its own seed (s.Seed, 0 when unset), in
+// virtual time, and reports whether it shows target. In virtual time a
+// run is a function of its scenario and seed (the run's scheduler,
+// vtime.Scheduler, fixes the order of everything that happens at one
+// instant), so one run says all that ten runs of that seed would, and it
+// is the run `locksim run` plays on the shrunk file.
+func failsOnce(ctx context.Context, s *scenarios.Scenario, algo string, target Finding) (outcome, bool, error) {
+	o, err := runOnce(ctx, s, algo, deref(s.Seed, 0))
+	if err != nil {
+		return o, false, err
+	}
+	return o, o.Same(target), nil
+}
+
+// Shrink makes s smaller while it keeps failing target's check: fewer
+// faults, fewer clients and nodes, a shorter run, shorter faults, point
+// triggers in place of times, smaller clock moves and delays. It tries one
+// change at a time and keeps it when the changed scenario's own seed's
+// run still fails, until no change is kept (or maxShrinkTries); then it
+// gives the scenario the most margin for real time that still fails
+// (polishMargin) and drops the faults that made unneeded
+// (fewerAfterPolish). Each candidate runs once, in virtual time
+// (failsOnce); r is the rule the shrunk scenario is confirmed under
+// afterwards, on redis-server in real time, and shrinking does not use
+// it. A cancelled ctx ends it with what it has.
 func Shrink(ctx context.Context, s *scenarios.Scenario, algo string, target Finding, r Rule) (Shrunk, error) {
-	k, last, err := r.reproduce(ctx, s, algo, target, true)
+	last, ok, err := failsOnce(ctx, s, algo, target)
 	if err != nil {
 		return Shrunk{Scenario: s}, err
 	}
-	out := Shrunk{Scenario: s, Found: last.Finding, Unfired: unfiredOf(last)}
-	// A scenario that does not meet the rule as found (a pause at a time
-	// that only some seeds' interleavings make harmful) is still searched:
-	// a neighbour that meets it (a point in place of the time, one fault
-	// less) is kept, and shrinking goes on from there.
-	out.Passed = r.passes(k, last, target)
+	out := Shrunk{Scenario: s, Found: last.Finding, Unfired: unfiredOf(last), Passed: ok}
+	if !ok {
+		return out, nil
+	}
 	cur := s
 	for out.Tries < maxShrinkTries && ctx.Err() == nil {
 		kept := false
 		cands := candidates(cur, algo, last)
-		if !out.Passed {
-			cands = append(cands, widened(cur)...)
-		} else {
-			cands = append(cands, fewerWithWiderHold(cur, cands)...)
-		}
+		cands = append(cands, fewerWithWiderHold(cur, cands)...)
 		for _, cd := range cands {
 			if out.Tries >= maxShrinkTries || ctx.Err() != nil {
 				break
@@ -153,23 +167,20 @@ func Shrink(ctx context.Context, s *scenarios.Scenario, algo string, target Find
 				continue
 			}
 			out.Tries++
-			k, o, err := r.reproduce(ctx, probe, algo, target, true)
-			if err != nil {
-				if ctx.Err() != nil {
-					break
-				}
-				continue // a run the candidate could not play; try the next
+			o, ok, err := failsOnce(ctx, probe, algo, target)
+			if err != nil && ctx.Err() != nil {
+				break
 			}
-			if !r.passes(k, o, target) {
-				continue
+			if !ok {
+				continue // it no longer fails, or could not play
 			}
 			if probe != c {
-				// The probe, with less margin, failed as often as the
-				// rule asks; the candidate itself is kept, and its own
-				// seed's run must fail too (it is what `locksim run`
-				// plays, and what the next candidates are read from).
-				if o, err = runOnce(ctx, c, algo, deref(c.Seed, 0)); err != nil || !o.Same(target) {
-					if ctx.Err() != nil {
+				// The probe, with less margin, failed; the candidate
+				// itself is kept, and its own run must fail too (it is
+				// what `locksim run` plays, and what the next
+				// candidates are read from).
+				if o, ok, err = failsOnce(ctx, c, algo, target); !ok {
+					if err != nil && ctx.Err() != nil {
 						break
 					}
 					continue
@@ -177,22 +188,18 @@ func Shrink(ctx context.Context, s *scenarios.Scenario, algo string, target Find
 			}
 			cur, last, kept = c, o, true
 			out.Steps++
-			out.Passed = true
 			break
 		}
 		if !kept {
 			break
 		}
 	}
-	if out.Passed {
-		cur, last = polishPoints(ctx, cur, last, algo, target, r, &out)
-		polished := out.Steps
-		cur, last = polishRobust(ctx, cur, last, algo, target, r, &out)
-		if out.Steps > polished {
-			cur, last = fewerAfterPolish(ctx, cur, last, algo, target, r, &out)
-		}
-		out.Scenario, out.Found, out.Unfired = cur, last.Finding, unfiredOf(last)
+	polished := out.Steps
+	cur, last = polishMargin(ctx, cur, last, algo, target, &out)
+	if out.Steps > polished {
+		cur, last = fewerAfterPolish(ctx, cur, last, algo, target, &out)
 	}
+	out.Scenario, out.Found, out.Unfired = cur, last.Finding, unfiredOf(last)
 	return out, nil
 }
 
@@ -435,26 +442,8 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 	return out
 }
 
-// widenHold is how much longer widened holds the lock.
+// widenHold is how much longer stretched holds the lock.
 const widenHold = 4
-
-// widened are the neighbours of a found scenario that does not meet the
-// rule yet, tried after every smaller one: the same faults with each
-// client holding the lock widenHold times as long. A fault that breaks a
-// lease while its holder is inside (a node clock jump at after-acquire)
-// shows only when another client asks during the hold; a 20 ms hold
-// leaves that to the interleaving, a longer one makes it the rule. It is
-// not smaller, so it is tried only to reach the rule, never after.
-func widened(s *scenarios.Scenario) []candidate {
-	h := deref(s.Hold, scenarios.Duration(20*time.Millisecond)).D()
-	ttl := deref(s.Options.TTL, scenarios.Duration(500*time.Millisecond)).D()
-	if h*widenHold >= ttl {
-		return nil // a hold past the lease is another failure
-	}
-	c := clone(s)
-	c.Hold = dur(h * widenHold)
-	return []candidate{{s: c}}
-}
 
 // fewerWithWiderHold are the candidates among cands that have fewer faults
 // than s, each widened: tried after every plain candidate, they let a

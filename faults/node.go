@@ -234,7 +234,7 @@ func (f KillNode) Start(w *sim.World) error {
 	}
 	k := killed{node: n}
 	if f.RestartAfter >= 0 {
-		k.restart = after(f.RestartAfter, func() error { return restart(n, f.KeepData) })
+		k.restart = after(w, f.String(), f.RestartAfter, func() error { return restart(n, f.KeepData) })
 	}
 	w.Stash(f.String(), k)
 	return nil
@@ -325,9 +325,9 @@ type pending struct {
 	err  error
 }
 
-func after(d time.Duration, f func() error) *pending {
+func after(w *sim.World, name string, d time.Duration, f func() error) *pending {
 	p := &pending{done: make(chan struct{})}
-	p.t = time.AfterFunc(d, func() {
+	p.t = w.AfterFunc(name, d, func() {
 		err := f()
 		p.mu.Lock()
 		p.err = err

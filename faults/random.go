@@ -166,25 +166,13 @@ func (f Random) play(w *sim.World, stop <-chan struct{}) {
 		if err != nil {
 			w.RecordFault(desc, start, err, nil)
 		}
-		stopped := wait(stop, f.Interval)
+		stopped := w.Wait(stop, desc, f.Interval)
 		if err == nil {
 			w.RecordFault(desc, start, nil, sub.Stop(w))
 		}
-		if stopped || wait(stop, f.Interval) {
+		if stopped || w.Wait(stop, desc+" pause", f.Interval) {
 			return
 		}
-	}
-}
-
-// wait sleeps d and reports whether stop closed first.
-func wait(stop <-chan struct{}, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-stop:
-		return true
-	case <-t.C:
-		return false
 	}
 }
 

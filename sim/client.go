@@ -28,6 +28,7 @@ type Client struct {
 	locker lock.Locker
 	conns  []redis.UniversalClient
 	rnd    *rand.Rand
+	wait   *sleeper // the client's own waits in true time (think, hold)
 
 	mu         sync.Mutex
 	renewCalls map[string]time.Duration // lease token -> Call of its renewal in flight
@@ -52,6 +53,9 @@ func newClient(id int, w *World, sched *schedule) (*Client, error) {
 		renewCalls: map[string]time.Duration{},
 		held:       map[*lock.Lease]bool{},
 	}
+	c.Clock.wait = newSleeper(w.sched, fmt.Sprintf("clock/%d", id))
+	c.Gate.sched, c.Gate.name = w.sched, fmt.Sprintf("gate/%d", id)
+	c.wait = newSleeper(w.sched, fmt.Sprintf("client/%d", id))
 	c.Clock.changed = func(at, reading time.Duration, rate float64) {
 		w.rec.Add(Op{Kind: KindClock, Client: id, Call: at, Return: at, Outcome: OK, Reading: reading, Rate: rate})
 	}
@@ -141,7 +145,7 @@ func (c *Client) run(ctx context.Context, stop <-chan struct{}) {
 		if err := c.cycle(ctx, stop); err != nil {
 			return
 		}
-		if sleep(ctx, c.w.cfg.Think) != nil {
+		if c.sleep(ctx, c.w.cfg.Think) != nil {
 			return
 		}
 	}
@@ -410,7 +414,7 @@ func (c *Client) work(ctx context.Context, l *lock.Lease, inner []*lock.Lease) e
 	}
 	hold := c.w.cfg.Hold
 	if c.w.cfg.Nest > 1 {
-		if sleep(ctx, hold/2) != nil {
+		if c.sleep(ctx, hold/2) != nil {
 			return ctx.Err()
 		}
 		if err := c.unwind(ctx, inner); err != nil {
@@ -418,7 +422,7 @@ func (c *Client) work(ctx context.Context, l *lock.Lease, inner []*lock.Lease) e
 		}
 		hold -= hold / 2
 	}
-	if sleep(ctx, hold) != nil {
+	if c.sleep(ctx, hold) != nil {
 		return ctx.Err()
 	}
 	if err := c.point(ctx, PointBeforeExit); err != nil {
@@ -527,6 +531,6 @@ func (c *Client) release(ctx context.Context, l *lock.Lease) {
 }
 
 // sleep waits d of true time or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	return lock.SystemClock{}.Sleep(ctx, d)
+func (c *Client) sleep(ctx context.Context, d time.Duration) error {
+	return c.wait.sleep(ctx, d)
 }

@@ -2,10 +2,13 @@ package sim
 
 import (
 	"context"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/vtime"
 )
 
 // ClientClock is one client's clock: true time seen through an offset, a
@@ -30,14 +33,43 @@ type ClientClock struct {
 	// watchers hear of every change too (a process design's child clock)
 	watchers  map[int]func()
 	nextWatch int
+	// wait is how Sleep waits: through the run's scheduler in virtual time.
+	wait *sleeper
 }
 
 var _ lock.WatchedClock = (*ClientClock)(nil)
 
 // NewClientClock starts a clock that agrees with true time.
 func NewClientClock(origin, epoch time.Time) *ClientClock {
-	return &ClientClock{origin: origin, epoch: epoch, rate: 1}
+	return &ClientClock{origin: origin, epoch: epoch, rate: 1, wait: &sleeper{}}
 }
+
+// sleeper waits in true time. In virtual time every wait ends through the
+// run's scheduler (vtime.Scheduler), under the key "<name>#<n>" for its
+// n-th wait, so that the sleepers woken at one instant go on in the order
+// of the run's seed; otherwise (sched nil) it is a plain timer.
+type sleeper struct {
+	sched *vtime.Scheduler
+	name  string
+	n     atomic.Int64
+}
+
+func newSleeper(s *vtime.Scheduler, name string) *sleeper { return &sleeper{sched: s, name: name} }
+
+func (s *sleeper) sleep(ctx context.Context, d time.Duration) error {
+	if s.sched == nil {
+		return lock.SystemClock{}.Sleep(ctx, d)
+	}
+	return s.sched.Sleep(ctx, s.name+"#"+strconv.FormatInt(s.n.Add(1), 10), d)
+}
+
+// sleeperClock is true time with waits through a sleeper: the clock of the
+// harness's own lock clients (the probe).
+type sleeperClock struct{ *sleeper }
+
+func (sleeperClock) Now() time.Time { return time.Now() }
+
+func (c sleeperClock) Sleep(ctx context.Context, d time.Duration) error { return c.sleep(ctx, d) }
 
 // rebase restarts the clock at true time 0 = origin, reading epoch then;
 // before the run starts, when nothing reads it yet.
@@ -62,7 +94,7 @@ func (c *ClientClock) Now() time.Time {
 
 // Sleep waits d of this clock's time.
 func (c *ClientClock) Sleep(ctx context.Context, d time.Duration) error {
-	return lock.SystemClock{}.Sleep(ctx, c.TrueDuration(d))
+	return c.wait.sleep(ctx, c.TrueDuration(d))
 }
 
 // TrueDuration converts a span of this clock into true time at its current

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/locksim/locksim/vtime"
 )
 
 // ClusterConfig says which nodes StartCluster runs. The zero value of each
@@ -38,7 +40,7 @@ type ClusterConfig struct {
 	// nodes directly. Config.WithDefaults sets it when a run needs it.
 	ProxiedClients int
 	// InMemory runs the cluster without a socket: miniredis nodes served
-	// on net.Pipe, proxies that are Go values (see memNet). It is what a
+	// on in-memory connections (memPipe), proxies that are Go values (see memNet). It is what a
 	// run in virtual time needs (Config.VirtualTime sets it); miniredis
 	// only.
 	InMemory bool
@@ -157,7 +159,7 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg, net: newNetwork(cfg)}
+	c := &Cluster{cfg: cfg, net: newNetwork(cfg, vtime.SchedulerFrom(ctx))}
 	switch cfg.Backend {
 	case BackendMiniredis:
 		err = c.startMiniredis()

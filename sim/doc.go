@@ -27,6 +27,12 @@
 // enter, hold, exit, release) while the faults play, heals them all, probes
 // liveness with a fresh client and stops everything it started.
 //
+// In virtual time (Config.VirtualTime) Run plays the run under a
+// vtime.Scheduler seeded with the run's seed: the in-memory network's
+// deliveries (memPipe), read deadlines, sleeps, fault timers, gates and
+// observer ticks go through it, so that one seed gives one history, byte
+// for byte; Replay checks that.
+//
 // The history a run records is made of the types of package history (Op,
 // Kind, Outcome, History), which package checker reads; sim keeps aliases of
 // them for its own code. A history.jsonl written by one run can be read back

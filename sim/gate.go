@@ -3,7 +3,10 @@ package sim
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
+
+	"github.com/locksim/locksim/vtime"
 )
 
 // ErrCrashed is returned at a crashed client's gate: it never runs again.
@@ -13,6 +16,12 @@ var ErrCrashed = errors.New("client crashed")
 // through. Paused, it blocks them all, as a GC pause or a frozen VM stops a
 // whole process; crashed, it stops them for good.
 type Gate struct {
+	// wake lets a goroutine that waited at the gate go on in the run's
+	// order (vtime.Scheduler), under "<name>#<n>"; nil in real time.
+	sched *vtime.Scheduler
+	name  string
+	waits int
+
 	mu      sync.Mutex
 	pauses  int           // nested pauses: overlapping faults each hold one
 	resume  chan struct{} // closed when the last pause ends
@@ -34,12 +43,21 @@ func (g *Gate) Pass(ctx context.Context) error {
 	for {
 		g.mu.Lock()
 		crashed, wait := g.crashed, g.resume
+		key := ""
+		if g.sched != nil && !isClosed(wait) {
+			// Numbered when it begins to wait, in the run's order.
+			g.waits++
+			key = g.name + "#" + strconv.Itoa(g.waits)
+		}
 		g.mu.Unlock()
 		if crashed {
 			return ErrCrashed
 		}
 		select {
 		case <-wait:
+			if key != "" {
+				g.sched.Gate(key)
+			}
 			g.mu.Lock()
 			still := g.pauses > 0 || g.crashed
 			g.mu.Unlock()
@@ -47,8 +65,20 @@ func (g *Gate) Pass(ctx context.Context) error {
 				return nil
 			}
 		case <-ctx.Done():
+			if key != "" {
+				g.sched.Gate(key)
+			}
 			return ctx.Err()
 		}
+	}
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 

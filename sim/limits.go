@@ -82,7 +82,7 @@ func (c Config) checkMachine(fds, mem, ports uint64) error {
 	proxied := uint64(min(c.Cluster.ProxiedClients, c.Clients)) * servers
 	need := links*fdsPerLink + proxied*fdsPerProxiedLink + fdsReserve
 	if c.Cluster.InMemory {
-		// net.Pipe: no descriptor, no port.
+		// in-memory connections: no descriptor, no port.
 		fds, ports = 0, 0
 	}
 	if fds > 0 && need > fds {

@@ -7,9 +7,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/locksim/locksim/vtime"
 )
 
 // Network is the world's network: the links between clients, nodes,
@@ -62,6 +65,12 @@ type Network struct {
 	// inMemory counts effects on in-memory links, so that a message on a
 	// healthy link costs no lock.
 	inMemory atomic.Int32
+
+	// sched lets a message held on an in-memory link go on (transit) in
+	// the run's order; transits counts the messages held per link, for
+	// their keys.
+	sched    *vtime.Scheduler
+	transits map[Link]int
 }
 
 // linkProxy is the proxy that carries one link.
@@ -116,20 +125,24 @@ type toxicRef struct{ proxy, name string }
 
 var networkSeq atomic.Int64
 
-func newNetwork(cfg ClusterConfig) *Network {
+// newNetwork makes the network of a cluster; an in-memory one delivers
+// through s (nil: at once).
+func newNetwork(cfg ClusterConfig, s *vtime.Scheduler) *Network {
 	var mem *memNet
 	if cfg.InMemory {
-		mem = newMemNet()
+		mem = newMemNet(s)
 	}
 	return &Network{
-		cfg:     cfg,
-		mem:     mem,
-		prefix:  fmt.Sprintf("locksim-%d-%d-", os.Getpid(), networkSeq.Add(1)),
-		proxies: map[Link]*linkProxy{},
-		effects: map[EffectID]*effect{},
-		changed: make(chan struct{}),
-		done:    make(chan struct{}),
-		settle:  map[string]time.Time{},
+		cfg:      cfg,
+		mem:      mem,
+		prefix:   fmt.Sprintf("locksim-%d-%d-", os.Getpid(), networkSeq.Add(1)),
+		proxies:  map[Link]*linkProxy{},
+		effects:  map[EffectID]*effect{},
+		changed:  make(chan struct{}),
+		done:     make(chan struct{}),
+		settle:   map[string]time.Time{},
+		sched:    s,
+		transits: map[Link]int{},
 	}
 }
 
@@ -383,6 +396,7 @@ func (n *Network) transit(ctx context.Context, l Link, rnd *rand.Rand) {
 	}
 	start := time.Now()
 	jitter := map[EffectID]time.Duration{} // one draw per effect per message
+	key, wakes := "", 0
 	for {
 		n.mu.Lock()
 		cut, delay := false, time.Duration(0)
@@ -412,16 +426,28 @@ func (n *Network) transit(ctx context.Context, l Link, rnd *rand.Rand) {
 		default:
 			return
 		}
+		if key == "" {
+			n.mu.Lock()
+			n.transits[l]++
+			key = fmt.Sprintf("transit/%v#%d", l, n.transits[l])
+			n.mu.Unlock()
+		}
 		t := time.NewTimer(wait)
+		var done bool
 		select {
 		case <-wake: // an effect ended: look again
 			t.Stop()
 		case <-t.C:
-			if !cut {
-				return
-			}
+			done = !cut
 		case <-ctx.Done():
 			t.Stop()
+			done = true
+		}
+		// Woken by a heal, the delay's end or ctx: the message goes on in
+		// the run's order among everything else of the instant.
+		wakes++
+		n.sched.Gate(key + "/" + strconv.Itoa(wakes))
+		if done {
 			return
 		}
 	}

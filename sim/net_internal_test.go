@@ -74,7 +74,7 @@ func transitGuarded(t *testing.T, n *Network, l Link) {
 // out: the other link's message crosses while the delayed one is held, and
 // the heal lets the held one go.
 func TestInMemoryLinkDelay(t *testing.T) {
-	n := newNetwork(ClusterConfig{Backend: BackendMiniredis})
+	n := newNetwork(ClusterConfig{Backend: BackendMiniredis}, nil)
 	defer n.close()
 	transitGuarded(t, n, resourceLink)
 	id, err := n.Start([]Link{resourceLink}, LinkFault{Latency: 30 * time.Millisecond})
@@ -103,7 +103,7 @@ func TestInMemoryLinkDelay(t *testing.T) {
 }
 
 func TestInMemoryLinkCutHoldsUntilHeal(t *testing.T) {
-	n := newNetwork(ClusterConfig{Backend: BackendMiniredis})
+	n := newNetwork(ClusterConfig{Backend: BackendMiniredis}, nil)
 	defer n.close()
 	id, err := n.Start([]Link{resourceLink}, LinkFault{Cut: true})
 	require.NoError(t, err)
@@ -135,7 +135,7 @@ func TestInMemoryLinkCutHoldsUntilHeal(t *testing.T) {
 }
 
 func TestInMemoryLinkRefusesReset(t *testing.T) {
-	n := newNetwork(ClusterConfig{Backend: BackendMiniredis})
+	n := newNetwork(ClusterConfig{Backend: BackendMiniredis}, nil)
 	defer n.close()
 	_, err := n.Start([]Link{resourceLink}, LinkFault{Reset: true})
 	require.ErrorContains(t, err, "in memory")
@@ -144,7 +144,7 @@ func TestInMemoryLinkRefusesReset(t *testing.T) {
 }
 
 func TestReplicatedUpTo(t *testing.T) {
-	n := newNetwork(ClusterConfig{Backend: BackendMiniredis, Replicas: 1})
+	n := newNetwork(ClusterConfig{Backend: BackendMiniredis, Replicas: 1}, nil)
 	defer n.close()
 	repl := Link{ReplicaEnd(0), NodeEnd(0)}
 	now := time.Now()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"math/rand/v2"
 	"net"
 	"slices"
@@ -14,35 +13,51 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/locksim/locksim/vtime"
 )
 
 // memNet is the network of an in-memory cluster (ClusterConfig.InMemory):
 // no socket anywhere, so that a run can go in virtual time. Every address
 // is an entry in a table (an IP literal of the documentation range,
-// 192.0.2.1, which nothing real answers), every connection a net.Pipe, and
+// 192.0.2.1, which nothing real answers), every connection a memPipe, and
 // the proxies are Go values that do to a connection what toxiproxy's
 // toxics do (memToxi below), so that a fault means the same in both.
+//
+// Each connection is named after the dial that made it, "<label>#<n>" for
+// the n-th dial of the listener labelled so (a node, "n0", or a proxy, by
+// its link; a proxy's connection upstream adds ">"), so that the
+// scheduler's keys for its chunks (memPipe) are the same on every run.
+// The label, not the address: proxies are made in parallel, and which gets
+// which port is the Go scheduler's choice.
 type memNet struct {
+	sched     *vtime.Scheduler
 	mu        sync.Mutex
-	listeners map[string]func() (net.Conn, error)
+	listeners map[string]memListener
+	dials     map[string]int
 	port      int
 }
 
-func newMemNet() *memNet {
-	return &memNet{listeners: map[string]func() (net.Conn, error){}, port: 1000}
+type memListener struct {
+	label  string
+	accept func(link string) (net.Conn, error)
+}
+
+func newMemNet(s *vtime.Scheduler) *memNet {
+	return &memNet{sched: s, listeners: map[string]memListener{}, dials: map[string]int{}, port: 1000}
 }
 
 // errRefused is what dialling an address nobody serves gives, as a TCP
 // connect to a closed port would.
 var errRefused = syscall.ECONNREFUSED
 
-// listen serves accept at a fresh address and returns it.
-func (m *memNet) listen(accept func() (net.Conn, error)) string {
+// listen serves accept, labelled label, at a fresh address and returns it.
+func (m *memNet) listen(label string, accept func(link string) (net.Conn, error)) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.port++
 	addr := "192.0.2.1:" + strconv.Itoa(m.port)
-	m.listeners[addr] = accept
+	m.listeners[addr] = memListener{label, accept}
 	return addr
 }
 
@@ -54,13 +69,24 @@ func (m *memNet) unlisten(addr string) {
 
 // Dial connects to addr; it fits go-redis's Options.Dialer.
 func (m *memNet) Dial(_ context.Context, _, addr string) (net.Conn, error) {
+	return m.dialAs(addr, "")
+}
+
+// dialAs dials addr for a connection named after from (a proxy's
+// connection upstream is named after the client's connection it carries).
+func (m *memNet) dialAs(addr, from string) (net.Conn, error) {
 	m.mu.Lock()
-	accept, ok := m.listeners[addr]
+	l, ok := m.listeners[addr]
+	m.dials[l.label]++
+	link := l.label + "#" + strconv.Itoa(m.dials[l.label])
 	m.mu.Unlock()
+	if from != "" {
+		link = from + ">"
+	}
 	if !ok {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: fmt.Errorf("%s: %w", addr, errRefused)}
 	}
-	c, err := accept()
+	c, err := l.accept(link)
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: fmt.Errorf("%s: %w", addr, err)}
 	}
@@ -127,7 +153,7 @@ func (t *memToxi) create(name, upstream string) (string, error) {
 	if _, dup := t.proxies[name]; dup {
 		return "", fmt.Errorf("proxy %s exists", name)
 	}
-	p.addr = t.net.listen(p.accept)
+	p.addr = t.net.listen(strings.TrimPrefix(name, t.prefix), p.accept)
 	t.proxies[name] = p
 	return p.addr, nil
 }
@@ -262,15 +288,15 @@ func (c *memConn) close() {
 
 // accept is a dial to the proxy: it connects upstream at once, as
 // toxiproxy does for each accepted connection, and pumps both ways.
-func (p *memProxy) accept() (net.Conn, error) {
+func (p *memProxy) accept(link string) (net.Conn, error) {
 	p.mu.Lock()
 	closed, upstream := p.closed, p.upstream
 	p.mu.Unlock()
 	if closed {
 		return nil, errRefused
 	}
-	mine, theirs := net.Pipe()
-	server, err := p.net.Dial(context.Background(), "tcp", upstream)
+	theirs, mine := memPipe(p.net.sched, link)
+	server, err := p.net.dialAs(upstream, link)
 	if err != nil {
 		// toxiproxy accepts, fails to reach upstream and hangs up: the
 		// client's dial works and its first command finds the line dead.
@@ -288,63 +314,15 @@ func (p *memProxy) accept() (net.Conn, error) {
 	p.mu.Unlock()
 	go p.pump(c, c.client, c.server, "upstream")
 	go p.pump(c, c.server, c.client, "downstream")
-	return &clientConn{Conn: theirs, peerGone: c.closed}, nil
+	return theirs, nil
 }
 
-// clientConn is a client's end of an in-memory connection. It tells a
-// closed peer the way a TCP socket does: go-redis checks an idle pooled
-// connection before reuse through syscall.Conn (a non-blocking read on
-// the socket), finds a connection the server closed (a killed node, a
-// healed cut) dead and dials afresh, instead of failing the next command.
-type clientConn struct {
-	net.Conn
-	peerGone <-chan struct{}
-}
-
-func (c *clientConn) SyscallConn() (syscall.RawConn, error) { return peekConn{c.peerGone}, nil }
-
-// peekConn answers go-redis's health check: Read fails once the peer is
-// gone and otherwise reports nothing to read, without touching f (there is
-// no descriptor to read from).
-type peekConn struct{ peerGone <-chan struct{} }
-
-func (p peekConn) Read(func(fd uintptr) bool) error {
-	select {
-	case <-p.peerGone:
-		return io.EOF
-	default:
-		return nil
-	}
-}
-
-func (p peekConn) Control(func(fd uintptr)) error {
-	return errors.New("in-memory connection: no descriptor")
-}
-
-func (p peekConn) Write(func(fd uintptr) bool) error {
-	return errors.New("in-memory connection: no descriptor")
-}
-
-// serverConn is a server's end of an in-memory connection: it tells the
-// client's end when the server closed it.
-type serverConn struct {
-	net.Conn
-	once sync.Once
-	gone chan struct{}
-}
-
-func (c *serverConn) Close() error {
-	c.once.Do(func() { close(c.gone) })
-	return c.Conn.Close()
-}
-
-// servePipe connects a new client to serve (miniredis's ServeConn) and
-// returns the client's end.
-func servePipe(serve func(net.Conn)) net.Conn {
-	mine, theirs := net.Pipe()
-	s := &serverConn{Conn: theirs, gone: make(chan struct{})}
-	serve(s)
-	return &clientConn{Conn: mine, peerGone: s.gone}
+// servePipe connects a new client to serve (miniredis's ServeConn) on a
+// connection named link and returns the client's end.
+func servePipe(s *vtime.Scheduler, link string, serve func(net.Conn)) net.Conn {
+	client, server := memPipe(s, link)
+	serve(server)
+	return client
 }
 
 func (p *memProxy) closeConns() {

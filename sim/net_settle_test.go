@@ -16,7 +16,7 @@ func settleNetwork(t *testing.T) *Network {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ln.Close() })
-	n := newNetwork(ClusterConfig{Nodes: 2})
+	n := newNetwork(ClusterConfig{Nodes: 2}, nil)
 	t.Cleanup(func() { _ = n.close() })
 	for _, l := range []Link{{ClientEnd(0), NodeEnd(0)}, {ClientEnd(0), NodeEnd(1)}} {
 		_, err := n.addProxy(l, ln.Addr().String())

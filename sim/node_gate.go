@@ -1,12 +1,23 @@
 package sim
 
-import "sync"
+import (
+	"strconv"
+	"sync"
+
+	"github.com/locksim/locksim/vtime"
+)
 
 // gate holds the commands of a paused in-process node, the way a SIGSTOPped
 // redis-server leaves them in its socket buffers: they run after resume.
 // A kill opens the gate for good and tells the held commands to drop, since
 // a crashed server never answers what it had not yet read.
 type gate struct {
+	// sched lets held commands go on after a resume in the run's order
+	// (vtime.Scheduler), under "<name>#<n>"; nil in real time.
+	sched *vtime.Scheduler
+	name  string
+	held  int
+
 	mu     sync.Mutex
 	open   chan struct{} // non-nil while paused; closed to release the waiters
 	killed bool
@@ -35,12 +46,18 @@ func (g *gate) died() <-chan struct{} {
 func (g *gate) pass() bool {
 	g.mu.Lock()
 	wait, killed := g.open, g.killed
+	key := ""
+	if wait != nil && g.sched != nil {
+		g.held++
+		key = g.name + "#" + strconv.Itoa(g.held)
+	}
 	g.mu.Unlock()
 	if killed {
 		return false
 	}
 	if wait != nil {
 		<-wait
+		g.sched.Gate(key)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()

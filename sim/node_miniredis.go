@@ -6,6 +6,7 @@ import (
 	"net"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/locksim/locksim/internal/miniredis"
@@ -40,7 +41,8 @@ type miniNode struct {
 
 	pushMu sync.Mutex // orders clock pushes so SetTime never goes backwards
 
-	mu     sync.Mutex // serializes lifecycle changes
+	waits  atomic.Int64 // emulated WAITs, for their scheduler keys
+	mu     sync.Mutex   // serializes lifecycle changes
 	up     bool
 	closed bool
 }
@@ -63,7 +65,8 @@ func startMiniNode(idx int, mem *memNet) (*miniNode, error) {
 		return nil, fmt.Errorf("node %d: start miniredis: %w", idx, err)
 	}
 	if mem != nil {
-		n.addr = mem.listen(n.accept)
+		n.gate.sched, n.gate.name = mem.sched, fmt.Sprintf("node/%d", idx)
+		n.addr = mem.listen(fmt.Sprintf("n%d", idx), n.accept)
 	} else {
 		n.addr = n.srv.Addr()
 	}
@@ -91,13 +94,13 @@ func (n *miniNode) serve() error {
 }
 
 // accept is a dial to an in-memory node.
-func (n *miniNode) accept() (net.Conn, error) {
+func (n *miniNode) accept(link string) (net.Conn, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if !n.up {
 		return nil, errRefused
 	}
-	return servePipe(n.srv.Server().ServeConn), nil
+	return servePipe(n.mem.sched, link, n.srv.Server().ServeConn), nil
 }
 
 // installHook sets the pre-hook; miniredis loses it on every restart.

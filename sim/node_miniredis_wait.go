@@ -1,10 +1,12 @@
 package sim
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/locksim/locksim/internal/miniredis/server"
+	"github.com/locksim/locksim/vtime"
 )
 
 // WAIT on an emulated replica. miniredis has no replication, and its own
@@ -43,7 +45,12 @@ func (n *miniNode) emulateWait(p *server.Peer, cmd string, args []string) bool {
 	deadline := issued.Add(timeout)
 	acked := 0
 	dead := n.gate.died()
-	for want > 0 {
+	var sched *vtime.Scheduler
+	if n.mem != nil {
+		sched = n.mem.sched
+	}
+	waitKey := fmt.Sprintf("wait/%d#%d", n.idx, n.waits.Add(1))
+	for poll := 1; want > 0; poll++ {
 		if !n.replicated(time.Now()).Before(issued) {
 			acked = 1
 			break
@@ -54,6 +61,8 @@ func (n *miniNode) emulateWait(p *server.Peer, cmd string, args []string) bool {
 		}
 		select {
 		case <-time.After(min(waitPoll, left)):
+			// the next look in the run's order (vtime.Scheduler)
+			sched.Gate(waitKey + "/" + strconv.Itoa(poll))
 		case <-dead:
 			return true // killed while waiting: the answer is never sent
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -90,11 +91,11 @@ func newObservers(w *World) *observers {
 func (obs *observers) start() {
 	for _, o := range obs.conn {
 		obs.wg.Add(1)
-		go func() { defer obs.wg.Done(); poll(obs.done, o) }()
+		go func() { defer obs.wg.Done(); poll(obs.done, fmt.Sprintf("observe/%d", o.node), o) }()
 	}
 	if len(obs.direct) > 0 {
 		obs.wg.Add(1)
-		go func() { defer obs.wg.Done(); poll(obs.done, obs.direct...) }()
+		go func() { defer obs.wg.Done(); poll(obs.done, "observe/direct", obs.direct...) }()
 	}
 }
 
@@ -111,11 +112,13 @@ func (obs *observers) stop() {
 }
 
 // poll reads with each observer at once and every observeInterval until
-// done.
-func poll(done <-chan struct{}, obs ...*nodeObserver) {
+// done. In virtual time each tick goes through the run's scheduler, under
+// "<name>#<n>".
+func poll(done <-chan struct{}, name string, obs ...*nodeObserver) {
 	t := time.NewTicker(observeInterval)
 	defer t.Stop()
-	for {
+	sched := obs[0].w.sched
+	for tick := 1; ; tick++ {
 		for _, o := range obs {
 			o.read()
 		}
@@ -123,6 +126,7 @@ func poll(done <-chan struct{}, obs ...*nodeObserver) {
 		case <-done:
 			return
 		case <-t.C:
+			sched.Gate(name + "#" + strconv.Itoa(tick))
 		}
 	}
 }

@@ -25,12 +25,16 @@ func probe(ctx context.Context, w *World) {
 		}
 	}()
 	o := cfg.Options
-	o.Clock, o.Hook, o.Watchdog = lock.SystemClock{}, nil, false
+	clk := sleeperClock{newSleeper(w.sched, "probe")}
+	o.Clock, o.Hook, o.Watchdog = clk, nil, false
 	// The probe is the harness, not the design under test: on a loaded
 	// machine a command may take longer than the scenario's node timeout,
 	// and the probe must not turn slow replies into "no answer".
 	o.NodeTimeout = max(o.NodeTimeout, bound/4)
-	o.Owner, o.Tokens = "probe", nil
+	// Tokens that the run's seed fixes, as the clients' are: a history
+	// replays byte for byte.
+	n := 0
+	o.Owner, o.Tokens = "probe", func() string { n++; return fmt.Sprintf("probe-%d", n) }
 	l, err := lock.New(cfg.Algorithm, conns, o)
 	if err != nil {
 		w.rec.Add(Op{Kind: KindProbe, Client: NoClient, Outcome: Unknown, Call: w.rec.Now(), Return: w.rec.Now(), Err: err.Error()})
@@ -72,7 +76,7 @@ func probe(ctx context.Context, w *World) {
 		// up after it would call a lock that frees at its TTL stuck.
 		retry := cfg.Options.Retry
 		retry.MaxTries = 0
-		lease, err := lock.Blocking(pctx, acquire, key, retry, lock.SystemClock{}, nil)
+		lease, err := lock.Blocking(pctx, acquire, key, retry, clk, nil)
 		op.Return = w.rec.Now()
 		cancel()
 		if err != nil && unknowns > 0 {

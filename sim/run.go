@@ -55,7 +55,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var res *Result
 	var err error
 	bubbleErr := host.Run(ctx, cfg.Algorithm, func(ctx context.Context) {
-		res, err = run(ctx, cfg, started)
+		// Everything that lets the run progress at one virtual instant
+		// goes through the scheduler, in an order drawn from the seed: the
+		// same seed replays the same history.
+		s := vtime.StartScheduler(cfg.Seed)
+		defer s.Stop()
+		res, err = run(vtime.WithScheduler(ctx, s), cfg, started)
 	})
 	if bubbleErr != nil {
 		return nil, fmt.Errorf("%w: %w", ErrHarness, bubbleErr)
@@ -90,7 +95,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	}
 
 	rec := NewRecorder()
-	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: NewResource(rec)}
+	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: NewResource(rec), sched: vtime.SchedulerFrom(ctx)}
 	sched := newSchedule(w, cfg.Faults)
 	for i := 0; i < cfg.Clients; i++ {
 		c, err := newClient(i, w, sched)
@@ -128,16 +133,13 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 			// "client 0 asks first" is a rule on both backends, not the
 			// goroutine scheduler's choice among clients that all start
 			// at the same virtual instant.
-			if sleep(runCtx, time.Duration(i)*StartStagger) != nil {
+			if c.sleep(runCtx, time.Duration(i)*StartStagger) != nil {
 				return
 			}
 			c.run(runCtx, stop)
 		}()
 	}
-	select {
-	case <-time.After(cfg.Duration):
-	case <-ctx.Done():
-	}
+	_ = newSleeper(w.sched, "run").sleep(ctx, cfg.Duration) // or until ctx ends
 	close(stop)
 	healErr := sched.healAll()
 	wg.Wait()

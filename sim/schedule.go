@@ -54,7 +54,7 @@ func (s *schedule) arm() {
 	for _, f := range s.faults {
 		if !f.plan.Start.OnPoint() {
 			f := f
-			s.timers = append(s.timers, time.AfterFunc(f.plan.Start.At, func() { s.start(f) }))
+			s.timers = append(s.timers, s.w.sched.AfterFunc(fmt.Sprintf("fault/%d/start", f.id), f.plan.Start.At, func() { s.start(f) }))
 		}
 	}
 }
@@ -119,7 +119,7 @@ func (s *schedule) start(f *scheduled) {
 	}
 	if f.plan.For > 0 {
 		s.mu.Lock()
-		s.timers = append(s.timers, time.AfterFunc(f.plan.For, func() { s.stop(f, false) }))
+		s.timers = append(s.timers, s.w.sched.AfterFunc(fmt.Sprintf("fault/%d/stop", f.id), f.plan.For, func() { s.stop(f, false) }))
 		s.mu.Unlock()
 	}
 }

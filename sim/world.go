@@ -2,9 +2,12 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/locksim/locksim/vtime"
 )
 
 // World is what faults act on: the clients' gates and clocks, the cluster's
@@ -15,11 +18,15 @@ type World struct {
 	cluster *Cluster
 	res     *Resource
 	clients []*Client
+	// sched orders what happens at one instant of virtual time (nil in
+	// real time).
+	sched *vtime.Scheduler
 
 	// What faults keep between Start and Stop (see Stash), and the ids of
 	// fault records that faults add themselves (see RecordFault).
 	stashMu sync.Mutex
 	stash   map[string][]any
+	timers  map[string]int // AfterFunc and Wait calls per name, for their keys
 	faultID atomic.Int64
 }
 
@@ -126,4 +133,40 @@ func (w *World) RecordFault(desc string, start time.Duration, startErr, healErr 
 		op.Outcome, op.Err = Unknown, healErr.Error()
 	}
 	w.rec.Add(op)
+}
+
+// timerKey is the scheduler key of the next timer or wait of name:
+// "fault-timer/<name>#<n>", numbered when it is set, in the run's order.
+func (w *World) timerKey(name string) string {
+	w.stashMu.Lock()
+	defer w.stashMu.Unlock()
+	if w.timers == nil {
+		w.timers = map[string]int{}
+	}
+	w.timers[name]++
+	return "fault-timer/" + name + "#" + strconv.Itoa(w.timers[name])
+}
+
+// AfterFunc calls f in its own goroutine after d of true time, as
+// time.AfterFunc does; in virtual time f starts in the run's order among
+// everything else of its instant (vtime.Scheduler). Faults time what
+// they do later (a node's restart) through it.
+func (w *World) AfterFunc(name string, d time.Duration, f func()) *time.Timer {
+	return w.sched.AfterFunc(w.timerKey(name), d, f)
+}
+
+// Wait waits d of true time and reports whether stop closed first; in
+// virtual time the waiter goes on in the run's order.
+func (w *World) Wait(stop <-chan struct{}, name string, d time.Duration) bool {
+	key := w.timerKey(name)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	stopped := false
+	select {
+	case <-stop:
+		stopped = true
+	case <-t.C:
+	}
+	w.sched.Gate(key)
+	return stopped
 }

@@ -10,8 +10,9 @@
 //
 // What a bubble demands of the code inside it:
 //   - no real I/O to wait on: a socket's wait is not durable, so time would
-//     never advance. Redis nodes are reached through net.Pipe (miniredis's
-//     Dial), never through a listener.
+//     never advance. Redis nodes are reached through in-memory
+//     connections made of channels (package sim's memPipe), never through
+//     a listener.
 //   - nothing made outside it: a channel, timer or context made outside a
 //     bubble is not durable inside it, and a bubble's channel touched from
 //     outside panics. Run therefore hands f a context of the bubble's own,
@@ -19,6 +20,12 @@
 //   - no goroutine left behind: Run returns when every goroutine f started
 //     has ended; one still blocked after f returns is a deadlock, and
 //     synctest panics.
+//
+// A bubble's clock fixes when things happen, not the order in which the
+// goroutines woken at one instant run. A Scheduler (sched.go) takes that
+// order over: code that posts every event able to make it progress to the
+// scheduler, under keys that name the events the same way on every run,
+// replays exactly for one seed.
 //
 // synctest.Test needs a *testing.T. Inside go test, ForTest makes a Host of
 // the test's. A program gets one from Main, which runs the program as the

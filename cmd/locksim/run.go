@@ -32,6 +32,7 @@ type runFlags struct {
 	asJSON       bool
 	timeout      time.Duration
 	checkTimeout time.Duration
+	determinism  int
 }
 
 func runCmd() *cobra.Command {
@@ -71,6 +72,7 @@ codes: 0 every verdict as expected, 1 a verdict differs from its expectation,
 	fl.BoolVar(&f.asJSON, "json", false, "print the result as JSON on stdout")
 	fl.DurationVar(&f.timeout, "timeout", 0, "bound on the whole command's wall time; past it the run under way stops, kept marked incomplete, exit 3 (default: none; each run is bounded by its duration + 1m)")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 10*time.Second, "bound on the checker in each run; running out gives verdict unknown")
+	fl.IntVar(&f.determinism, "determinism", 0, "run each design N times in virtual time and compare the histories byte for byte (exit 1 names the first differing line); writes no report")
 	return cmd
 }
 
@@ -151,6 +153,9 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 				fmt.Fprintf(stderr, "note: %s left out: not available here: %s\n", info.Name, m)
 			}
 		}
+	}
+	if f.determinism != 0 {
+		return f.replay(ctx, stdout, stderr, s, algos)
 	}
 	// A design named on the command line that cannot run on this machine
 	// fails the run, saying what is missing; left to the scenario's
