@@ -64,63 +64,88 @@ func newFinisher(cfg Config, rep *Report) *finisher {
 // finish fills in v for the violation f (number n): shrunk when shrink is
 // set, its scenario written with its expect, replayed in virtual time (and
 // on redis-server when asked), and run once more through
-// scenarios.Execute for a run directory.
-func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, shrink bool) error {
+// scenarios.Execute for a run directory. Shrinking and confirming stop
+// when b's work ends, the last replay and the run directory when its wrap
+// ends; either is recorded in v, not returned. An error is a harness
+// failure or the caller's interruption.
+func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool) error {
 	algo := fi.cfg.Algorithm
 	s := clone(f.s)
 	target := f.finding
-	if shrink {
-		sh, err := Shrink(ctx, s, algo, target, fi.rule)
-		if err != nil && ctx.Err() != nil {
-			return err
+	switch {
+	case shrink:
+		sh, err := Shrink(b.work, s, algo, target, fi.rule)
+		if b.ctx.Err() != nil {
+			return b.ctx.Err()
 		}
+		cut := b.over()
 		switch {
+		case (err != nil || !sh.Passed) && cut:
+			v.Unshrunk = UnshrunkBudget
+			v.Note = "not shrunk (budget): the time for shrinking ended before it met the rule"
 		case err != nil:
+			v.Unshrunk = UnshrunkError
 			v.Note = "not shrunk: " + err.Error()
 		case !sh.Passed:
+			v.Unshrunk = UnshrunkRule
 			v.Note = fmt.Sprintf("not shrunk: neither it nor any smaller neighbour failed the check in %d of %d reruns (%d tried)",
 				fi.rule.Need, fi.rule.Reruns, sh.Tries)
 		default:
 			s = sh.Scenario
 			v.ShrinkSteps, v.ShrinkTries = sh.Steps, sh.Tries
 			v.ShrunkSignature = sh.Found.Signature()
+			v.Cause = causeOf(s, target, fi.cfg)
 			fi.causes[n] = Finding{Check: target.Check, Verdict: target.Verdict, Kinds: sh.Found.Kinds}
+			if cut {
+				v.CutShort = true
+				v.Note = "shrinking cut short (budget): the scenario meets the rule, a smaller one may too"
+			}
 		}
 		markUnfired(s, sh.Unfired)
-	} else if ctx.Err() != nil {
+	case b.ctx.Err() != nil:
+		v.Unshrunk = UnshrunkInterrupted
 		v.Note = "not shrunk: the exploration was interrupted"
-	} else {
-		v.Note = fmt.Sprintf("not shrunk or replayed: past the first %d distinct violations (or --no-shrink)", fi.cfg.MaxShrink)
+	case fi.cfg.NoShrink:
+		v.Unshrunk = UnshrunkNoShrink
+		v.Note = "not shrunk or replayed: --no-shrink"
+	case b.over():
+		v.Unshrunk = UnshrunkBudget
+		v.Note = "not shrunk (budget): the time for shrinking had ended"
+	default:
+		v.Unshrunk = UnshrunkMax
+		v.Note = fmt.Sprintf("not shrunk or replayed: past the first %d distinct violations shrunk (--max-shrink)", fi.cfg.MaxShrink)
 	}
+	shrunk := v.Cause != ""
 	v.FaultsAfter = len(s.Faults)
 	s.Name = fmt.Sprintf("explore-%s-%d-%s", algo, n, slug(target.Check, string(target.Verdict)))
 	s.Doc = fmt.Sprintf("Found by locksim explore --algos %s --seed %d (schedule %d, signature %q) and shrunk from %d faults to %d.",
 		algo, fi.cfg.Seed, f.j, v.Signature, v.FaultsBefore, v.FaultsAfter)
 	s.Expectations = expectFor(algo, target)
 	directFailover(s)
-	if ctx.Err() == nil && shrink {
-		k, _, err := fi.rule.reproduce(ctx, s, algo, target, false)
-		if err != nil && ctx.Err() != nil {
-			return err
+	if shrunk && !b.wrapOver() && b.ctx.Err() == nil {
+		k, _, err := fi.rule.reproduce(b.wrap, s, algo, target, false)
+		switch {
+		case b.ctx.Err() != nil:
+			return b.ctx.Err()
+		case b.wrapOver():
+			v.Unconfirmed = UnshrunkBudget
+		case err != nil:
+			v.Note = strings.TrimSpace(v.Note + "; its replay failed: " + err.Error())
+		default:
+			v.Reproduced.Virtual = fmt.Sprintf("%d/%d", k, fi.rule.Reruns)
 		}
-		v.Reproduced.Virtual = fmt.Sprintf("%d/%d", k, fi.rule.Reruns)
-		if fi.cfg.Confirm == ConfirmRedis && fi.cfg.Out != "" {
-			rt := fi.confirmRedis(ctx, s, target)
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			v.Reproduced.Redis = rt.String()
-			// Only a scenario that meets the rule in virtual time is made
-			// stronger: one that does not fails for reasons a longer
-			// fault does not reach (timing only some seeds give).
-			if !rt.meets(fi.rule) && rt.err == nil && k >= fi.rule.Need {
-				s = fi.robustify(ctx, v, s, target, rt)
-				if v.Strengthened > 0 {
-					s.Doc += fmt.Sprintf(" Then strengthened %d times (the run, the hold and every fault's length and size x%.1f, or the hold x4 and the run alone where longer faults no longer failed) because as shrunk it reproduced %s on redis-server in real time.",
-						v.Strengthened, strength, v.Reproduced.AsShrunk.Redis)
+		if fi.cfg.Confirm == ConfirmRedis && fi.cfg.Out != "" && v.Reproduced.Virtual != "" {
+			if b.over() {
+				v.Unconfirmed = UnshrunkBudget
+			} else {
+				fi.confirm(b, v, &s, target, k)
+				if b.ctx.Err() != nil {
+					return b.ctx.Err()
 				}
 			}
 		}
+	} else if shrunk {
+		v.Unconfirmed = UnshrunkBudget
 	}
 	if fi.cfg.Out == "" {
 		return nil
@@ -130,24 +155,58 @@ func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, s
 		return err
 	}
 	v.Scenario = path
-	if ctx.Err() != nil || !shrink {
+	v.Replay = replayOf(algo, path)
+	if b.ctx.Err() != nil || !shrunk || b.wrapOver() {
 		return nil // the replays cost more than the exploration's runs
 	}
-	// The normal run directory, as `locksim run` on the file makes it.
+	// The normal run directory, as `locksim run` on the file makes it,
+	// its timeline zoomed on the witness of the check found failing.
 	loaded, err := scenarios.LoadFile(path)
 	if err != nil {
 		return fmt.Errorf("%w: the shrunk scenario does not load back: %w", sim.ErrHarness, err)
 	}
-	o, err := scenarios.Execute(ctx, loaded, algo, scenarios.RunOptions{Out: filepath.Join(fi.cfg.Out, DirRuns)})
+	o, err := scenarios.Execute(b.wrap, loaded, algo, scenarios.RunOptions{Out: filepath.Join(fi.cfg.Out, DirRuns), Zoom: target.Check})
 	if err != nil {
-		if ctx.Err() != nil {
+		if b.ctx.Err() != nil {
 			return err
 		}
-		v.Note = strings.TrimSpace(v.Note + "; its run failed: " + err.Error())
+		if b.wrapOver() {
+			v.Note = strings.TrimSpace(v.Note + "; no run directory (budget)")
+		} else {
+			v.Note = strings.TrimSpace(v.Note + "; its run failed: " + err.Error())
+		}
 	} else {
 		v.Dir, v.RunAsExpected = o.Dir, o.AsExpected
 	}
 	return nil
+}
+
+// confirm replays *s on redis-server in real time and, when it falls
+// short of the rule there while it meets it in virtual time (k), makes it
+// stronger; the end of b's work stops both, recorded in v.
+func (fi *finisher) confirm(b *budget, v *Violation, s **scenarios.Scenario, target Finding, k int) {
+	rt := fi.confirmRedis(b.work, *s, target)
+	if b.ctx.Err() != nil {
+		return
+	}
+	if b.over() && rt.n < fi.rule.Reruns {
+		v.Unconfirmed = UnshrunkBudget
+		if rt.n > 0 {
+			v.Reproduced.Redis = rt.String() + " (budget)"
+		}
+		return
+	}
+	v.Reproduced.Redis = rt.String()
+	// Only a scenario that meets the rule in virtual time is made
+	// stronger: one that does not fails for reasons a longer fault does
+	// not reach (timing only some seeds give).
+	if !rt.meets(fi.rule) && rt.err == nil && k >= fi.rule.Need {
+		*s = fi.robustify(b.work, v, *s, target, rt)
+		if v.Strengthened > 0 {
+			(*s).Doc += fmt.Sprintf(" Then strengthened %d times (the run, the hold and every fault's length and size x%.1f, or the hold x4 and the run alone where longer faults no longer failed) because as shrunk it reproduced %s on redis-server in real time.",
+				v.Strengthened, strength, v.Reproduced.AsShrunk.Redis)
+		}
+	}
 }
 
 // confirmRedis replays s Reruns times on redis-server processes in real
