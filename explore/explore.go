@@ -22,44 +22,68 @@ var ErrNoHost = vtime.ErrNoHost
 // failure, not a verdict), the exploration stops with an error.
 const maxRunErrors = 5
 
-// found is a signature's violating runs: the schedule to shrink (the hit
-// with the fewest faults, then the shortest run, then the lowest index,
-// whichever order the workers finished them in), the indexes of every hit,
-// and when the signature first came up.
+// found is a signature's violating runs: every hit (its schedule index and
+// what makes it promising to shrink), the most promising one's schedule
+// and finding, and when the signature first came up. The hits are kept,
+// not only the best, so that the choice does not depend on the order the
+// workers finished them in, and so that the next most promising can be
+// shrunk when the best does not meet the rule.
 type found struct {
 	j        int
 	s        *scenarios.Scenario
 	finding  Finding
 	hits     int
-	js       []int         // every hit's schedule index, in finishing order
+	list     []hit
 	at       time.Duration // wall time since the start when first seen
 	atRun    int           // runs finished when first seen
 	foundSeq int           // order of discovery
 }
 
+// hit is one violating run of a signature.
+type hit struct {
+	j      int
+	faults int
+	dur    time.Duration // the schedule's simulated length
+}
+
 // add counts the hit j (schedule s, finding o) and keeps it as the one to
 // shrink when it is more promising than the one kept.
 func (f *found) add(j int, s *scenarios.Scenario, o Finding) {
+	h := hit{j: j, faults: len(s.Faults), dur: deref(s.Duration, 0).D()}
 	f.hits++
-	f.js = append(f.js, j)
-	if f.s == nil || promising(j, s, f.j, f.s) {
+	f.list = append(f.list, h)
+	if f.s == nil || h.promising(hit{j: f.j, faults: len(f.s.Faults), dur: deref(f.s.Duration, 0).D()}) {
 		f.j, f.s, f.finding = j, s, o
 	}
 }
 
-// promising reports whether schedule a (index ja) is a better start for
-// shrinking than b: fewer faults (fewer steps to a small cause, and a
-// found schedule with one fault often is the cause), then a shorter run,
-// then the lower index.
-func promising(ja int, a *scenarios.Scenario, jb int, b *scenarios.Scenario) bool {
-	if len(a.Faults) != len(b.Faults) {
-		return len(a.Faults) < len(b.Faults)
+// promising reports whether h is a better start for shrinking than g:
+// fewer faults (fewer steps to a small cause, and a found schedule with
+// one fault often is the cause), then a shorter run, then the lower
+// index.
+func (h hit) promising(g hit) bool {
+	if h.faults != g.faults {
+		return h.faults < g.faults
 	}
-	da, db := deref(a.Duration, 0).D(), deref(b.Duration, 0).D()
-	if da != db {
-		return da < db
+	if h.dur != g.dur {
+		return h.dur < g.dur
 	}
-	return ja < jb
+	return h.j < g.j
+}
+
+// ranked are f's hits, the most promising first.
+func (f *found) ranked() []hit {
+	out := slices.Clone(f.list)
+	slices.SortFunc(out, func(a, b hit) int {
+		switch {
+		case a.promising(b):
+			return -1
+		case b.promising(a):
+			return 1
+		}
+		return 0
+	})
+	return out
 }
 
 // Explore runs cfg's schedules (this shard's), keeps the violating runs by
@@ -121,7 +145,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	})
 	bud := newBudget(ctx, plan, began, now)
 	defer bud.cancel()
-	shrinker := newFinisher(cfg, rep)
+	shrinker := newFinisher(cfg, rep, points)
 	shrunk := 0
 	for i, f := range list {
 		v := Violation{

@@ -31,9 +31,10 @@ const (
 
 // finisher shrinks, writes and replays the violations of one exploration.
 type finisher struct {
-	cfg  Config
-	rep  *Report
-	rule Rule
+	cfg    Config
+	rep    *Report
+	rule   Rule
+	points []string // the exploration's points, to draw a hit's schedule again
 	// causes are the shrunk findings so far, by violation number.
 	causes map[int]Finding
 }
@@ -57,8 +58,46 @@ func (fi *finisher) coveredBy(f Finding) int {
 	return best
 }
 
-func newFinisher(cfg Config, rep *Report) *finisher {
-	return &finisher{cfg: cfg, rep: rep, rule: Rule{Reruns: cfg.Reruns, Need: cfg.Need, Workers: cfg.Workers}, causes: map[int]Finding{}}
+func newFinisher(cfg Config, rep *Report, points []string) *finisher {
+	return &finisher{cfg: cfg, rep: rep, points: points, rule: Rule{Reruns: cfg.Reruns, Need: cfg.Need, Workers: cfg.Workers}, causes: map[int]Finding{}}
+}
+
+// alternatives bounds how many of a signature's hits are shrunk, the most
+// promising first, until one meets the rule: the hit with the fewest
+// faults may fail only with its own seed's interleaving, where one with a
+// fault more fails every time.
+const alternatives = 3
+
+// shrinkBest shrinks f's hits, the most promising first (up to
+// alternatives of them), until one meets the rule, the budget ends or ctx
+// does, and returns the last shrink with the schedule it started from and
+// that schedule's index.
+func (fi *finisher) shrinkBest(b *budget, f *found) (best shrinkTry, err error) {
+	best = shrinkTry{from: f.s, j: f.j}
+	for _, h := range f.ranked() {
+		if best.tried == alternatives || b.ctx.Err() != nil || b.over() {
+			break
+		}
+		best.from, best.j = f.s, f.j
+		if h.j != f.j {
+			best.from, best.j = Generate(fi.cfg, fi.points, h.j), h.j
+		}
+		best.tried++
+		best.Shrunk, err = Shrink(b.work, clone(best.from), fi.cfg.Algorithm, f.finding, fi.rule)
+		if err == nil && best.Passed {
+			break
+		}
+	}
+	return best, err
+}
+
+// shrinkTry is shrinkBest's last shrink: from schedule j (the scenario
+// from), the tried-th hit shrunk.
+type shrinkTry struct {
+	Shrunk
+	from  *scenarios.Scenario
+	j     int
+	tried int
 }
 
 // finish fills in v for the violation f (number n): shrunk when shrink is
@@ -74,22 +113,30 @@ func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool
 	target := f.finding
 	switch {
 	case shrink:
-		sh, err := Shrink(b.work, s, algo, target, fi.rule)
+		sh, err := fi.shrinkBest(b, f)
 		if b.ctx.Err() != nil {
 			return b.ctx.Err()
+		}
+		tried := sh.tried
+		if sh.j != f.j {
+			s = clone(sh.from)
+			v.Schedule, v.Seed, v.FaultsBefore = sh.j, deref(sh.from.Seed, 0), len(sh.from.Faults)
+		}
+		if tried > 1 {
+			v.Note = fmt.Sprintf("%d of its %d runs shrunk, the most promising first, until one met the rule or the budget ended", tried, f.hits)
 		}
 		cut := b.over()
 		switch {
 		case (err != nil || !sh.Passed) && cut:
 			v.Unshrunk = UnshrunkBudget
-			v.Note = "not shrunk (budget): the time for shrinking ended before it met the rule"
+			v.Note = joinNote(v.Note, "not shrunk (budget): the time for shrinking ended before it met the rule")
 		case err != nil:
 			v.Unshrunk = UnshrunkError
 			v.Note = "not shrunk: " + err.Error()
 		case !sh.Passed:
 			v.Unshrunk = UnshrunkRule
-			v.Note = fmt.Sprintf("not shrunk: neither it nor any smaller neighbour failed the check in %d of %d reruns (%d tried)",
-				fi.rule.Need, fi.rule.Reruns, sh.Tries)
+			v.Note = fmt.Sprintf("not shrunk: for none of its %d most promising runs did it or a smaller neighbour fail the check in %d of %d reruns",
+				tried, fi.rule.Need, fi.rule.Reruns)
 		default:
 			s = sh.Scenario
 			v.ShrinkSteps, v.ShrinkTries = sh.Steps, sh.Tries
@@ -98,7 +145,7 @@ func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool
 			fi.causes[n] = Finding{Check: target.Check, Verdict: target.Verdict, Kinds: sh.Found.Kinds}
 			if cut {
 				v.CutShort = true
-				v.Note = "shrinking cut short (budget): the scenario meets the rule, a smaller one may too"
+				v.Note = joinNote(v.Note, "shrinking cut short (budget): the scenario meets the rule, a smaller one may too")
 			}
 		}
 		markUnfired(s, sh.Unfired)
@@ -119,7 +166,7 @@ func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool
 	v.FaultsAfter = len(s.Faults)
 	s.Name = fmt.Sprintf("explore-%s-%d-%s", algo, n, slug(target.Check, string(target.Verdict)))
 	s.Doc = fmt.Sprintf("Found by locksim explore --algos %s --seed %d (schedule %d, signature %q) and shrunk from %d faults to %d.",
-		algo, fi.cfg.Seed, f.j, v.Signature, v.FaultsBefore, v.FaultsAfter)
+		algo, fi.cfg.Seed, v.Schedule, v.Signature, v.FaultsBefore, v.FaultsAfter)
 	s.Expectations = expectFor(algo, target)
 	directFailover(s)
 	if shrunk && !b.wrapOver() && b.ctx.Err() == nil {

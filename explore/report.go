@@ -379,8 +379,9 @@ func (c Cause) Line() string {
 		faults = fmt.Sprintf("%d faults", c.FaultCount)
 	}
 	where := orDash(c.Scenario)
-	return fmt.Sprintf("%-9s %-8s %s  %s  %s  (%d signatures, %d runs)  %s",
-		orDash(c.Check), strings.ToUpper(c.Verdict), faults, reproLine(c.Reproduced, 0), c.Faults, len(c.Violations), c.Hits, where)
+	return fmt.Sprintf("%-9s %-8s %s  %s  %s  (%s, %s)  %s",
+		orDash(c.Check), strings.ToUpper(c.Verdict), faults, reproLine(c.Reproduced, 0), c.Faults,
+		plural(len(c.Violations), "signature"), plural(c.Hits, "run"), where)
 }
 
 // maxCauseLines bounds the causes Lines prints; the rest are counted.
@@ -426,6 +427,14 @@ func (r *Report) Lines() []string {
 		}
 	}
 	return out
+}
+
+// plural is n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func orDash(s string) string {
