@@ -10,9 +10,12 @@ import (
 type Plan struct {
 	// Search: past it no schedule starts.
 	Search time.Duration
-	// Finish: past it no shrink, shrink step, confirmation or strengthening
-	// starts, and the ones under way stop; what they left undone is
-	// recorded.
+	// Shrink: past it no shrink or shrink step starts, and the ones under
+	// way stop. The same as Finish, unless confirming on redis-server,
+	// which gets the second half of the time between Search and Finish.
+	Shrink time.Duration
+	// Finish: past it no confirmation or strengthening starts, and the
+	// ones under way stop; what they left undone is recorded.
 	Finish time.Duration
 	// Total: the whole exploration. Between Finish and Total the shrunk
 	// scenarios are replayed once more and their run directories written;
@@ -55,7 +58,12 @@ func (c Config) Plan() Plan {
 	default:
 		search = scaled(finish, searchShare)
 	}
-	return Plan{Search: search.Round(time.Millisecond), Finish: finish, Total: c.Timeout}
+	search = search.Round(time.Millisecond)
+	shrink := finish
+	if c.Confirm == ConfirmRedis && !c.NoShrink {
+		shrink = search + (finish-search)/2
+	}
+	return Plan{Search: search, Shrink: shrink, Finish: finish, Total: c.Timeout}
 }
 
 // clock is the time the budget reads.
@@ -67,33 +75,42 @@ func (c Config) clock() func() time.Time {
 }
 
 // budget holds the contexts of an exploration's phases after the search:
-// ctx is the caller's (its end is an interruption), work ends with the
-// plan's Finish (shrinking, confirmation), wrap with its Total (the last
-// replay and run directory of each finding).
+// ctx is the caller's (its end is an interruption), shrink ends with the
+// plan's Shrink, work with its Finish (confirmation), wrap with its Total
+// (the virtual replay and run directory of each finding).
 type budget struct {
-	ctx, work, wrap context.Context
-	now             func() time.Time
-	finishAt        time.Time // zero: no bound
-	cancel          func()
+	ctx, shrink, work, wrap context.Context
+	now                     func() time.Time
+	shrinkAt, finishAt      time.Time // zero: no bound
+	cancel                  func()
 }
 
 // newBudget makes the phases' contexts of an exploration that began at
 // began under plan. The deadlines are read off now (the plan's clock) and
 // set as real-time timeouts, so an injected clock moves them too.
 func newBudget(ctx context.Context, plan Plan, began time.Time, now func() time.Time) *budget {
-	b := &budget{ctx: ctx, work: ctx, wrap: ctx, now: now, cancel: func() {}}
+	b := &budget{ctx: ctx, shrink: ctx, work: ctx, wrap: ctx, now: now, cancel: func() {}}
 	if plan.Total <= 0 {
 		return b
 	}
-	b.finishAt = began.Add(plan.Finish)
-	var c1, c2 context.CancelFunc
+	b.shrinkAt, b.finishAt = began.Add(plan.Shrink), began.Add(plan.Finish)
+	var c0, c1, c2 context.CancelFunc
+	b.shrink, c0 = context.WithTimeout(ctx, b.shrinkAt.Sub(now()))
 	b.work, c1 = context.WithTimeout(ctx, b.finishAt.Sub(now()))
 	b.wrap, c2 = context.WithTimeout(ctx, began.Add(plan.Total).Sub(now()))
-	b.cancel = func() { c1(); c2() }
+	b.cancel = func() { c0(); c1(); c2() }
 	return b
 }
 
-// over reports whether the time for shrinking and confirming has ended
+// shrinkOver reports whether the time for shrinking has ended.
+func (b *budget) shrinkOver() bool {
+	if b.ctx.Err() != nil {
+		return false
+	}
+	return b.shrink.Err() != nil || (!b.shrinkAt.IsZero() && !b.now().Before(b.shrinkAt))
+}
+
+// over reports whether the time for confirming has ended
 // (the caller's interruption is not the budget's end).
 func (b *budget) over() bool {
 	if b.ctx.Err() != nil {

@@ -185,6 +185,12 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		}
 	}
+	if cfg.Out != "" && ctx.Err() == nil {
+		if err := shrinker.confirmAndRun(bud, rep.Violations); err != nil && ctx.Err() == nil {
+			rep.Causes = causesOf(rep.Violations)
+			return rep, keep(rep, cfg.Out, err)
+		}
+	}
 	rep.Pending = 0
 	rep.Interrupted = ctx.Err() != nil
 	rep.Elapsed = now().Sub(began).Seconds()

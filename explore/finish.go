@@ -35,6 +35,8 @@ type finisher struct {
 	rep    *Report
 	rule   Rule
 	points []string // the exploration's points, to draw a hit's schedule again
+	// later are the shrunk violations to confirm and run (confirmAndRun).
+	later []later
 	// causes are the shrunk findings so far, by violation number.
 	causes map[int]Finding
 }
@@ -75,7 +77,7 @@ const alternatives = 3
 func (fi *finisher) shrinkBest(b *budget, f *found) (best shrinkTry, err error) {
 	best = shrinkTry{from: f.s, j: f.j}
 	for _, h := range f.ranked() {
-		if best.tried == alternatives || b.ctx.Err() != nil || b.over() {
+		if best.tried == alternatives || b.ctx.Err() != nil || b.shrinkOver() {
 			break
 		}
 		best.from, best.j = f.s, f.j
@@ -83,7 +85,7 @@ func (fi *finisher) shrinkBest(b *budget, f *found) (best shrinkTry, err error) 
 			best.from, best.j = Generate(fi.cfg, fi.points, h.j), h.j
 		}
 		best.tried++
-		best.Shrunk, err = Shrink(b.work, clone(best.from), fi.cfg.Algorithm, f.finding, fi.rule)
+		best.Shrunk, err = Shrink(b.shrink, clone(best.from), fi.cfg.Algorithm, f.finding, fi.rule)
 		if err == nil && best.Passed {
 			break
 		}
@@ -101,11 +103,9 @@ type shrinkTry struct {
 }
 
 // finish fills in v for the violation f (number n): shrunk when shrink is
-// set, its scenario written with its expect, replayed in virtual time (and
-// on redis-server when asked), and run once more through
-// scenarios.Execute for a run directory. Shrinking and confirming stop
-// when b's work ends, the last replay and the run directory when its wrap
-// ends; either is recorded in v, not returned. An error is a harness
+// set (until b's shrink ends), replayed in virtual time and its scenario
+// written with its expect; a shrunk one is kept for confirmAndRun. What
+// the budget cut is recorded in v, not returned. An error is a harness
 // failure or the caller's interruption.
 func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool) error {
 	algo := fi.cfg.Algorithm
@@ -125,7 +125,7 @@ func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool
 		if tried > 1 {
 			v.Note = fmt.Sprintf("%d of its %d runs shrunk, the most promising first, until one met the rule or the budget ended", tried, f.hits)
 		}
-		cut := b.over()
+		cut := b.shrinkOver()
 		switch {
 		case (err != nil || !sh.Passed) && cut:
 			v.Unshrunk = UnshrunkBudget
@@ -155,7 +155,7 @@ func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool
 	case fi.cfg.NoShrink:
 		v.Unshrunk = UnshrunkNoShrink
 		v.Note = "not shrunk or replayed: --no-shrink"
-	case b.over():
+	case b.shrinkOver():
 		v.Unshrunk = UnshrunkBudget
 		v.Note = "not shrunk (budget): the time for shrinking had ended"
 	default:
@@ -169,27 +169,21 @@ func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool
 		algo, fi.cfg.Seed, v.Schedule, v.Signature, v.FaultsBefore, v.FaultsAfter)
 	s.Expectations = expectFor(algo, target)
 	directFailover(s)
+	k := -1
 	if shrunk && !b.wrapOver() && b.ctx.Err() == nil {
-		k, _, err := fi.rule.reproduce(b.wrap, s, algo, target, false)
+		var err error
+		k, _, err = fi.rule.reproduce(b.wrap, s, algo, target, false)
 		switch {
 		case b.ctx.Err() != nil:
 			return b.ctx.Err()
 		case b.wrapOver():
+			k = -1
 			v.Unconfirmed = UnshrunkBudget
 		case err != nil:
-			v.Note = strings.TrimSpace(v.Note + "; its replay failed: " + err.Error())
+			k = -1
+			v.Note = joinNote(v.Note, "its replay failed: "+err.Error())
 		default:
 			v.Reproduced.Virtual = fmt.Sprintf("%d/%d", k, fi.rule.Reruns)
-		}
-		if fi.cfg.Confirm == ConfirmRedis && fi.cfg.Out != "" && v.Reproduced.Virtual != "" {
-			if b.over() {
-				v.Unconfirmed = UnshrunkBudget
-			} else {
-				fi.confirm(b, v, &s, target, k)
-				if b.ctx.Err() != nil {
-					return b.ctx.Err()
-				}
-			}
 		}
 	} else if shrunk {
 		v.Unconfirmed = UnshrunkBudget
@@ -203,26 +197,94 @@ func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool
 	}
 	v.Scenario = path
 	v.Replay = replayOf(algo, path)
-	if b.ctx.Err() != nil || !shrunk || b.wrapOver() {
-		return nil // the replays cost more than the exploration's runs
+	if shrunk && b.ctx.Err() == nil {
+		fi.later = append(fi.later, later{n: n, s: s, target: target, k: k})
 	}
-	// The normal run directory, as `locksim run` on the file makes it,
-	// its timeline zoomed on the witness of the check found failing.
-	loaded, err := scenarios.LoadFile(path)
+	return nil
+}
+
+// later is a shrunk violation (number n, scenario s, reproduced k times in
+// virtual time, -1 when not replayed) whose confirmation on redis-server
+// and run directory come after every violation is shrunk: confirming
+// costs ten real-time runs, shrinking a few hundred in virtual time, and
+// a budget is better spent on a cause for each signature first.
+type later struct {
+	n      int
+	s      *scenarios.Scenario
+	target Finding
+	k      int
+}
+
+// confirmAndRun confirms the shrunk violations of vs on redis-server (when
+// asked, until b's work ends) and writes their run directories (until its
+// wrap ends), those that stand for a cause first; vs[n-1] is violation n.
+// An error is a harness failure or the caller's interruption.
+func (fi *finisher) confirmAndRun(b *budget, vs []Violation) error {
+	shown := map[int]bool{}
+	for _, c := range causesOf(vs) {
+		shown[c.Shown] = true
+	}
+	todo := slices.Clone(fi.later)
+	slices.SortStableFunc(todo, func(a, c later) int {
+		switch {
+		case shown[a.n] && !shown[c.n]:
+			return -1
+		case shown[c.n] && !shown[a.n]:
+			return 1
+		}
+		return 0
+	})
+	for i, l := range todo {
+		v := &vs[l.n-1]
+		if fi.cfg.Progress != nil {
+			fi.cfg.Progress(Progress{Runs: fi.rep.Runs, RunsPerMin: fi.rep.RunsPerMin, Distinct: len(vs),
+				Phase: fmt.Sprintf("confirm %d/%d", i+1, len(todo)), Line: "confirming " + v.Signature})
+		}
+		s := l.s
+		if fi.cfg.Confirm == ConfirmRedis && l.k >= 0 {
+			if b.over() {
+				v.Unconfirmed = UnshrunkBudget
+			} else {
+				before := s
+				fi.confirm(b, v, &s, l.target, l.k)
+				if b.ctx.Err() != nil {
+					return b.ctx.Err()
+				}
+				if s != before {
+					if _, err := writeScenario(fi.cfg.Out, s); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if b.wrapOver() {
+			v.Note = joinNote(v.Note, "no run directory (budget)")
+			continue
+		}
+		if err := fi.runDir(b, v, l.target); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runDir writes the normal run directory of v's written scenario, as
+// `locksim run` on the file makes it, its timeline zoomed on the witness
+// of the check found failing.
+func (fi *finisher) runDir(b *budget, v *Violation, target Finding) error {
+	loaded, err := scenarios.LoadFile(v.Scenario)
 	if err != nil {
 		return fmt.Errorf("%w: the shrunk scenario does not load back: %w", sim.ErrHarness, err)
 	}
-	o, err := scenarios.Execute(b.wrap, loaded, algo, scenarios.RunOptions{Out: filepath.Join(fi.cfg.Out, DirRuns), Zoom: target.Check})
-	if err != nil {
-		if b.ctx.Err() != nil {
-			return err
-		}
-		if b.wrapOver() {
-			v.Note = strings.TrimSpace(v.Note + "; no run directory (budget)")
-		} else {
-			v.Note = strings.TrimSpace(v.Note + "; its run failed: " + err.Error())
-		}
-	} else {
+	o, err := scenarios.Execute(b.wrap, loaded, fi.cfg.Algorithm, scenarios.RunOptions{Out: filepath.Join(fi.cfg.Out, DirRuns), Zoom: target.Check})
+	switch {
+	case err != nil && b.ctx.Err() != nil:
+		return err
+	case err != nil && b.wrapOver():
+		v.Note = joinNote(v.Note, "no run directory (budget)")
+	case err != nil:
+		v.Note = joinNote(v.Note, "its run failed: "+err.Error())
+	default:
 		v.Dir, v.RunAsExpected = o.Dir, o.AsExpected
 	}
 	return nil

@@ -268,8 +268,12 @@ func budget(cfg explore.Config, start time.Time) string {
 	if cfg.Runs > 0 {
 		runs = fmt.Sprintf("%d runs or ", cfg.Runs)
 	}
-	return fmt.Sprintf("%v in all: search %s%v (until %s), shrink and confirm %v (until %s), replay and write %v; done by %s UTC",
-		p.Total, runs, p.Search, at(p.Search), p.Finish-p.Search, at(p.Finish), p.Total-p.Finish, at(p.Total))
+	confirm := ""
+	if p.Finish > p.Shrink {
+		confirm = fmt.Sprintf(", confirm %v (until %s)", p.Finish-p.Shrink, at(p.Finish))
+	}
+	return fmt.Sprintf("%v in all: search %s%v (until %s), shrink %v (until %s)%s, replay and write %v; done by %s UTC",
+		p.Total, runs, p.Search, at(p.Search), p.Shrink-p.Search, at(p.Shrink), confirm, p.Total-p.Finish, at(p.Total))
 }
 
 // printReport prints r in a few lines, with its summary's path only when
