@@ -217,22 +217,28 @@ type later struct {
 
 // confirmAndRun confirms the shrunk violations of vs on redis-server (when
 // asked, until b's work ends) and writes their run directories (until its
-// wrap ends), those that stand for a cause first; vs[n-1] is violation n.
+// wrap ends), those that stand for a cause first, in the causes' order;
+// vs[n-1] is violation n.
 // An error is a harness failure or the caller's interruption.
 func (fi *finisher) confirmAndRun(b *budget, vs []Violation) error {
-	shown := map[int]bool{}
-	for _, c := range causesOf(vs) {
-		shown[c.Shown] = true
+	// The causes in their order (the most signatures first), then the
+	// other shrunk violations.
+	rank := map[int]int{}
+	for i, c := range causesOf(vs) {
+		rank[c.Shown] = i + 1
 	}
 	todo := slices.Clone(fi.later)
 	slices.SortStableFunc(todo, func(a, c later) int {
+		ra, rc := rank[a.n], rank[c.n]
 		switch {
-		case shown[a.n] && !shown[c.n]:
-			return -1
-		case shown[c.n] && !shown[a.n]:
+		case ra == rc:
+			return 0
+		case ra == 0:
 			return 1
+		case rc == 0:
+			return -1
 		}
-		return 0
+		return ra - rc
 	})
 	for i, l := range todo {
 		v := &vs[l.n-1]

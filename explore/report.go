@@ -490,7 +490,7 @@ func (r *Report) Markdown() string {
 	r.writeCauses(&b)
 	b.WriteString("## Signatures\n\n")
 	b.WriteString(signatureNotation)
-	fmt.Fprintf(&b, "\n**%d signatures.** Reproduced: how often the shrunk scenario failed the same check in 10 reruns (seeds seed..seed+9), in virtual time and on redis-server in real time.\n\n", len(r.Violations))
+	fmt.Fprintf(&b, "\n**%s.** Reproduced: how often the shrunk scenario failed the same check in 10 reruns (seeds seed..seed+9), in virtual time and on redis-server in real time.\n\n", plural(len(r.Violations), "signature"))
 	b.WriteString("| # | check | verdict | signature | status | hits | found after | faults | reproduced (virtual) | reproduced (redis) | scenario |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for i, v := range r.Violations {
@@ -547,8 +547,8 @@ func (r *Report) writeCauses(b *strings.Builder) {
 	if causes == nil {
 		causes = causesOf(r.Violations)
 	}
-	fmt.Fprintf(b, "## Causes\n\n**%d causes of %d signatures.** A cause is a shrunk scenario's faults: each fault's kind, its trigger (a loop point, or a time) and its lengths as classes of the lease (< ttl, > ttl); the signatures it explains were shrunk to it or covered by it. Reproduced: how often its scenario failed the same check in 10 reruns.\n\n",
-		len(causes), len(r.Violations))
+	fmt.Fprintf(b, "## Causes\n\n**%s of %s.** A cause is a shrunk scenario's faults: each fault's kind, its trigger (a loop point, or a time) and its lengths as classes of the lease (< ttl, > ttl); the signatures it explains were shrunk to it or covered by it. Reproduced: how often its scenario failed the same check in 10 reruns.\n\n",
+		plural(len(causes), "cause"), plural(len(r.Violations), "signature"))
 	if len(causes) > 0 {
 		b.WriteString("| cause | check | verdict | faults | signatures | runs | reproduced (virtual) | reproduced (redis) | scenario |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
