@@ -81,7 +81,7 @@ func faultClass(f scenarios.FaultSpec, ttl time.Duration) string {
 		fmt.Fprintf(&b, ", until %s", f.Until.Point)
 	case f.For != nil:
 		fmt.Fprintf(&b, ", for %s", class(f.For.D()))
-	case lasts(f.Kind):
+	case lasts(f.Kind) && f.RestartAfter == nil:
 		b.WriteString(", to the end")
 	}
 	if f.By != nil {

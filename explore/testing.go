@@ -73,13 +73,14 @@ func (r *Report) Failures() []string {
 		if c.Reproduced.Redis != "" {
 			repro += ", " + c.Reproduced.Redis + " on redis-server"
 		}
-		out = append(out, fmt.Sprintf("%s: %s %s (%s, %d faults): %s; %d signatures; replay: %s",
-			r.Algorithm, orDash(c.Check), strings.ToUpper(c.Verdict), repro, c.FaultCount, c.Faults, len(c.Violations), where))
+		out = append(out, fmt.Sprintf("%s: %s %s (%s, %s): %s; %s; replay: %s",
+			r.Algorithm, orDash(c.Check), strings.ToUpper(c.Verdict), repro, plural(c.FaultCount, "fault"), c.Faults,
+			plural(len(c.Violations), "signature"), where))
 	}
 	counts := unshrunkCounts(r.Violations)
 	for _, why := range unshrunkOrder {
 		if n := counts[why]; n > 0 {
-			out = append(out, fmt.Sprintf("%s: %d more signatures %s (see %s)", r.Algorithm, n, unshrunkWhy[why], orDefault(r.Written, "the report")))
+			out = append(out, fmt.Sprintf("%s: %d more %s (see %s)", r.Algorithm, n, strings.TrimPrefix(plural(n, "signature"), fmt.Sprint(n)+" ")+" "+unshrunkWhy[why], orDefault(r.Written, "the report")))
 		}
 	}
 	return out
