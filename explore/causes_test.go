@@ -3,12 +3,9 @@ package explore
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/locksim/locksim/lock"
 )
 
 // Two shrunk scenarios that differ in a client's index, a visit's count
@@ -63,17 +60,4 @@ func TestCausesOfGroups(t *testing.T) {
 	assert.Less(t, strings.Index(md, "## Causes"), strings.Index(md, "## Signatures"))
 	assert.Contains(t, md, "| 1. x | claim | unsafe | 1 | 3 (#1, #2, #3) | 13 |")
 	assert.Contains(t, md, "| covered by #1 |")
-}
-
-// A process design is refused in one line that says why.
-func TestProcessDesignRefused(t *testing.T) {
-	info, err := lock.Lookup("setpx")
-	require.NoError(t, err)
-	info.Name, info.Process = "explore-test-process", true
-	if _, err := lock.Lookup(info.Name); err != nil {
-		require.NoError(t, lock.Register(info))
-	}
-	err = Config{Algorithm: info.Name, Runs: 1, Duration: time.Second}.WithDefaults().Validate()
-	require.ErrorIs(t, err, BadInput)
-	assert.Contains(t, err.Error(), "--algos explore-test-process: explore runs in virtual time; explore-test-process is a process design that runs in real time only")
 }

@@ -408,7 +408,7 @@ func (r *Report) Lines() []string {
 		out = append(out, fmt.Sprintf("+%d more causes (summary.md)", n))
 	}
 	if n := explained - len(causes); n > 0 {
-		out = append(out, fmt.Sprintf("+%d signatures covered by these causes", n))
+		out = append(out, fmt.Sprintf("+%s covered by these causes", plural(n, "signature")))
 	}
 	counts := unshrunkCounts(r.Violations)
 	for _, why := range unshrunkOrder {
