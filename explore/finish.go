@@ -167,6 +167,10 @@ func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool
 	s.Name = fmt.Sprintf("explore-%s-%d-%s", algo, n, slug(target.Check, string(target.Verdict)))
 	s.Doc = fmt.Sprintf("Found by locksim explore --algos %s --seed %d (schedule %d, signature %q) and shrunk from %d faults to %d.",
 		algo, fi.cfg.Seed, v.Schedule, v.Signature, v.FaultsBefore, v.FaultsAfter)
+	if !shrunk {
+		s.Doc = fmt.Sprintf("Found by locksim explore --algos %s --seed %d (schedule %d, signature %q), as found: %s.",
+			algo, fi.cfg.Seed, v.Schedule, v.Signature, unshrunkWhy[orDefault(v.Unshrunk, UnshrunkError)])
+	}
 	s.Expectations = expectFor(algo, target)
 	directFailover(s)
 	k := -1
@@ -243,7 +247,7 @@ func (fi *finisher) confirmAndRun(b *budget, vs []Violation) error {
 	for i, l := range todo {
 		v := &vs[l.n-1]
 		if fi.cfg.Progress != nil {
-			fi.cfg.Progress(Progress{Runs: fi.rep.Runs, RunsPerMin: fi.rep.RunsPerMin, Distinct: len(vs),
+			fi.cfg.Progress(Progress{Runs: fi.rep.Runs, RunsPerMin: fi.rep.RunsPerMin, Found: hitsOf(vs), Distinct: len(vs),
 				Phase: fmt.Sprintf("confirm %d/%d", i+1, len(todo)), Line: "confirming " + v.Signature})
 		}
 		s := l.s
@@ -456,4 +460,13 @@ func checkOut(out string) error {
 		return fmt.Errorf("%w: --out %s: already holds an exploration (%s); give a new directory", BadInput, out, FileReport)
 	}
 	return nil
+}
+
+// hitsOf counts the violating runs of vs.
+func hitsOf(vs []Violation) int {
+	n := 0
+	for _, v := range vs {
+		n += v.Hits
+	}
+	return n
 }

@@ -385,7 +385,7 @@ func (c Cause) Line() string {
 }
 
 // maxCauseLines bounds the causes Lines prints; the rest are counted.
-const maxCauseLines = 15
+const maxCauseLines = 12
 
 // Lines is the report's few lines for a terminal: one per cause (at most
 // maxCauseLines), then the signatures these causes cover, then the
