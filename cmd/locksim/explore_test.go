@@ -94,6 +94,11 @@ func TestExploreCommandAndMerge(t *testing.T) {
 		Algorithm  string  `json:"algorithm"`
 		Runs       int     `json:"runs"`
 		RunsPerMin float64 `json:"runs_per_min"`
+		Causes     []struct {
+			Check, Verdict, Faults, Scenario, Replay string
+			FaultCount                               int   `json:"fault_count"`
+			Violations                               []int `json:"violations"`
+		} `json:"causes"`
 		Violations []struct {
 			Check, Verdict, Signature, Scenario string
 			Seed                                uint64
@@ -106,6 +111,12 @@ func TestExploreCommandAndMerge(t *testing.T) {
 	assert.Equal(t, "setnx-expire", rep.Algorithm)
 	assert.Equal(t, 200, rep.Runs)
 	require.NotEmpty(t, rep.Violations)
+	require.NotEmpty(t, rep.Causes, "--json carries the causes")
+	c := rep.Causes[0]
+	assert.Equal(t, "liveness", c.Check)
+	assert.Contains(t, c.Faults, "crash-client")
+	assert.Equal(t, "locksim run "+c.Scenario, c.Replay)
+	assert.NotEmpty(t, c.Violations)
 	v := rep.Violations[0]
 	assert.FileExists(t, v.Scenario)
 	assert.NotEmpty(t, v.Reproduced.Virtual)
