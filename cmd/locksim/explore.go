@@ -247,7 +247,8 @@ func (f *exploreFlags) run(ctx context.Context, stdout, stderr io.Writer, cfgs [
 		}
 	}
 	if found > 0 {
-		return &exitError{exitMismatch, fmt.Errorf("explore found %d causes of %d distinct violations (see %s)", causes, found, f.out)}
+		return &exitError{exitMismatch, fmt.Errorf("explore found %d %s of %d distinct %s (see %s)",
+			causes, pluralNoun(causes, "cause"), found, pluralNoun(found, "violation"), f.out)}
 	}
 	return nil
 }
@@ -280,7 +281,8 @@ func budget(cfg explore.Config, start time.Time) string {
 // the summary was written: one line per cause, then what the causes cover
 // and what is left without a cause.
 func printReport(w io.Writer, r *explore.Report) {
-	fmt.Fprintf(w, "%s: %d runs (%d not played), %.0f runs/min, %d distinct violations, %d causes", r.Algorithm, r.Runs, r.NotPlayed, r.RunsPerMin, len(r.Violations), len(r.Causes))
+	fmt.Fprintf(w, "%s: %d runs (%d not played), %.0f runs/min, %d distinct %s, %d %s", r.Algorithm, r.Runs, r.NotPlayed, r.RunsPerMin,
+		len(r.Violations), pluralNoun(len(r.Violations), "violation"), len(r.Causes), pluralNoun(len(r.Causes), "cause"))
 	if r.Written != "" {
 		fmt.Fprintf(w, "; summary %s", filepath.Join(r.Written, explore.FileSummary))
 	}
