@@ -31,9 +31,14 @@ type Config struct {
 	// [KindNone]: no faults.
 	Kinds []string
 	// Runs is how many schedules to run (over all shards); For bounds the
-	// exploration in wall time instead. Neither: 500 runs.
+	// search in wall time instead. Neither (and no Timeout): 500 runs.
 	Runs int
 	For  time.Duration
+	// Timeout bounds the whole exploration in wall time: the search,
+	// shrinking, confirmation and writing (Plan splits it). Shrinking and
+	// confirmation stop when their share ends, and what they left undone
+	// is recorded (Violation.Unshrunk). 0: no bound beyond Runs or For.
+	Timeout time.Duration
 
 	Clients  int           // [2]
 	Nodes    int           // [3]
@@ -69,6 +74,8 @@ type Config struct {
 
 	// onSchedule, in tests, is told the index of each schedule run.
 	onSchedule func(j int)
+	// now, in tests, is the clock the budget reads [time.Now].
+	now func() time.Time
 }
 
 // Progress is the state of an exploration, for a progress display.
@@ -85,7 +92,7 @@ type Progress struct {
 
 // WithDefaults fills in the unset fields.
 func (c Config) WithDefaults() Config {
-	if c.Runs == 0 && c.For == 0 {
+	if c.Runs == 0 && c.For == 0 && c.Timeout == 0 {
 		c.Runs = 500
 	}
 	if c.Clients == 0 {
@@ -144,6 +151,9 @@ func (c Config) Validate() error {
 	if err != nil {
 		return bad("--algos: %v", err)
 	}
+	if info.Process {
+		return bad("--algos %s: explore runs in virtual time; %s is a process design that runs in real time only", c.Algorithm, c.Algorithm)
+	}
 	for _, k := range c.Kinds {
 		if k == KindNone {
 			if len(c.Kinds) > 1 {
@@ -163,6 +173,10 @@ func (c Config) Validate() error {
 		return bad("--runs %d: must not be negative", c.Runs)
 	case c.For < 0:
 		return bad("--for %v: must not be negative", c.For)
+	case c.Timeout < 0:
+		return bad("--timeout %v: must not be negative", c.Timeout)
+	case c.Timeout > 0 && c.For > c.Timeout:
+		return bad("--timeout %v: shorter than --for %v (--for bounds the search, --timeout the whole exploration)", c.Timeout, c.For)
 	case c.Clients < 1 || c.Clients > 16:
 		return bad("--clients %d: want 1 to 16", c.Clients)
 	case c.Nodes < 1 || c.Nodes > sim.MaxNodes:

@@ -15,8 +15,10 @@
 //  3. Keep: a run whose verdict is unsafe, deadlock or unknown is a
 //     violation, grouped by its Signature: the check that failed, its
 //     verdict and the fault kinds active at the witness.
-//  4. Shrink: the first schedule of each signature loses faults (a group
-//     that fires together as one), gets point triggers in place of times,
+//  4. Shrink: the most promising schedule of each signature (the fewest
+//     faults, then the shortest run, then the lowest index; the next two
+//     when its own run does not fail), the most frequent signature first,
+//     loses faults (a group that fires together as one), gets point triggers in place of times,
 //     fewer clients and nodes, a shorter run and shorter faults, one step
 //     at a time; a step is kept only while the changed scenario's own
 //     seed's run still fails the same check (failsOnce: in virtual time a
@@ -27,11 +29,18 @@
 //     still fails (polishMargin): a node's or a link's fault triggered by
 //     any client's visit, a point by its first visit, a longer hold; a
 //     fault that then is not needed goes (fewerAfterPolish).
-//  5. Replay: the shrunk scenario is written as YAML with its expect, run
-//     once more through scenarios.Execute for a normal run directory, and
-//     its reproduction rate measured in virtual time and, on request, on
-//     real redis-server processes in real time, where one that falls short
-//     of the rule is strengthened and confirmed again (robust.go).
+//  5. Replay: the shrunk scenario is written as YAML with its expect and
+//     its reproduction rate measured in virtual time; once every signature
+//     is shrunk, the causes (the shrunk scenarios' faults by kind, trigger
+//     and length class: causes.go) are confirmed, on request, on real
+//     redis-server processes in real time, where one that falls short of
+//     the rule is strengthened and confirmed again (robust.go), and each is
+//     run once more through scenarios.Execute for a normal run directory
+//     zoomed on the witness of its check.
+//
+// A Timeout bounds it all (budget.go): the search gets a share, shrinking
+// and confirming the rest but a reserve for the last replays and writing;
+// what a phase's end leaves undone is recorded in the report, not lost.
 //
 // The reproduction rate a shrunk scenario is reported with, and the rule
 // its confirmation on redis-server in real time is held to (Rule: at least

@@ -8,9 +8,11 @@ import (
 )
 
 // A lock author registers their design and explores it from their own go
-// test: every violation fails the test with the shrunk scenario's path,
-// which `locksim run PATH` replays. (TestMyLockExplored would be a test
-// function of the author's package; here it is shown, not run.)
+// test: every cause found fails the test with its shrunk scenario's path,
+// which explore.Replay replays from a test of the same package (the
+// locksim binary does not know the design). (TestMyLockExplored and
+// TestMyLockFinding would be test functions of the author's package; here
+// they are shown, not run.)
 func ExampleTest() {
 	info, _ := lock.Lookup("setpx") // stands for the author's own design
 	info.Name = "my-lock"
@@ -22,5 +24,8 @@ func ExampleTest() {
 			Kinds: []string{"pause-client", "kill-node", "delay"},
 		})
 	}
-	_ = TestMyLockExplored
+	TestMyLockFinding := func(t *testing.T) {
+		explore.Replay(t, "testdata/explore-my-lock-1-claim-unsafe.yaml")
+	}
+	_, _ = TestMyLockExplored, TestMyLockFinding
 }

@@ -22,23 +22,78 @@ var ErrNoHost = vtime.ErrNoHost
 // failure, not a verdict), the exploration stops with an error.
 const maxRunErrors = 5
 
-// found is the first schedule of a signature and how often it came up.
+// found is a signature's violating runs: every hit (its schedule index and
+// what makes it promising to shrink), the most promising one's schedule
+// and finding, and when the signature first came up. The hits are kept,
+// not only the best, so that the choice does not depend on the order the
+// workers finished them in, and so that the next most promising can be
+// shrunk when the best does not meet the rule.
 type found struct {
 	j        int
 	s        *scenarios.Scenario
 	finding  Finding
 	hits     int
+	list     []hit
 	at       time.Duration // wall time since the start when first seen
 	atRun    int           // runs finished when first seen
 	foundSeq int           // order of discovery
 }
 
+// hit is one violating run of a signature.
+type hit struct {
+	j      int
+	faults int
+	dur    time.Duration // the schedule's simulated length
+}
+
+// add counts the hit j (schedule s, finding o) and keeps it as the one to
+// shrink when it is more promising than the one kept.
+func (f *found) add(j int, s *scenarios.Scenario, o Finding) {
+	h := hit{j: j, faults: len(s.Faults), dur: deref(s.Duration, 0).D()}
+	f.hits++
+	f.list = append(f.list, h)
+	if f.s == nil || h.promising(hit{j: f.j, faults: len(f.s.Faults), dur: deref(f.s.Duration, 0).D()}) {
+		f.j, f.s, f.finding = j, s, o
+	}
+}
+
+// promising reports whether h is a better start for shrinking than g:
+// fewer faults (fewer steps to a small cause, and a found schedule with
+// one fault often is the cause), then a shorter run, then the lower
+// index.
+func (h hit) promising(g hit) bool {
+	if h.faults != g.faults {
+		return h.faults < g.faults
+	}
+	if h.dur != g.dur {
+		return h.dur < g.dur
+	}
+	return h.j < g.j
+}
+
+// ranked are f's hits, the most promising first.
+func (f *found) ranked() []hit {
+	out := slices.Clone(f.list)
+	slices.SortFunc(out, func(a, b hit) int {
+		switch {
+		case a.promising(b):
+			return -1
+		case b.promising(a):
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
 // Explore runs cfg's schedules (this shard's), keeps the violating runs by
-// signature, shrinks the first schedule of each (up to MaxShrink), replays
-// the results and, when cfg.Out is set, writes them there. ctx must carry a
+// signature, shrinks the most promising schedule of each (up to MaxShrink,
+// within the budget: Plan), groups them by shrunk cause, replays the
+// results and, when cfg.Out is set, writes them there. ctx must carry a
 // vtime.Host. A cancelled ctx stops the exploration: the Report then has
 // what was found so far (not shrunk), Interrupted is set, and it is
-// written too; the error is ctx's.
+// written too; the error is ctx's. The end of the budget is no error: what
+// it left undone is recorded in each Violation.
 func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -52,7 +107,9 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
-	began := time.Now()
+	now := cfg.clock()
+	began := now()
+	plan := cfg.Plan()
 	points, err := Points(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -60,10 +117,11 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{
 		Algorithm: cfg.Algorithm, Seed: cfg.Seed, Shard: fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards),
 		Kinds: cfg.Kinds, Points: points, World: worldOf(cfg), Violations: []Violation{},
+		Budget: budgetOf(plan),
 	}
-	table, runs, notPlayed, runErr := sweep(ctx, cfg, points, began)
+	table, runs, notPlayed, runErr := sweep(ctx, cfg, points, began, plan.Search)
 	rep.Runs, rep.NotPlayed = runs, notPlayed
-	rep.Elapsed = time.Since(began).Seconds()
+	rep.Elapsed = now().Sub(began).Seconds()
 	if rep.Elapsed > 0 {
 		rep.RunsPerMin = float64(runs) / rep.Elapsed * 60
 	}
@@ -76,8 +134,18 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	for _, f := range table {
 		list = append(list, f)
 	}
-	sort.Slice(list, func(a, b int) bool { return list[a].foundSeq < list[b].foundSeq })
-	shrinker := newFinisher(cfg, rep)
+	// The most frequent first: its cause is the likeliest to be at work
+	// in others (which are then covered, not shrunk again), and the
+	// budget goes first to what the runs met most.
+	sort.Slice(list, func(a, b int) bool {
+		if list[a].hits != list[b].hits {
+			return list[a].hits > list[b].hits
+		}
+		return list[a].foundSeq < list[b].foundSeq
+	})
+	bud := newBudget(ctx, plan, began, now)
+	defer bud.cancel()
+	shrinker := newFinisher(cfg, rep, points)
 	shrunk := 0
 	for i, f := range list {
 		v := Violation{
@@ -93,31 +161,40 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 			// Its failure is one already shrunk: say so instead of
 			// spending ten reruns a step on it again.
 			v.CoveredBy, v.FaultsAfter = n, v.FaultsBefore // not shrunk
+			v.Cause = rep.Violations[n-1].Cause
 			v.Note = fmt.Sprintf("covered by violation %d: its shrunk cause (%s) was at work here too", n, rep.Violations[n-1].ShrunkSignature)
 			rep.Violations = append(rep.Violations, v)
 			continue
 		}
-		shrink := !cfg.NoShrink && shrunk < cfg.MaxShrink && ctx.Err() == nil
+		shrink := !cfg.NoShrink && shrunk < cfg.MaxShrink && ctx.Err() == nil && !bud.over()
 		if shrink {
 			shrunk++
 		}
-		if err := shrinker.finish(ctx, &v, f, i+1, shrink); err != nil && ctx.Err() == nil {
+		if err := shrinker.finish(bud, &v, f, i+1, shrink); err != nil && ctx.Err() == nil {
 			rep.Pending = len(list) - i
 			return rep, keep(rep, cfg.Out, err)
 		}
 		rep.Violations = append(rep.Violations, v)
-		if cfg.Out != "" && i+1 < len(list) {
+		if cfg.Out != "" && i+1 < len(list) && shrink {
 			// Each finished violation is kept at once: its scenario
 			// file is written, and the report that points at it.
 			rep.Pending = len(list) - i - 1
+			rep.Causes = causesOf(rep.Violations)
 			if err := rep.Write(cfg.Out); err != nil {
 				return rep, err
 			}
 		}
 	}
+	if cfg.Out != "" && ctx.Err() == nil {
+		if err := shrinker.confirmAndRun(bud, rep.Violations); err != nil && ctx.Err() == nil {
+			rep.Causes = causesOf(rep.Violations)
+			return rep, keep(rep, cfg.Out, err)
+		}
+	}
 	rep.Pending = 0
 	rep.Interrupted = ctx.Err() != nil
-	rep.Elapsed = time.Since(began).Seconds()
+	rep.Elapsed = now().Sub(began).Seconds()
+	rep.Causes = causesOf(rep.Violations)
 	if cfg.Out != "" {
 		if err := rep.Write(cfg.Out); err != nil {
 			return rep, err
@@ -153,7 +230,7 @@ func countHits(list []*found) int {
 // are done, For has passed or ctx ends, and returns the violations by
 // signature, the number of runs finished and how many of them tested
 // nothing.
-func sweep(ctx context.Context, cfg Config, points []string, began time.Time) (map[string]*found, int, int, error) {
+func sweep(ctx context.Context, cfg Config, points []string, began time.Time, search time.Duration) (map[string]*found, int, int, error) {
 	var (
 		mu        sync.Mutex
 		table     = map[string]*found{}
@@ -165,9 +242,10 @@ func sweep(ctx context.Context, cfg Config, points []string, began time.Time) (m
 		seq       int
 		stopped   bool
 	)
+	now := cfg.clock()
 	deadline := time.Time{}
-	if cfg.For > 0 {
-		deadline = began.Add(cfg.For)
+	if search > 0 {
+		deadline = began.Add(search)
 	}
 	total := 0
 	if cfg.Runs > 0 {
@@ -175,7 +253,7 @@ func sweep(ctx context.Context, cfg Config, points []string, began time.Time) (m
 	}
 	take := func() (int, bool) { // with mu held
 		if stopped || ctx.Err() != nil || len(errs) > maxRunErrors ||
-			(cfg.Runs > 0 && next >= cfg.Runs) || (!deadline.IsZero() && time.Now().After(deadline)) {
+			(cfg.Runs > 0 && next >= cfg.Runs) || (!deadline.IsZero() && now().After(deadline)) {
 			return 0, false
 		}
 		j := next
@@ -221,16 +299,14 @@ func sweep(ctx context.Context, cfg Config, points []string, began time.Time) (m
 						f := table[sig]
 						if f == nil {
 							seq++
-							f = &found{j: j, s: s, finding: o.Finding, at: time.Since(began), atRun: runs, foundSeq: seq}
+							f = &found{at: now().Sub(began), atRun: runs, foundSeq: seq}
 							table[sig] = f
 							line = fmt.Sprintf("found %s (schedule %d, after %d runs, %.1fs)", sig, j, runs, f.at.Seconds())
-						} else if j < f.j { // the lowest index represents it
-							f.j, f.s, f.finding = j, s, o.Finding
 						}
-						f.hits++
+						f.add(j, s, o.Finding)
 					}
 					if cfg.Progress != nil {
-						el := time.Since(began).Seconds()
+						el := now().Sub(began).Seconds()
 						cfg.Progress(Progress{Runs: runs, Total: total, Found: hits, Distinct: len(table),
 							RunsPerMin: float64(runs) / max(el, 1e-9) * 60, Phase: "explore", Line: line})
 					}

@@ -442,9 +442,16 @@ func registerOnce(t *testing.T) {
 }
 
 func TestFailuresName(t *testing.T) {
-	r := &Report{Algorithm: "x", Violations: []Violation{{Check: "claim", Verdict: "unsafe", FaultsAfter: 2,
-		Scenario: "/tmp/x.yaml", Reproduced: Reproduced{Virtual: "9/10", Redis: "7/10"}}}}
-	assert.Equal(t, []string{"x: claim UNSAFE (reproduced 9/10 in virtual time, 7/10 on redis-server, 2 faults): /tmp/x.yaml"}, r.Failures())
+	r := &Report{Algorithm: "x", Violations: []Violation{
+		{Check: "claim", Verdict: "unsafe", FaultsAfter: 2, Cause: "kill-node at after-acquire, for < ttl + pause-client at after-enter, for > ttl",
+			Scenario: "/tmp/x.yaml", Replay: "locksim run /tmp/x.yaml", Reproduced: Reproduced{Virtual: "9/10", Redis: "7/10"}},
+		{Check: "claim", Verdict: "unsafe", CoveredBy: 1, Cause: "kill-node at after-acquire, for < ttl + pause-client at after-enter, for > ttl"},
+		{Check: "exclusion", Verdict: "unsafe", Unshrunk: UnshrunkBudget},
+	}}
+	assert.Equal(t, []string{
+		"x: claim UNSAFE (reproduced 9/10 in virtual time, 7/10 on redis-server, 2 faults): kill-node at after-acquire, for < ttl + pause-client at after-enter, for > ttl; 2 signatures; replay: locksim run /tmp/x.yaml",
+		"x: 1 more signature not shrunk (budget) (see the report)",
+	}, r.Failures())
 }
 
 // A failure late in an exploration (here: the second finding's scenario

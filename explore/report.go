@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,8 +23,15 @@ type Report struct {
 	RunsPerMin float64 `json:"runs_per_min"`
 	// NotPlayed counts the runs that tested nothing (no lease granted):
 	// neither safe nor violations.
-	NotPlayed  int         `json:"not_played"`
+	NotPlayed int `json:"not_played"`
+	// Causes group the violations by shrunk cause (causesOf), most
+	// signatures first; Violations are the signatures, each with its
+	// cause or why it has none (Violation.Unshrunk).
+	Causes     []Cause     `json:"causes"`
 	Violations []Violation `json:"violations"`
+	// Budget is how the exploration's wall time was split (Plan), in
+	// seconds; absent when nothing bounded it but its runs.
+	Budget *BudgetSplit `json:"budget,omitempty"`
 
 	Seed  uint64 `json:"seed"`
 	Shard string `json:"shard"` // "i/n"; merged: the shards, comma-separated
@@ -43,6 +51,31 @@ type Report struct {
 	Written string `json:"-"`
 }
 
+// BudgetSplit is a Plan in seconds from the start, as explore.json says it.
+type BudgetSplit struct {
+	Search float64 `json:"search_s,omitempty"`
+	Finish float64 `json:"finish_s,omitempty"`
+	Total  float64 `json:"total_s,omitempty"`
+}
+
+func budgetOf(p Plan) *BudgetSplit {
+	if p == (Plan{}) {
+		return nil
+	}
+	return &BudgetSplit{Search: p.Search.Seconds(), Finish: p.Finish.Seconds(), Total: p.Total.Seconds()}
+}
+
+// Why a violation was not shrunk (Violation.Unshrunk), and why a shrunk
+// one was not confirmed (Violation.Unconfirmed).
+const (
+	UnshrunkBudget      = "budget"      // the budget for shrinking (or confirming) ended first
+	UnshrunkInterrupted = "interrupted" // the exploration was interrupted first
+	UnshrunkMax         = "max-shrink"  // past MaxShrink shrunk violations
+	UnshrunkNoShrink    = "no-shrink"   // NoShrink
+	UnshrunkRule        = "rule"        // its run as a scenario did not fail the check again
+	UnshrunkError       = "error"       // shrinking could not run it
+)
+
 // World is what every schedule of an exploration shares.
 type World struct {
 	Clients   int    `json:"clients"`
@@ -53,8 +86,9 @@ type World struct {
 	MaxFaults int    `json:"max_faults"`
 }
 
-// Violation is one distinct failure: the first schedule of its signature,
-// shrunk, written and replayed.
+// Violation is one distinct failure (a signature): its most promising
+// schedule (the fewest faults, then the shortest run, then the lowest
+// index), shrunk, written and replayed.
 type Violation struct {
 	Check     string `json:"check"`
 	Verdict   string `json:"verdict"`
@@ -88,6 +122,22 @@ type Violation struct {
 	// same verdict while every fault kind of that shrunk scenario was at
 	// work. Such a violation is counted, not shrunk again.
 	CoveredBy int `json:"covered_by,omitempty"`
+	// Cause is the shrunk cause (causeOf) of this violation, or of the one
+	// that covers it; "" when it was not shrunk (Unshrunk says why).
+	Cause string `json:"cause,omitempty"`
+	// Unshrunk says why a violation that no other covers was not shrunk:
+	// one of the Unshrunk constants; "" when it was shrunk or covered.
+	Unshrunk string `json:"unshrunk,omitempty"`
+	// CutShort: the budget ended during its shrinking; the scenario meets
+	// the rule, a smaller one may too.
+	CutShort bool `json:"cut_short,omitempty"`
+	// Unconfirmed is UnshrunkBudget when the budget ended before its
+	// replays (virtual, or on redis-server with Confirm) were done.
+	Unconfirmed string `json:"unconfirmed,omitempty"`
+	// Replay is how to replay the written scenario: `locksim run FILE`
+	// for a design built into locksim; explore.Replay in a go test of the
+	// program that registers any other.
+	Replay string `json:"replay,omitempty"`
 	// Strengthened is how many rounds of robustify (every fault's length
 	// and size x1.5) the written scenario went through after shrinking,
 	// because as shrunk it reproduced too rarely on redis-server.
@@ -157,6 +207,7 @@ func ReadReport(dir string) (*Report, error) {
 func Merge(reports []*Report) []*Report {
 	byAlgo := map[string]*Report{}
 	var order []string
+	coverer := map[string]string{} // design and signature: the signature that covers it
 	for _, r := range reports {
 		m := byAlgo[r.Algorithm]
 		if m == nil {
@@ -175,6 +226,9 @@ func Merge(reports []*Report) []*Report {
 			m.Shard += "," + r.Shard
 		}
 		for _, v := range r.Violations {
+			if v.CoveredBy > 0 && v.CoveredBy <= len(r.Violations) {
+				coverer[r.Algorithm+"\x00"+v.Signature] = r.Violations[v.CoveredBy-1].Signature
+			}
 			i := -1
 			for k := range m.Violations {
 				if m.Violations[k].Signature == v.Signature {
@@ -199,6 +253,17 @@ func Merge(reports []*Report) []*Report {
 			m.RunsPerMin = float64(m.Runs) / m.Elapsed * 60
 		}
 		sort.SliceStable(m.Violations, func(i, j int) bool { return m.Violations[i].Signature < m.Violations[j].Signature })
+		// A violation is numbered by its place: a covered one points at
+		// its coverer's place in the merged list.
+		for i, v := range m.Violations {
+			if v.CoveredBy == 0 {
+				continue
+			}
+			m.Violations[i].CoveredBy = 1 + slices.IndexFunc(m.Violations, func(w Violation) bool {
+				return w.Signature == coverer[a+"\x00"+v.Signature]
+			})
+		}
+		m.Causes = causesOf(m.Violations)
 		out = append(out, m)
 	}
 	return out
@@ -283,21 +348,93 @@ func (r *Report) checkCounts() error {
 	return nil
 }
 
-// Line is one violation in one line, as the CLI prints it.
+// Line is one violation in one line.
 func (v Violation) Line() string {
-	repro := "virtual " + orDash(v.Reproduced.Virtual)
-	if v.Reproduced.Redis != "" {
-		repro += ", redis " + v.Reproduced.Redis
-	}
-	if a := v.Reproduced.AsShrunk; a != nil {
-		repro += fmt.Sprintf(" (strengthened x%d; as shrunk: virtual %s, redis %s)", v.Strengthened, orDash(a.Virtual), orDash(a.Redis))
-	}
 	where := v.Scenario
 	if where == "" {
 		where = fmt.Sprintf("schedule %d", v.Schedule)
 	}
 	return fmt.Sprintf("%-9s %-8s %d->%d faults  reproduced %s  %s  %s",
-		v.Check, strings.ToUpper(v.Verdict), v.FaultsBefore, v.FaultsAfter, repro, v.Signature, where)
+		v.Check, strings.ToUpper(v.Verdict), v.FaultsBefore, v.FaultsAfter, reproLine(v.Reproduced, v.Strengthened), v.Signature, where)
+}
+
+// reproLine says a reproduction in a few words.
+func reproLine(r Reproduced, strengthened int) string {
+	repro := "virtual " + orDash(r.Virtual)
+	if r.Redis != "" {
+		repro += ", redis " + r.Redis
+	}
+	if a := r.AsShrunk; a != nil {
+		repro += fmt.Sprintf(" (strengthened x%d; as shrunk: virtual %s, redis %s)", strengthened, orDash(a.Virtual), orDash(a.Redis))
+	}
+	return repro
+}
+
+// Line is one cause in one line, as the CLI prints it: the check, the
+// verdict, the shrunk scenario's fault count, its reproduction, the
+// cause, how many signatures and runs it explains, and its file.
+func (c Cause) Line() string {
+	faults := "1 fault "
+	if c.FaultCount != 1 {
+		faults = fmt.Sprintf("%d faults", c.FaultCount)
+	}
+	where := orDash(c.Scenario)
+	return fmt.Sprintf("%-9s %-8s %s  %s  %s  (%s, %s)  %s",
+		orDash(c.Check), strings.ToUpper(c.Verdict), faults, reproLine(c.Reproduced, 0), c.Faults,
+		plural(len(c.Violations), "signature"), plural(c.Hits, "run"), where)
+}
+
+// maxCauseLines bounds the causes Lines prints; the rest are counted.
+const maxCauseLines = 12
+
+// Lines is the report's few lines for a terminal: one per cause (at most
+// maxCauseLines), then the signatures these causes cover, then the
+// violations left without a cause, counted by why, and how to replay a
+// file.
+func (r *Report) Lines() []string {
+	causes := r.Causes
+	if causes == nil {
+		causes = causesOf(r.Violations)
+	}
+	var out []string
+	explained := 0
+	for i, c := range causes {
+		explained += len(c.Violations)
+		if i < maxCauseLines {
+			out = append(out, c.Line())
+		}
+	}
+	if n := len(causes) - maxCauseLines; n > 0 {
+		out = append(out, fmt.Sprintf("+%d more causes (summary.md)", n))
+	}
+	if n := explained - len(causes); n > 0 {
+		out = append(out, fmt.Sprintf("+%s covered by these causes", plural(n, "signature")))
+	}
+	counts := unshrunkCounts(r.Violations)
+	for _, why := range unshrunkOrder {
+		if n := counts[why]; n > 0 {
+			out = append(out, fmt.Sprintf("+%d %s", n, unshrunkWhy[why]))
+		}
+	}
+	for _, c := range causes {
+		if c.Replay != "" {
+			line := "replay: " + strings.Replace(c.Replay, c.Scenario, "FILE", 1)
+			if where := replayWhere(r.Algorithm); where != "" {
+				line += " " + where
+			}
+			out = append(out, line)
+			break
+		}
+	}
+	return out
+}
+
+// plural is n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func orDash(s string) string {
@@ -307,8 +444,23 @@ func orDash(s string) string {
 	return s
 }
 
-// Markdown is summary.md: what was explored, and each violation with its
-// reproduction rates and the shrunk scenario.
+// signatureNotation explains the signatures of summary.md's long list.
+const signatureNotation = `A signature is how a violating run was first sorted: "CHECK VERDICT [KINDS]",
+the check that failed, its verdict, and the fault kinds active at its
+witness (the overlap or the stale lease the checker reported): ` + "`claim unsafe [kill-node pause-client]`" + `.
+` + "`[]`" + ` means no fault was active at the witness: the fault that caused it had
+ended before (a pause that let a lease expire), or the failure needs no
+fault at all; liveness and unknown verdicts have no witness and always read
+` + "`[]`" + `. One cause shows up under many signatures, since whatever else a
+schedule threw in is active at the witness too; so each signature's most
+promising run (the fewest faults, then the shortest run) is shrunk, and a
+signature whose failure an earlier shrunk cause was at work in is covered
+by it (not shrunk again: "covered" below, its faults column unchanged,
+reproduced "-").
+`
+
+// Markdown is summary.md: what was explored, the causes, then each
+// signature with its reproduction rates and its scenario.
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# locksim explore: %s\n\n", r.Algorithm)
@@ -321,6 +473,10 @@ func (r *Report) Markdown() string {
 	}
 	fmt.Fprintf(&b, "%d runs in %.1f s of wall time, %.0f runs/min%s; seed %d, shard %s.\n\n",
 		r.Runs, r.Elapsed, r.RunsPerMin, status, r.Seed, r.Shard)
+	if bs := r.Budget; bs != nil && bs.Total > 0 {
+		fmt.Fprintf(&b, "Budget: %.0f s in all: search until %.1f s, shrinking and confirmation until %.1f s, then the last replays and run directories.\n\n",
+			bs.Total, bs.Search, bs.Finish)
+	}
 	fmt.Fprintf(&b, "World: %d clients, %d nodes (one for single-master designs), ttl %s, %s simulated per run, hold %s, up to %d faults per schedule.\n\n",
 		r.World.Clients, r.World.Nodes, r.World.TTL, r.World.Duration, r.World.Hold, r.World.MaxFaults)
 	fmt.Fprintf(&b, "Fault kinds: %s.\n\nPoints: %s.\n\n", strings.Join(r.Kinds, ", "), strings.Join(r.Points, ", "))
@@ -331,19 +487,25 @@ func (r *Report) Markdown() string {
 		b.WriteString("**No violation found.** Every other run was safe (or covered by fencing).\n")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "**%d distinct violations.** Reproduced: how often the shrunk scenario failed the same check in 10 reruns (seeds seed..seed+9), in virtual time and on redis-server in real time.\n\n", len(r.Violations))
-	b.WriteString("| # | check | verdict | signature | hits | found after | faults | reproduced (virtual) | reproduced (redis) | scenario |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	r.writeCauses(&b)
+	b.WriteString("## Signatures\n\n")
+	b.WriteString(signatureNotation)
+	fmt.Fprintf(&b, "\n**%s.** Reproduced: how often the shrunk scenario failed the same check in 10 reruns (seeds seed..seed+9), in virtual time and on redis-server in real time.\n\n", plural(len(r.Violations), "signature"))
+	b.WriteString("| # | check | verdict | signature | status | hits | found after | faults | reproduced (virtual) | reproduced (redis) | scenario |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for i, v := range r.Violations {
-		fmt.Fprintf(&b, "| %d | %s | %s | `%s` | %d | %.1f s (run %d) | %d -> %d | %s | %s | %s |\n",
-			i+1, orDash(v.Check), v.Verdict, v.Signature, v.Hits, v.FoundAfter, v.FoundAtRun,
+		fmt.Fprintf(&b, "| %d | %s | %s | `%s` | %s | %d | %.1f s (run %d) | %d -> %d | %s | %s | %s |\n",
+			i+1, orDash(v.Check), v.Verdict, v.Signature, v.status(), v.Hits, v.FoundAfter, v.FoundAtRun,
 			v.FaultsBefore, v.FaultsAfter, orDash(v.Reproduced.Virtual), orDash(v.Reproduced.Redis), orDash(v.Scenario))
 	}
 	for i, v := range r.Violations {
-		fmt.Fprintf(&b, "\n## %d. %s\n\n", i+1, v.Signature)
+		fmt.Fprintf(&b, "\n### %d. %s\n\n", i+1, v.Signature)
 		fmt.Fprintf(&b, "- schedule %d (seed %d), %d runs with this signature, first after %.1f s\n", v.Schedule, v.Seed, v.Hits, v.FoundAfter)
 		if v.ShrunkSignature != "" {
 			fmt.Fprintf(&b, "- shrunk in %d steps (%d tries) to `%s`\n", v.ShrinkSteps, v.ShrinkTries, v.ShrunkSignature)
+		}
+		if v.Cause != "" {
+			fmt.Fprintf(&b, "- cause: %s\n", v.Cause)
 		}
 		if a := v.Reproduced.AsShrunk; a != nil {
 			fmt.Fprintf(&b, "- as shrunk it reproduced %s in virtual time and %s on redis-server; strengthened %d times (x%.1f each: the run, the hold and the faults, or the hold x4 and the run alone), it reproduced %s and %s\n",
@@ -352,6 +514,9 @@ func (r *Report) Markdown() string {
 		if v.Note != "" {
 			fmt.Fprintf(&b, "- %s\n", v.Note)
 		}
+		if v.Unconfirmed != "" {
+			b.WriteString("- not confirmed (budget): the budget ended before its replays were done\n")
+		}
 		if v.Reason != "" {
 			fmt.Fprintf(&b, "- checker: %s\n", v.Reason)
 		}
@@ -359,11 +524,90 @@ func (r *Report) Markdown() string {
 			fmt.Fprintf(&b, "- run directory: %s (as expected: %v)\n", v.Dir, v.RunAsExpected)
 		}
 		if v.Scenario != "" {
-			fmt.Fprintf(&b, "- replay: `locksim run %s`\n", v.Scenario)
-			if data, err := os.ReadFile(v.Scenario); err == nil {
-				fmt.Fprintf(&b, "\n```yaml\n%s```\n", data)
+			replay := orDefault(v.Replay, "locksim run "+v.Scenario)
+			if where := replayWhere(r.Algorithm); where != "" && v.Replay != "" {
+				fmt.Fprintf(&b, "- replay %s: `%s`\n", where, replay)
+			} else {
+				fmt.Fprintf(&b, "- replay: `%s`\n", replay)
+			}
+			if v.Cause != "" && v.CoveredBy == 0 {
+				if data, err := os.ReadFile(v.Scenario); err == nil {
+					fmt.Fprintf(&b, "\n```yaml\n%s```\n", data)
+				}
 			}
 		}
 	}
 	return b.String()
+}
+
+// writeCauses writes summary.md's causes table and the counts of the
+// violations without a cause.
+func (r *Report) writeCauses(b *strings.Builder) {
+	causes := r.Causes
+	if causes == nil {
+		causes = causesOf(r.Violations)
+	}
+	fmt.Fprintf(b, "## Causes\n\n**%s of %s.** A cause is a shrunk scenario's faults: each fault's kind, its trigger (a loop point, or a time) and its lengths as classes of the lease (< ttl, > ttl); the signatures it explains were shrunk to it or covered by it. Reproduced: how often its scenario failed the same check in 10 reruns.\n\n",
+		plural(len(causes), "cause"), plural(len(r.Violations), "signature"))
+	if len(causes) > 0 {
+		b.WriteString("| cause | check | verdict | faults | signatures | runs | reproduced (virtual) | reproduced (redis) | scenario |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+		for i, c := range causes {
+			fmt.Fprintf(b, "| %d. %s | %s | %s | %d | %s | %d | %s | %s | %s |\n",
+				i+1, c.Faults, orDash(c.Check), c.Verdict, c.FaultCount, numbers(c.Violations), c.Hits,
+				orDash(c.Reproduced.Virtual), orDash(c.Reproduced.Redis), orDash(c.Scenario))
+		}
+		b.WriteString("\n")
+	}
+	counts := unshrunkCounts(r.Violations)
+	for _, why := range unshrunkOrder {
+		if n := counts[why]; n > 0 {
+			fmt.Fprintf(b, "- %d signatures %s\n", n, unshrunkWhy[why])
+		}
+	}
+	if len(counts) > 0 {
+		b.WriteString("\n")
+	}
+	if c := firstReplay(causes); c != nil {
+		if where := replayWhere(r.Algorithm); where != "" {
+			fmt.Fprintf(b, "Replay a cause's scenario %s: `%s`.\n\n", where, c.Replay)
+		} else {
+			fmt.Fprintf(b, "Replay a cause's scenario: `%s`.\n\n", c.Replay)
+		}
+	}
+}
+
+func firstReplay(cs []Cause) *Cause {
+	for i := range cs {
+		if cs[i].Replay != "" {
+			return &cs[i]
+		}
+	}
+	return nil
+}
+
+// numbers lists violation numbers as "#1, #4, #7", the first ten.
+func numbers(ns []int) string {
+	var parts []string
+	for i, n := range ns {
+		if i == 10 {
+			parts = append(parts, fmt.Sprintf("+%d", len(ns)-10))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("#%d", n))
+	}
+	return fmt.Sprintf("%d (%s)", len(ns), strings.Join(parts, ", "))
+}
+
+// status says in a few words what became of a violation.
+func (v Violation) status() string {
+	switch {
+	case v.CoveredBy > 0:
+		return fmt.Sprintf("covered by #%d", v.CoveredBy)
+	case v.Cause != "" && v.CutShort:
+		return "shrunk (cut short: budget)"
+	case v.Cause != "":
+		return "shrunk"
+	}
+	return unshrunkWhy[orDefault(v.Unshrunk, UnshrunkError)]
 }

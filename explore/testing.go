@@ -14,7 +14,7 @@ import (
 // author's own go test: cfg.Algorithm is set to algo, the runs go in
 // virtual time as subtests of t, and every violation found fails t with
 // its check, its reproduction rate and the path of the shrunk scenario
-// (replay it with `locksim run PATH`). cfg.Out defaults to a new
+// (replay it with Replay in a test of the same package). cfg.Out defaults to a new
 // directory under os.TempDir() that outlives a failed test, so the paths
 // in the failure stay valid, and is removed when the test passes. Confirm
 // stays none unless cfg asks for redis.
@@ -54,20 +54,34 @@ func Test(t *testing.T, algo string, cfg Config) *Report {
 	return rep
 }
 
-// Failures says each violation of r in one line, as Test fails with it.
+// Failures says what r found, as Test fails with it: each cause in one
+// line (its check, reproduction, fault count, the cause and how to replay
+// its scenario), then one line per reason for the violations left without
+// a cause.
 func (r *Report) Failures() []string {
 	var out []string
-	for _, v := range r.Violations {
-		where := v.Scenario
+	causes := r.Causes
+	if causes == nil {
+		causes = causesOf(r.Violations)
+	}
+	for _, c := range causes {
+		where := c.Replay
 		if where == "" {
-			where = fmt.Sprintf("schedule %d of seed %d (not written: no output directory)", v.Schedule, r.Seed)
+			where = fmt.Sprintf("violation %d (not written: no output directory)", c.Shown)
 		}
-		repro := "reproduced " + orDash(v.Reproduced.Virtual) + " in virtual time"
-		if v.Reproduced.Redis != "" {
-			repro += ", " + v.Reproduced.Redis + " on redis-server"
+		repro := "reproduced " + orDash(c.Reproduced.Virtual) + " in virtual time"
+		if c.Reproduced.Redis != "" {
+			repro += ", " + c.Reproduced.Redis + " on redis-server"
 		}
-		out = append(out, fmt.Sprintf("%s: %s %s (%s, %d faults): %s",
-			r.Algorithm, orDash(v.Check), strings.ToUpper(v.Verdict), repro, v.FaultsAfter, where))
+		out = append(out, fmt.Sprintf("%s: %s %s (%s, %s): %s; %s; replay: %s",
+			r.Algorithm, orDash(c.Check), strings.ToUpper(c.Verdict), repro, plural(c.FaultCount, "fault"), c.Faults,
+			plural(len(c.Violations), "signature"), where))
+	}
+	counts := unshrunkCounts(r.Violations)
+	for _, why := range unshrunkOrder {
+		if n := counts[why]; n > 0 {
+			out = append(out, fmt.Sprintf("%s: %d more %s (see %s)", r.Algorithm, n, strings.TrimPrefix(plural(n, "signature"), fmt.Sprint(n)+" ")+" "+unshrunkWhy[why], orDefault(r.Written, "the report")))
+		}
 	}
 	return out
 }

@@ -99,6 +99,14 @@ var order = []string{
 
 var registry = map[string]Info{}
 
+// builtins is how many names of order are package lock's own designs.
+var builtins = len(order)
+
+// Builtin reports whether name is one of package lock's own designs, which
+// every locksim binary knows; a design added with Register is known only
+// to the program that registered it.
+func Builtin(name string) bool { return slices.Contains(order[:builtins], name) }
+
 func register(i Info) {
 	if _, dup := registry[i.Name]; dup || !slices.Contains(order, i.Name) {
 		panic("lock: bad or duplicate registration " + i.Name)

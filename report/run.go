@@ -55,6 +55,11 @@ type Run struct {
 	// time, so callers that make many runs draw less for the runs nobody
 	// is sent to. The history holds everything; a rerun draws them.
 	Pictures Pictures
+	// Zoom names the check (checker.NameClaim, ...) whose first witness
+	// the timeline zooms on, so that a report about one check shows that
+	// check's witness; empty, or a check without a witness: the first
+	// witness of any check.
+	Zoom string
 }
 
 // Pictures says which of a run's pictures its report draws.

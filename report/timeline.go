@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -204,7 +205,7 @@ type drawnEvent struct {
 func newTimeline(in Run) (*timeline, error) {
 	t := &timeline{
 		lanes:    readLanes(in.Sim.History, in.Sim.Config.Clients, in.Sim.Config.Cluster.Nodes),
-		overlaps: overlaps(in.Check),
+		overlaps: zoomFirst(overlaps(in.Check), in.Zoom),
 	}
 	for _, c := range t.lanes.clients {
 		t.rows = append(t.rows, row{kind: rowClient, id: c, label: fmt.Sprintf("client %d", c)})
@@ -298,6 +299,17 @@ func (p *panel) build() error {
 	pl.Y.Max = float64(len(p.t.rows)) - rowHalf + float64(p.stripLines)*labelLinePx/rowPx
 	p.p = pl
 	return nil
+}
+
+// zoomFirst moves the first witness of check to the front of os, which
+// the zoom shows; os is unchanged when check is empty or has none.
+func zoomFirst(os []overlap, check string) []overlap {
+	i := slices.IndexFunc(os, func(o overlap) bool { return o.check == check })
+	if check == "" || i <= 0 {
+		return os
+	}
+	out := append([]overlap{os[i]}, os[:i]...)
+	return append(out, os[i+1:]...)
 }
 
 // zoomWindow is the first witness's window with its context: from the

@@ -54,6 +54,9 @@ type RunOptions struct {
 	// out; verdict.json, history.jsonl and summary.md are always written,
 	// and `locksim run` of the run's scenario.yaml draws them again.
 	Pictures func(Outcome) report.Pictures
+	// Zoom names the check whose first witness the timeline zooms on
+	// (report.Run.Zoom); empty: the first witness of any check.
+	Zoom string
 }
 
 // VirtualTime reports whether a run of cfg with o goes in virtual time:
@@ -160,7 +163,7 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	out.Warnings = checker.Warnings(res.History, res.Config.Clients)
 	in := report.Run{
 		Scenario: s.Name, Algorithm: algo, ScenarioYAML: resolved,
-		Sim: res, Check: cr, Machine: Machine(),
+		Sim: res, Check: cr, Machine: Machine(), Zoom: o.Zoom,
 		Unplayed: s.Unplayed(algo, res.History),
 		// exp is the zero Expectation when nothing is expected.
 		Misses: exp.Misses(out.Verdict, out.Checks),

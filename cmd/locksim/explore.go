@@ -28,6 +28,7 @@ type exploreFlags struct {
 	kinds     []string
 	runs      int
 	forDur    time.Duration
+	timeout   time.Duration
 	clients   int
 	nodes     int
 	ttl       time.Duration
@@ -51,15 +52,26 @@ func exploreCmd() *cobra.Command {
 		Short: "Generate random fault schedules, keep the violations and shrink each to a small scenario",
 		Long: `Run random fault schedules of a design in virtual time, keep the runs whose
 verdict is unsafe, deadlock or unknown, grouped by signature (the failed
-check and the fault kinds active at its witness), and shrink the first of
-each to a small scenario that still fails the same check in 8 of 10 reruns.
+check and the fault kinds active at its witness), shrink the most promising
+run of each (the fewest faults) to a small scenario whose own run still
+fails the same check (a run in virtual time replays exactly), and group
+the signatures by shrunk cause.
 Each shrunk scenario is written as YAML with its expect (locksim run replays
 it) and run once more for a normal run directory; --confirm redis (the
 default when redis-server is on PATH) replays it 10 times on redis-server in
-real time. --shard i/n runs the schedules j with j mod n == i; 'locksim
-explore merge DIR...' merges the shards' results. Exit codes: 0 nothing
-found, 1 violations found, 2 bad input, 3 locksim failed or was interrupted
-(what was found so far is written).`,
+real time. stdout has one line per cause; summary.md the causes, then every
+signature.
+
+Budget: --for alone is the whole wall time, split between the search,
+shrinking and confirmation, and writing (the split is printed on stderr);
+--for with --timeout bounds the search by --for and the whole by --timeout;
+--runs alone has no time bound. What the budget leaves unshrunk or
+unconfirmed is recorded as such. Process designs (redis-py, node-redlock,
+process:CMD) run in real time only and are refused. --shard i/n runs the
+schedules j with j mod n == i; 'locksim explore merge DIR...' merges the
+shards' results. Exit codes: 0 nothing found, 1 violations found, 2 bad
+input, 3 locksim failed or was interrupted (what was found so far is
+written).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfgs, err := f.configs(cmd)
@@ -73,7 +85,8 @@ found, 1 violations found, 2 bad input, 3 locksim failed or was interrupted
 	fl.StringSliceVar(&f.algos, "algos", nil, "designs to explore, comma-separated; see 'locksim algos'")
 	fl.StringSliceVar(&f.kinds, "kinds", nil, "fault kinds to draw from (default: every kind the design can meet)")
 	fl.IntVar(&f.runs, "runs", 0, "schedules to run, over all shards (default 500, unless --for)")
-	fl.DurationVar(&f.forDur, "for", 0, "explore for this long (wall time), e.g. 5m")
+	fl.DurationVar(&f.forDur, "for", 0, "wall time, e.g. 5m: alone, the whole command's (search, shrinking, confirmation, writing); with --timeout, the search's")
+	fl.DurationVar(&f.timeout, "timeout", 0, "bound the whole command (search, shrinking, confirmation, writing) in wall time")
 	fl.IntVar(&f.clients, "clients", 2, "clients per schedule")
 	fl.IntVar(&f.nodes, "nodes", 3, "Redis masters per schedule (single-master designs get one)")
 	fl.DurationVar(&f.ttl, "ttl", 500*time.Millisecond, "lock TTL")
@@ -122,6 +135,12 @@ func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
 	if changed("for") && f.forDur <= 0 {
 		return nil, fmt.Errorf("--for %v: must be positive", f.forDur)
 	}
+	if changed("timeout") && f.timeout <= 0 {
+		return nil, fmt.Errorf("--timeout %v: must be positive", f.timeout)
+	}
+	if changed("timeout") && changed("for") && f.timeout < f.forDur {
+		return nil, fmt.Errorf("--timeout %v: shorter than --for %v (--for bounds the search, --timeout the whole command)", f.timeout, f.forDur)
+	}
 	if changed("parallel") && f.workers < 1 {
 		return nil, fmt.Errorf("--parallel %d: at least 1", f.workers)
 	}
@@ -148,10 +167,17 @@ func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
 	if f.out, err = f.outFlags.Resolve("explore", name); err != nil {
 		return nil, err
 	}
+	// The wall time is the command's: several designs share it evenly.
+	search, whole := f.forDur, f.timeout
+	if whole == 0 {
+		search, whole = 0, f.forDur // --for alone: the whole, split by explore.Config.Plan
+	}
+	n := time.Duration(len(f.algos))
+	search, whole = search/n, whole/n
 	var out []explore.Config
 	for _, a := range f.algos {
 		cfg := explore.Config{
-			Algorithm: a, Kinds: f.kinds, Runs: f.runs, For: f.forDur,
+			Algorithm: a, Kinds: f.kinds, Runs: f.runs, For: search, Timeout: whole,
 			Clients: f.clients, Nodes: f.nodes, TTL: f.ttl, Duration: f.duration, Hold: f.hold,
 			MaxFaults: f.maxFaults, Seed: f.seed, Shard: shard, Shards: shards,
 			Confirm: confirm, Workers: f.workers, NoShrink: f.noShrink,
@@ -171,7 +197,7 @@ func (f *exploreFlags) run(ctx context.Context, stdout, stderr io.Writer, cfgs [
 	// state per script call), and collecting less often halves the CPU
 	// of a run (BenchmarkExploreRuns).
 	var reps []*explore.Report
-	found := 0
+	found, causes := 0, 0
 	for _, cfg := range cfgs {
 		bar := progress.New(stderr)
 		cfg.Progress = func(p explore.Progress) {
@@ -185,12 +211,13 @@ func (f *exploreFlags) run(ctx context.Context, stdout, stderr io.Writer, cfgs [
 			bar.Update(p.Runs, total, desc, p.Line)
 		}
 		fmt.Fprintf(stderr, "exploring %s: %s, seed %d, shard %d/%d, confirm %s, into %s\n",
-			cfg.Algorithm, budget(cfg), cfg.Seed, cfg.Shard, cfg.Shards, cfg.Confirm, cfg.Out)
+			cfg.Algorithm, budget(cfg, time.Now()), cfg.Seed, cfg.Shard, cfg.Shards, cfg.Confirm, cfg.Out)
 		rep, err := explore.Explore(ctx, cfg)
 		bar.Finish()
 		if rep != nil {
 			reps = append(reps, rep)
 			found += len(rep.Violations)
+			causes += len(rep.Causes)
 			if !f.asJSON {
 				printReport(stdout, rep)
 			}
@@ -219,22 +246,42 @@ func (f *exploreFlags) run(ctx context.Context, stdout, stderr io.Writer, cfgs [
 		}
 	}
 	if found > 0 {
-		return &exitError{exitMismatch, fmt.Errorf("explore found %d distinct violations (see %s)", found, f.out)}
+		return &exitError{exitMismatch, fmt.Errorf("explore found %d %s of %d distinct %s (see %s)",
+			causes, pluralNoun(causes, "cause"), found, pluralNoun(found, "violation"), f.out)}
 	}
 	return nil
 }
 
-func budget(cfg explore.Config) string {
-	if cfg.For > 0 {
-		return "for " + cfg.For.String()
+// budget says how cfg spends its wall time from start on: the split of
+// its Timeout (explore.Config.Plan) with the clock time each phase ends,
+// the ETA.
+func budget(cfg explore.Config, start time.Time) string {
+	p := cfg.Plan()
+	if p.Total == 0 {
+		if cfg.For > 0 {
+			return "search for " + cfg.For.String() + " (no bound on shrinking and confirmation)"
+		}
+		return fmt.Sprintf("%d runs (no time bound)", cfg.Runs)
 	}
-	return fmt.Sprintf("%d runs", cfg.Runs)
+	at := func(d time.Duration) string { return start.Add(d).UTC().Format("15:04:05") }
+	runs := ""
+	if cfg.Runs > 0 {
+		runs = fmt.Sprintf("%d runs or ", cfg.Runs)
+	}
+	confirm := ""
+	if p.Finish > p.Shrink {
+		confirm = fmt.Sprintf(", confirm %v (until %s)", p.Finish-p.Shrink, at(p.Finish))
+	}
+	return fmt.Sprintf("%v in all: search %s%v (until %s), shrink %v (until %s)%s, replay and write %v; done by %s UTC",
+		p.Total, runs, p.Search, at(p.Search), p.Shrink-p.Search, at(p.Shrink), confirm, p.Total-p.Finish, at(p.Total))
 }
 
 // printReport prints r in a few lines, with its summary's path only when
-// the summary was written.
+// the summary was written: one line per cause, then what the causes cover
+// and what is left without a cause.
 func printReport(w io.Writer, r *explore.Report) {
-	fmt.Fprintf(w, "%s: %d runs (%d not played), %.0f runs/min, %d distinct violations", r.Algorithm, r.Runs, r.NotPlayed, r.RunsPerMin, len(r.Violations))
+	fmt.Fprintf(w, "%s: %d runs (%d not played), %.0f runs/min, %d distinct %s, %d %s", r.Algorithm, r.Runs, r.NotPlayed, r.RunsPerMin,
+		len(r.Violations), pluralNoun(len(r.Violations), "violation"), len(r.Causes), pluralNoun(len(r.Causes), "cause"))
 	if r.Written != "" {
 		fmt.Fprintf(w, "; summary %s", filepath.Join(r.Written, explore.FileSummary))
 	}
@@ -242,8 +289,8 @@ func printReport(w io.Writer, r *explore.Report) {
 		fmt.Fprint(w, " (interrupted)")
 	}
 	fmt.Fprintln(w)
-	for _, v := range r.Violations {
-		fmt.Fprintln(w, "  "+v.Line())
+	for _, line := range r.Lines() {
+		fmt.Fprintln(w, "  "+line)
 	}
 }
 

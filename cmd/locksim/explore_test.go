@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/sim/simtest"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -51,6 +54,10 @@ func TestExploreBadInput(t *testing.T) {
 		{"runs and for", []string{"explore", "--algos", "setpx", "--runs", "5", "--for", "1m"}, "--runs and --for"},
 		{"bad confirm", []string{"explore", "--algos", "setpx", "--confirm", "etcd"}, `--confirm "etcd"`},
 		{"failover on redlock", []string{"explore", "--algos", "redlock", "--kinds", "failover"}, "--kinds failover"},
+		{"process design", []string{"explore", "--algos", "redis-py"}, "--algos redis-py: explore runs in virtual time; redis-py is a process design that runs in real time only"},
+		{"process design by command", []string{"explore", "--algos", "setpx,node-redlock"}, "node-redlock is a process design that runs in real time only"},
+		{"timeout shorter than for", []string{"explore", "--algos", "setpx", "--for", "1m", "--timeout", "30s"}, "--timeout 30s: shorter than --for 1m0s"},
+		{"zero timeout", []string{"explore", "--algos", "setpx", "--timeout", "0s"}, "--timeout 0s: must be positive"},
 		{"merge nothing there", []string{"explore", "merge", t.TempDir()}, "explore.json"},
 		{"merge negative runs", []string{"explore", "merge", negative}, "runs -5: must not be negative"},
 		{"merge out not writable", []string{"explore", "merge", good, "--out", "/proc/locksim-merged"}, `--out "/proc/locksim-merged": /proc is not writable`},
@@ -87,6 +94,11 @@ func TestExploreCommandAndMerge(t *testing.T) {
 		Algorithm  string  `json:"algorithm"`
 		Runs       int     `json:"runs"`
 		RunsPerMin float64 `json:"runs_per_min"`
+		Causes     []struct {
+			Check, Verdict, Faults, Scenario, Replay string
+			FaultCount                               int   `json:"fault_count"`
+			Violations                               []int `json:"violations"`
+		} `json:"causes"`
 		Violations []struct {
 			Check, Verdict, Signature, Scenario string
 			Seed                                uint64
@@ -99,6 +111,12 @@ func TestExploreCommandAndMerge(t *testing.T) {
 	assert.Equal(t, "setnx-expire", rep.Algorithm)
 	assert.Equal(t, 200, rep.Runs)
 	require.NotEmpty(t, rep.Violations)
+	require.NotEmpty(t, rep.Causes, "--json carries the causes")
+	c := rep.Causes[0]
+	assert.Equal(t, "liveness", c.Check)
+	assert.Contains(t, c.Faults, "crash-client")
+	assert.Equal(t, "locksim run "+c.Scenario, c.Replay)
+	assert.NotEmpty(t, c.Violations)
 	v := rep.Violations[0]
 	assert.FileExists(t, v.Scenario)
 	assert.NotEmpty(t, v.Reproduced.Virtual)
@@ -114,4 +132,40 @@ func TestExploreCommandAndMerge(t *testing.T) {
 	assert.Contains(t, stdout, "setnx-expire: 200 runs")
 	_, err := os.Stat(filepath.Join(merged, "setnx-expire", "explore.json"))
 	assert.NoError(t, err)
+}
+
+// --for alone is the whole command's wall time: a short one finishes
+// within it and a generous margin (the machine is shared), prints its
+// split on stderr, and keeps stdout to a line per cause and a few counts.
+func TestExploreKeepsItsBudget(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x")
+	start := time.Now()
+	stdout, stderr, code := executeVirtual(t, "explore", "--algos", "setnx-expire", "--for", "3s", "--confirm", "none", "--out", out)
+	took := time.Since(start)
+	require.Equal(t, exitMismatch, code, stderr)
+	assert.Less(t, took, 3*time.Second+20*time.Second, "--for 3s is the whole command")
+	assert.Contains(t, stderr, "3s in all: search 1s (until ")
+	assert.Contains(t, stderr, "replay and write 1s; done by ")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	assert.LessOrEqual(t, len(lines), 22, "a line per cause and a few counts:\n%s", stdout)
+	assert.Regexp(t, `\d+ causes?; summary `, stdout)
+	summary, err := os.ReadFile(filepath.Join(out, "setnx-expire", "summary.md"))
+	require.NoError(t, err)
+	causes, sigs := strings.Index(string(summary), "## Causes"), strings.Index(string(summary), "## Signatures")
+	require.Positive(t, causes)
+	assert.Greater(t, sigs, causes, "the causes lead")
+	assert.Contains(t, string(summary), "`[]` means no fault was active at the witness")
+}
+
+// With confirmation on redis-server the whole still fits --timeout.
+func TestExploreKeepsItsBudgetConfirming(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	out := filepath.Join(t.TempDir(), "x")
+	start := time.Now()
+	_, stderr, code := executeVirtual(t, "explore", "--algos", "setnx-expire", "--for", "2s", "--timeout", "8s", "--confirm", "redis", "--out", out)
+	took := time.Since(start)
+	require.Equal(t, exitMismatch, code, stderr)
+	assert.Less(t, took, 8*time.Second+20*time.Second, "--timeout 8s is the whole command")
+	assert.Contains(t, stderr, "8s in all: search 2s (until ")
+	assert.Contains(t, stderr, ", confirm ")
 }
