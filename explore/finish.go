@@ -94,8 +94,8 @@ func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, s
 	}
 	v.FaultsAfter = len(s.Faults)
 	s.Name = fmt.Sprintf("explore-%s-%d-%s", algo, n, slug(target.Check, string(target.Verdict)))
-	s.Doc = fmt.Sprintf("Found by locksim explore --algos %s --seed %d (schedule %d, signature %q) and shrunk from %d faults to %d.",
-		algo, fi.cfg.Seed, f.j, v.Signature, v.FaultsBefore, v.FaultsAfter)
+	s.Doc = fmt.Sprintf("Found by locksim explore --algos %s%s --seed %d (schedule %d, signature %q) and shrunk from %d faults to %d.",
+		algo, modeFlag(fi.cfg), fi.cfg.Seed, f.j, v.Signature, v.FaultsBefore, v.FaultsAfter)
 	s.Expectations = expectFor(algo, target)
 	directFailover(s)
 	if ctx.Err() == nil && shrink {

@@ -41,6 +41,8 @@ type exploreFlags struct {
 	asJSON    bool
 	workers   int
 	noShrink  bool
+	exhaust   bool
+	unguided  bool
 }
 
 func exploreCmd() *cobra.Command {
@@ -87,6 +89,8 @@ found, 1 violations found, 2 bad input, 3 locksim failed or was interrupted
 	fl.BoolVar(&f.asJSON, "json", false, "print the result as JSON on stdout (one object; an array for several designs)")
 	fl.IntVar(&f.workers, "workers", 0, "runs at once (default GOMAXPROCS)")
 	fl.BoolVar(&f.noShrink, "no-shrink", false, "keep the violations as found")
+	fl.BoolVar(&f.exhaust, "exhaustive", false, "run every single-fault schedule (each kind, target, point, visit 1-3, size), then pairs while --runs or --for lasts; states the bound it reached")
+	fl.BoolVar(&f.unguided, "unguided", false, "draw schedule j from (seed, j) alone, not steered toward the (point, kind) pairs not yet reached")
 	cmd.AddCommand(exploreMergeCmd())
 	return cmd
 }
@@ -156,7 +160,7 @@ func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
 			Algorithm: a, Kinds: f.kinds, Runs: f.runs, For: f.forDur,
 			Clients: f.clients, Nodes: f.nodes, TTL: f.ttl, Duration: f.duration, Hold: f.hold,
 			MaxFaults: f.maxFaults, Seed: f.seed, Shard: shard, Shards: shards,
-			Confirm: confirm, Workers: f.workers, NoShrink: f.noShrink,
+			Confirm: confirm, Workers: f.workers, NoShrink: f.noShrink, Exhaustive: f.exhaust, Unguided: f.unguided,
 			Out: filepath.Join(f.out, a),
 		}.WithDefaults()
 		if err := cfg.Validate(); err != nil {
@@ -227,10 +231,23 @@ func (f *exploreFlags) run(ctx context.Context, stdout, stderr io.Writer, cfgs [
 }
 
 func budget(cfg explore.Config) string {
+	if cfg.Exhaustive {
+		return "exhaustive, " + sweepBudget(cfg)
+	}
 	if cfg.For > 0 {
 		return "for " + cfg.For.String()
 	}
 	return fmt.Sprintf("%d runs", cfg.Runs)
+}
+
+func sweepBudget(cfg explore.Config) string {
+	switch {
+	case cfg.For > 0:
+		return "singles, then pairs for " + cfg.For.String()
+	case cfg.Runs > 0:
+		return fmt.Sprintf("singles, then pairs up to %d runs", cfg.Runs)
+	}
+	return "every single-fault schedule"
 }
 
 // printReport prints r in a few lines, with its summary's path only when
@@ -244,6 +261,9 @@ func printReport(w io.Writer, r *explore.Report) {
 		fmt.Fprint(w, " (interrupted)")
 	}
 	fmt.Fprintln(w)
+	if r.Sweep != nil {
+		fmt.Fprintln(w, "  "+r.Sweep.Statement)
+	}
 	for _, v := range r.Violations {
 		fmt.Fprintln(w, "  "+v.Line())
 	}
