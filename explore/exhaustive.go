@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -71,8 +72,9 @@ func sweepTimes(d time.Duration) []time.Duration {
 const maxVisit = 3
 
 // newSweepPlan enumerates the singles of cfg (with defaults) at points and
-// counts the pairs.
-func newSweepPlan(cfg Config, points []string) *sweepPlan {
+// counts the pairs (a count that ctx's end cuts short: the sweep then
+// stops before it runs anything).
+func newSweepPlan(ctx context.Context, cfg Config, points []string) *sweepPlan {
 	info, _ := lock.Lookup(cfg.Algorithm)
 	nodes := cfg.Nodes
 	if !info.MultiNode {
@@ -102,7 +104,7 @@ func newSweepPlan(cfg Config, points []string) *sweepPlan {
 			p.reps = append(p.reps, i)
 		}
 	}
-	p.countPairs()
+	p.countPairs(ctx)
 	p.perm = newAffine(uint64(p.pairsAll+p.failoverPairs()), cfg.Seed)
 	return p
 }
@@ -289,10 +291,13 @@ func (p *sweepPlan) failoverPairs() int64 {
 // failovers) and how many are distinct up to renaming: an orbit is
 // counted at its representative, the smaller of its two ordered renamed
 // forms, whose first unit is a single's representative.
-func (p *sweepPlan) countPairs() {
+func (p *sweepPlan) countPairs(ctx context.Context) {
 	s := int64(len(p.units))
 	p.pairsAll = s*(s-1)/2 - p.failoverPairs()
-	for _, a := range p.reps {
+	for n, a := range p.reps {
+		if n%64 == 0 && ctx.Err() != nil {
+			return
+		}
 		for b := range p.units {
 			if b == a || (p.isFailover(a) && p.isFailover(b)) {
 				continue

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -52,7 +53,7 @@ func TestSweepCounts(t *testing.T) {
 		{"setpx pause-client 3 clients", Config{Algorithm: "setpx", Kinds: []string{"pause-client"}, Clients: 3}, 3 * 2 * (9 + 2), 2 * (3 + 3 + 2), -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newSweepPlan(tc.cfg.WithDefaults(), enter)
+			p := newSweepPlan(context.Background(), tc.cfg.WithDefaults(), enter)
 			assert.Len(t, p.units, tc.units, "singles with renamings")
 			if tc.reps >= 0 {
 				assert.Len(t, p.reps, tc.reps, "singles distinct up to renaming")
@@ -149,7 +150,7 @@ func bruteOrbits(p *sweepPlan) (int, int64) {
 func TestSweepSchedulesAreValid(t *testing.T) {
 	for _, algo := range []string{"setpx", "redlock", "fenced", "setpx-wait"} {
 		cfg := Config{Algorithm: algo}.WithDefaults()
-		p := newSweepPlan(cfg, append(slices.Clone(LoopPoints), "before-release-command"))
+		p := newSweepPlan(context.Background(), cfg, append(slices.Clone(LoopPoints), "before-release-command"))
 		sc := &scheduler{plan: p, order: &pairOrder{plan: p}}
 		check := func(j int, s *scenarios.Scenario) {
 			b, err := MarshalScenario(s)
@@ -177,7 +178,7 @@ func TestSweepSchedulesAreValid(t *testing.T) {
 
 // The whole order of a small sweep's pairs is every orbit once.
 func TestPairOrderVisitsEveryOrbitOnce(t *testing.T) {
-	p := newSweepPlan(Config{Algorithm: "redlock", Kinds: []string{"kill-node", "pause-client"}}.WithDefaults(), []string{"after-enter"})
+	p := newSweepPlan(context.Background(), Config{Algorithm: "redlock", Kinds: []string{"kill-node", "pause-client"}}.WithDefaults(), []string{"after-enter"})
 	o := &pairOrder{plan: p}
 	seen := map[[2]int]bool{}
 	for q := 0; ; q++ {
@@ -207,7 +208,7 @@ func TestSweepRunsSinglesThenPairs(t *testing.T) {
 	cfg := base
 	points, err := Points(hostCtx(t), cfg.WithDefaults())
 	require.NoError(t, err)
-	singles := len(newSweepPlan(cfg.WithDefaults(), points).reps)
+	singles := len(newSweepPlan(context.Background(), cfg.WithDefaults(), points).reps)
 	cfg.Runs = singles + 5
 	rep, err := Explore(hostCtx(t), cfg)
 	require.NoError(t, err)

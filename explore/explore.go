@@ -61,7 +61,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 		Algorithm: cfg.Algorithm, Seed: cfg.Seed, Shard: fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards),
 		Kinds: cfg.Kinds, Points: points, World: worldOf(cfg), Violations: []Violation{},
 	}
-	sched, cfg := newScheduler(cfg, points)
+	sched, cfg := newScheduler(ctx, cfg, points)
 	table, runs, notPlayed, runErr := sweep(ctx, cfg, sched, began)
 	rep.Runs, rep.NotPlayed = runs, notPlayed
 	rep.Coverage, rep.Sweep = sched.reach.coverage(), sched.sweep(cfg.Algorithm)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/locksim/locksim/scenarios"
 )
@@ -21,20 +22,21 @@ type scheduler struct {
 	tiers  *sweepTiers // exhaustive: what each tier ran and found
 	order  *pairOrder  // exhaustive: the pairs in the order they run
 	mu     sync.Mutex  // guards order
+	began  time.Time
 }
 
 // newScheduler makes cfg's scheduler. For a sweep it bounds cfg.Runs by
 // the sweep's schedules: every single when neither Runs nor For is set,
 // else singles then pairs until the budget ends.
-func newScheduler(cfg Config, points []string) (*scheduler, Config) {
-	sc := &scheduler{cfg: cfg, points: points, reach: newReach(cfg, points)}
+func newScheduler(ctx context.Context, cfg Config, points []string) (*scheduler, Config) {
+	sc := &scheduler{cfg: cfg, points: points, reach: newReach(cfg, points), began: time.Now()}
 	if !cfg.Exhaustive {
 		if !cfg.Unguided {
 			sc.guide = newGuide(cfg, points)
 		}
 		return sc, cfg
 	}
-	sc.plan = newSweepPlan(cfg, points)
+	sc.plan = newSweepPlan(ctx, cfg, points)
 	sc.tiers = &sweepTiers{singles: len(sc.plan.reps)}
 	sc.order = &pairOrder{plan: sc.plan}
 	total := len(sc.plan.reps) + int(min(sc.plan.pairs, int64(maxSweepRuns)))
@@ -76,14 +78,15 @@ func (sc *scheduler) schedule(ctx context.Context, j int) (*scenarios.Scenario, 
 // ran is told how schedule j went (err: it did not play).
 func (sc *scheduler) ran(j int, s *scenarios.Scenario, o outcome, err error) {
 	var reached [][2]string
-	if err == nil && o.res != nil {
+	played := err == nil && o.res != nil && !o.res.Incomplete // an interrupted run is no result
+	if played {
 		reached = reachedBy(s, o.res.Unfired)
 		sc.reach.add(reached)
 	}
 	if sc.guide != nil {
-		sc.guide.ran(j, reached)
+		sc.guide.ran(j, reached) // every schedule drawn counts down its batch
 	}
-	if sc.tiers != nil && err == nil {
+	if sc.tiers != nil && played {
 		sc.tiers.add(j, o)
 	}
 }

@@ -58,7 +58,14 @@ Each shrunk scenario is written as YAML with its expect (locksim run replays
 it) and run once more for a normal run directory; --confirm redis (the
 default when redis-server is on PATH) replays it 10 times on redis-server in
 real time. --shard i/n runs the schedules j with j mod n == i; 'locksim
-explore merge DIR...' merges the shards' results. Exit codes: 0 nothing
+explore merge DIR...' merges the shards' results. Random draws are steered
+toward the (point, fault kind) pairs earlier batches of runs did not reach
+(--unguided: not); summary.md shows the pairs reached as a grid.
+--exhaustive runs every single-fault schedule instead (each kind, target,
+point, visit 1-3 and size, once up to renaming clients and a multi-node
+design's nodes), then pairs while --runs or --for lasts, and states the
+bound: no violation under any single fault, or how many break the design.
+Exit codes: 0 nothing
 found, 1 violations found, 2 bad input, 3 locksim failed or was interrupted
 (what was found so far is written).`,
 		Args: cobra.NoArgs,
