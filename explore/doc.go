@@ -56,8 +56,10 @@
 // j's batch but one: a worker about to draw the first schedule of a batch
 // waits until those are all done, and their counts add up in any order,
 // so neither the number of workers nor the order runs finish in changes
-// a draw. The runs are in virtual time, where a seed replays its run, so
-// the tally is the same on every machine too. The shard layout is part of
+// a draw. The runs are in virtual time, where a seed replays its run's
+// interleaving, so the tally is the same on every machine too (a run whose
+// trigger came only through a rare interleaving could tip a later draw;
+// --unguided rules even that out). The shard layout is part of
 // the draw (a shard is steered by its own runs); --unguided draws schedule
 // j from (seed, j) alone.
 //
