@@ -54,9 +54,9 @@ type sweepPlan struct {
 	times    []time.Duration
 	variants [][]variant // by kind
 
-	units []unit // every single, renamings included, in enumeration order
-	index map[unit]int
-	reps  []int // the singles that run: one per orbit under renaming
+	units   []unit // every single, renamings included, in enumeration order
+	offsets []int  // by kind: the index of its first unit
+	reps    []int  // the singles that run: one per orbit under renaming
 
 	pairsAll int64 // unordered pairs of distinct singles (not both failovers)
 	pairs    int64 // of those, distinct up to renaming
@@ -81,19 +81,19 @@ func newSweepPlan(ctx context.Context, cfg Config, points []string) *sweepPlan {
 		nodes = 1
 	}
 	p := &sweepPlan{cfg: cfg, points: points, nodes: nodes, symNodes: info.MultiNode,
-		times: sweepTimes(cfg.Duration), index: map[unit]int{}}
+		times: sweepTimes(cfg.Duration)}
 	if !slices.Equal(cfg.Kinds, []string{KindNone}) {
 		p.kinds = cfg.Kinds
 	}
 	p.variants = make([][]variant, len(p.kinds))
 	for k, kind := range p.kinds {
+		p.offsets = append(p.offsets, len(p.units))
 		p.variants[k] = variantsOf(kind, cfg.TTL, driftMargin(cfg.TTL, info.MultiNode), lock.Options{}.WithDefaults().Drift)
 		for _, t := range targetsOf(kind, cfg.Clients, nodes) {
 			for v := range p.variants[k] {
 				for _, trig := range p.triggers() {
 					u := trig
 					u.kind, u.client, u.node, u.variant = int8(k), t[0], t[1], int8(v)
-					p.index[u] = len(p.units)
 					p.units = append(p.units, u)
 				}
 			}
@@ -107,6 +107,30 @@ func newSweepPlan(ctx context.Context, cfg Config, points []string) *sweepPlan {
 	p.countPairs(ctx)
 	p.perm = newAffine(uint64(p.pairsAll+p.failoverPairs()), cfg.Seed)
 	return p
+}
+
+// indexOf is the index of u among the units, computed from the order
+// newSweepPlan enumerates them in: by kind, target, variant, trigger.
+func (p *sweepPlan) indexOf(u unit) int {
+	clients, trigs := p.cfg.Clients, len(p.points)*p.cfg.Clients*maxVisit+len(p.times)
+	var target int
+	switch kind := p.kinds[u.kind]; kind {
+	case faults.KindPauseClient, faults.KindCrashClient, faults.KindClockSkewClient, faults.KindClockJumpClient, faults.KindDelay:
+		target = int(u.client)
+	case faults.KindPartition:
+		target = int(u.client)*(1+p.nodes) + int(u.node) + 1
+	case faults.KindDrop:
+		target = int(u.client)*p.nodes + int(u.node)
+	case faults.KindFailover:
+		target = 0
+	default:
+		target = int(u.node)
+	}
+	trig := len(p.points)*clients*maxVisit + int(u.nth)
+	if u.point >= 0 {
+		trig = (int(u.point)*clients+int(u.by))*maxVisit + int(u.nth) - 1
+	}
+	return p.offsets[u.kind] + (target*len(p.variants[u.kind])+int(u.variant))*trigs + trig
 }
 
 // driftMargin is what a lease's validity leaves off the TTL for clock
@@ -260,7 +284,7 @@ func (p *sweepPlan) relabel(u unit, l *labels) unit {
 func (p *sweepPlan) canonicalPair(a, b int) [2]int {
 	key := func(x, y int) [2]int {
 		var l labels
-		return [2]int{p.index[p.relabel(p.units[x], &l)], p.index[p.relabel(p.units[y], &l)]}
+		return [2]int{p.indexOf(p.relabel(p.units[x], &l)), p.indexOf(p.relabel(p.units[y], &l))}
 	}
 	k1, k2 := key(a, b), key(b, a)
 	if k2[0] < k1[0] || (k2[0] == k1[0] && k2[1] < k1[1]) {
@@ -290,21 +314,34 @@ func (p *sweepPlan) failoverPairs() int64 {
 // countPairs counts the unordered pairs of distinct singles (not two
 // failovers) and how many are distinct up to renaming: an orbit is
 // counted at its representative, the smaller of its two ordered renamed
-// forms, whose first unit is a single's representative.
+// forms, whose first unit is a single's representative a. The form
+// starting from b instead starts with b's own representative, so b's
+// that is below a rule the pair out at once.
 func (p *sweepPlan) countPairs(ctx context.Context) {
 	s := int64(len(p.units))
 	p.pairsAll = s*(s-1)/2 - p.failoverPairs()
+	canon := make([]int, len(p.units))
+	for i, u := range p.units {
+		canon[i] = p.indexOf(p.relabel(u, nil))
+	}
 	for n, a := range p.reps {
 		if n%64 == 0 && ctx.Err() != nil {
 			return
 		}
+		var la labels
+		p.relabel(p.units[a], &la)
 		for b := range p.units {
-			if b == a || (p.isFailover(a) && p.isFailover(b)) {
+			if b == a || canon[b] < a || (p.isFailover(a) && p.isFailover(b)) {
 				continue
 			}
-			if c := p.canonicalPair(a, b); c == [2]int{a, b} {
-				p.pairs++
+			l := la
+			if p.indexOf(p.relabel(p.units[b], &l)) != b {
+				continue
 			}
+			if canon[b] == a && p.canonicalPair(a, b) != [2]int{a, b} {
+				continue
+			}
+			p.pairs++
 		}
 	}
 }

@@ -61,6 +61,9 @@ func TestSweepCounts(t *testing.T) {
 			if tc.pairs >= 0 {
 				assert.Equal(t, tc.pairs, p.pairs, "pairs distinct up to renaming")
 			}
+			for i, u := range p.units {
+				require.Equal(t, i, p.indexOf(u), "the index of %+v", u)
+			}
 			reps, pairs := bruteOrbits(p)
 			assert.Equal(t, reps, len(p.reps), "singles: brute force over every renaming")
 			assert.Equal(t, pairs, p.pairs, "pairs: brute force over every renaming")
@@ -106,8 +109,8 @@ func bruteOrbits(p *sweepPlan) (int, int64) {
 			return perm[x]
 		}
 		u.client, u.by, u.node = m(u.client, cp), m(u.by, cp), m(u.node, np)
-		i, ok := p.index[u]
-		if !ok {
+		i := p.indexOf(u)
+		if i < 0 || i >= len(p.units) || p.units[i] != u {
 			panic(fmt.Sprintf("renamed unit %+v is not a single", u))
 		}
 		return i
@@ -159,6 +162,9 @@ func TestSweepSchedulesAreValid(t *testing.T) {
 			require.NoError(t, err, "%s schedule %d:\n%s", algo, j, b)
 			_, err = parsed.Config(algo)
 			require.NoError(t, err, "%s schedule %d:\n%s", algo, j, b)
+		}
+		for i, u := range p.units {
+			require.Equal(t, i, p.indexOf(u), "%s: the index of %+v", algo, u)
 		}
 		for j, i := range p.reps {
 			s := p.schedule(j, i)
