@@ -131,7 +131,10 @@ func (sw *Sweep) statement(algo string) string {
 	if s.NotPlayed > 0 {
 		out += fmt.Sprintf("; %s tested nothing (no lease granted)", thousands(int64(s.NotPlayed)))
 	}
-	if p := sw.Pairs; p.Ran > 0 {
+	switch p := sw.Pairs; {
+	case p.Ran > 0 && int64(p.Ran) >= p.Exist && p.Violating == 0 && s.Violating == 0 && int64(s.Ran) >= s.Exist:
+		out += fmt.Sprintf("; nor under any pair of them (%s)", thousands(p.Exist))
+	case p.Ran > 0:
 		out += fmt.Sprintf("; pairs: %s of %s ran, %s broke it", thousands(int64(p.Ran)), thousands(p.Exist), thousands(int64(p.Violating)))
 	}
 	return out
@@ -221,4 +224,26 @@ func thousands(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// check refuses counts no sweep writes: a negative count, or more
+// schedules run than the tier holds.
+func (sw *Sweep) check() error {
+	if sw == nil {
+		return nil
+	}
+	for _, t := range []struct {
+		name string
+		t    Tier
+	}{{"singles", sw.Singles}, {"pairs", sw.Pairs}} {
+		switch {
+		case t.t.Exist < 0 || t.t.Unreduced < t.t.Exist || t.t.Ran < 0 || t.t.NotPlayed < 0 || t.t.Violating < 0:
+			return fmt.Errorf("sweep.%s: negative counts, or fewer schedules with renamings than without", t.name)
+		case int64(t.t.Ran) > t.t.Exist:
+			return fmt.Errorf("sweep.%s.ran %d: more than the %d schedules it holds", t.name, t.t.Ran, t.t.Exist)
+		case t.t.NotPlayed > t.t.Ran || t.t.Violating > t.t.Ran:
+			return fmt.Errorf("sweep.%s: more runs not played or violating than ran (%d)", t.name, t.t.Ran)
+		}
+	}
+	return nil
 }

@@ -281,3 +281,20 @@ func TestThousands(t *testing.T) {
 		assert.Equal(t, want, thousands(n))
 	}
 }
+
+// A pair tier run to its end without a violation extends the statement;
+// a report whose sweep counts no sweep writes is refused.
+func TestSweepStatementAndCheck(t *testing.T) {
+	sw := &Sweep{Points: 2, Kinds: 1, World: "2 clients, 1 node, ttl 500ms",
+		Singles: Tier{Exist: 16, Unreduced: 32, Ran: 16}, Pairs: Tier{Exist: 256, Unreduced: 496, Ran: 256}}
+	assert.Equal(t, "setpx: no violation under any single fault at any of its 2 points (16 schedules; 2 clients, 1 node, ttl 500ms); nor under any pair of them (256)",
+		sw.statement("setpx"))
+	sw.Pairs.Ran, sw.Pairs.Violating = 100, 3
+	assert.Equal(t, "setpx: no violation under any single fault at any of its 2 points (16 schedules; 2 clients, 1 node, ttl 500ms); pairs: 100 of 256 ran, 3 broke it",
+		sw.statement("setpx"))
+	require.NoError(t, sw.check())
+	sw.Singles.Ran = 17
+	assert.ErrorContains(t, sw.check(), "sweep.singles.ran 17: more than the 16")
+	sw.Singles.Ran, sw.Pairs.Violating = 16, -1
+	assert.ErrorContains(t, sw.check(), "sweep.pairs: negative")
+}

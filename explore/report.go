@@ -285,7 +285,7 @@ func (r *Report) checkCounts() error {
 	if r.NotPlayed > r.Runs {
 		return fmt.Errorf("not_played %d: more than its %d runs", r.NotPlayed, r.Runs)
 	}
-	return nil
+	return r.Sweep.check()
 }
 
 // Line is one violation in one line, as the CLI prints it.
