@@ -108,7 +108,7 @@ func causes(m map[string]int) []Cause {
 }
 
 // statement is the sweep's sentence, e.g. "fenced: no violation under any
-// single fault at any of its 8 points (1,234 schedules; 2 clients, 1 node,
+// single fault at any of its 8 points (300 schedules; 2 clients, 1 node,
 // ttl 500ms)".
 func (sw *Sweep) statement(algo string) string {
 	s, world := sw.Singles, sw.World
