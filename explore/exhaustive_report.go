@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -12,7 +13,10 @@ import (
 // and the statement it supports.
 type Sweep struct {
 	Points int `json:"points"` // the design's points the singles trigger at
-	Kinds  int `json:"kinds"`  // the fault kinds swept
+	// Kinds are the fault kinds swept; Narrowed says they are fewer than
+	// every kind the design can meet (--kinds), which the statement names.
+	Kinds    []string `json:"kinds"`
+	Narrowed bool     `json:"narrowed,omitempty"`
 	// World is what every schedule shares, e.g. "2 clients, 1 node, ttl
 	// 500ms" (a single-master design runs on one node).
 	World string `json:"world"`
@@ -83,9 +87,10 @@ func (sc *scheduler) sweep(algo string) *Sweep {
 	p, t := sc.plan, sc.tiers
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	sw := &Sweep{Points: len(p.points), Kinds: len(p.kinds), Singles: t.tier[0], Pairs: t.tier[1],
-		World:   fmt.Sprintf("%s, %s, ttl %s", plural(p.cfg.Clients, "client"), plural(p.nodes, "node"), p.cfg.TTL),
-		Elapsed: time.Since(sc.began).Seconds()}
+	sw := &Sweep{Points: len(p.points), Kinds: slices.Clone(p.kinds), Singles: t.tier[0], Pairs: t.tier[1],
+		Narrowed: len(p.kinds) < len(DefaultKinds(algo)),
+		World:    fmt.Sprintf("%s, %s, ttl %s", plural(p.cfg.Clients, "client"), plural(p.nodes, "node"), p.cfg.TTL),
+		Elapsed:  time.Since(sc.began).Seconds()}
 	sw.Singles.Exist, sw.Singles.Unreduced = int64(len(p.reps)), int64(len(p.units))
 	sw.Pairs.Exist, sw.Pairs.Unreduced = p.pairs, p.pairsAll
 	sw.Singles.Causes, sw.Pairs.Causes = causes(t.causes[0]), causes(t.causes[1])
@@ -108,25 +113,34 @@ func causes(m map[string]int) []Cause {
 }
 
 // statement is the sweep's sentence, e.g. "fenced: no violation under any
-// single fault at any of its 8 points (300 schedules; 2 clients, 1 node,
-// ttl 500ms)".
+// single pause-client or delay fault at any of its 8 points (300
+// schedules; 2 clients, 1 node, ttl 500ms)": the kinds are named when
+// --kinds narrowed them.
 func (sw *Sweep) statement(algo string) string {
 	s, world := sw.Singles, sw.World
+	single, only := "single fault", ""
+	if n := len(sw.Kinds); sw.Narrowed && n > 0 {
+		single = "single " + sw.Kinds[0] + " fault"
+		if n > 1 {
+			single = "single " + strings.Join(sw.Kinds[:n-1], ", ") + " or " + sw.Kinds[n-1] + " fault"
+		}
+		only = " (" + strings.Join(sw.Kinds, ", ") + " only)"
+	}
 	var out string
 	switch {
 	case int64(s.Ran) < s.Exist:
-		out = fmt.Sprintf("%s: %s of %s single-fault schedules ran (the budget or an interruption ended the sweep), so no bound is stated; %s of them broke it",
-			algo, thousands(int64(s.Ran)), thousands(s.Exist), thousands(int64(s.Violating)))
+		out = fmt.Sprintf("%s: %s of %s single-fault schedules%s ran (the budget or an interruption ended the sweep), so no bound is stated; %s of them broke it",
+			algo, thousands(int64(s.Ran)), thousands(s.Exist), only, thousands(int64(s.Violating)))
 	case s.Violating == 0:
-		out = fmt.Sprintf("%s: no violation under any single fault at any of its %d points (%s schedules; %s)",
-			algo, sw.Points, thousands(s.Exist), world)
+		out = fmt.Sprintf("%s: no violation under any %s at any of its %d points (%s schedules; %s)",
+			algo, single, sw.Points, thousands(s.Exist), world)
 	default:
 		var cs []string
 		for _, c := range s.Causes {
 			cs = append(cs, fmt.Sprintf("%s in %s", c.Signature, thousands(int64(c.Runs))))
 		}
-		out = fmt.Sprintf("%s: %s of its %s single-fault schedules at its %d points break it (%s): %s",
-			algo, thousands(int64(s.Violating)), thousands(s.Exist), sw.Points, world, strings.Join(cs, "; "))
+		out = fmt.Sprintf("%s: %s of its %s single-fault schedules%s at its %d points break it (%s): %s",
+			algo, thousands(int64(s.Violating)), thousands(s.Exist), only, sw.Points, world, strings.Join(cs, "; "))
 	}
 	if s.NotPlayed > 0 {
 		out += fmt.Sprintf("; %s tested nothing (no lease granted)", thousands(int64(s.NotPlayed)))
@@ -176,7 +190,7 @@ func (sw *Sweep) markdown() string {
 	fmt.Fprintf(&b, "**%s.**\n\n", sw.Statement)
 	fmt.Fprintf(&b, "The sweep took %.1f s of wall time (merged shards: the sum), before any shrinking.\n\n", sw.Elapsed)
 	fmt.Fprintf(&b, "Every single fault: %d kinds, each target, each of the %d points by each client at visits 1 to %d and two times, sizes and lengths below and above the TTL (and around the drift margin for clocks); schedules the same up to renaming clients (and the nodes of a multi-node design) run once.\n\n",
-		sw.Kinds, sw.Points, maxVisit)
+		len(sw.Kinds), sw.Points, maxVisit)
 	b.WriteString("| tier | schedules (distinct up to renaming) | with renamings | ran | not played | violating runs |\n|---|---|---|---|---|---|\n")
 	for _, r := range []struct {
 		name string

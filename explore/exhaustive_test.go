@@ -225,7 +225,7 @@ func TestSweepRunsSinglesThenPairs(t *testing.T) {
 	assert.Equal(t, singles, sw.Singles.Ran)
 	assert.Equal(t, 5, sw.Pairs.Ran)
 	require.NotZero(t, sw.Singles.Violating, "a pause of 1.5 TTLs at after-enter breaks setpx")
-	assert.Contains(t, sw.Statement, fmt.Sprintf("%d of its %d single-fault schedules at its %d points break it", sw.Singles.Violating, singles, len(points)))
+	assert.Contains(t, sw.Statement, fmt.Sprintf("%d of its %d single-fault schedules (pause-client only) at its %d points break it", sw.Singles.Violating, singles, len(points)))
 	assert.Contains(t, sw.Statement, "exclusion unsafe [pause-client]")
 	assert.NotEmpty(t, rep.Violations, "violations go through the keep path")
 	assert.Contains(t, rep.Markdown(), "## Bounded sweep")
@@ -247,7 +247,7 @@ func TestSweepStatesTheBound(t *testing.T) {
 	require.Empty(t, rep.Violations)
 	sw := rep.Sweep
 	assert.Equal(t, int64(sw.Singles.Ran), sw.Singles.Exist)
-	assert.Equal(t, fmt.Sprintf("fenced: no violation under any single fault at any of its %d points (%d schedules; 2 clients, 1 node, ttl 500ms)",
+	assert.Equal(t, fmt.Sprintf("fenced: no violation under any single crash-client fault at any of its %d points (%d schedules; 2 clients, 1 node, ttl 500ms)",
 		len(rep.Points), sw.Singles.Exist), sw.Statement)
 	assert.Zero(t, sw.Pairs.Ran)
 	assert.True(t, strings.HasPrefix(rep.Markdown(), "# locksim explore: fenced"))
@@ -267,7 +267,7 @@ func TestSweepShardsMerge(t *testing.T) {
 	}
 	m := Merge(reps)[0]
 	assert.Equal(t, m.Sweep.Singles.Exist, int64(m.Sweep.Singles.Ran))
-	assert.Contains(t, m.Sweep.Statement, "fenced: no violation under any single fault")
+	assert.Contains(t, m.Sweep.Statement, "fenced: no violation under any single crash-client fault")
 }
 
 func TestBadSweepConfig(t *testing.T) {
@@ -285,12 +285,19 @@ func TestThousands(t *testing.T) {
 // A pair tier run to its end without a violation extends the statement;
 // a report whose sweep counts no sweep writes is refused.
 func TestSweepStatementAndCheck(t *testing.T) {
-	sw := &Sweep{Points: 2, Kinds: 1, World: "2 clients, 1 node, ttl 500ms",
+	sw := &Sweep{Points: 2, Kinds: DefaultKinds("setpx"), World: "2 clients, 1 node, ttl 500ms",
 		Singles: Tier{Exist: 16, Unreduced: 32, Ran: 16}, Pairs: Tier{Exist: 256, Unreduced: 496, Ran: 256}}
 	assert.Equal(t, "setpx: no violation under any single fault at any of its 2 points (16 schedules; 2 clients, 1 node, ttl 500ms); nor under any pair of them (256)",
 		sw.statement("setpx"))
 	sw.Pairs.Ran, sw.Pairs.Violating = 100, 3
 	assert.Equal(t, "setpx: no violation under any single fault at any of its 2 points (16 schedules; 2 clients, 1 node, ttl 500ms); pairs: 100 of 256 ran, 3 broke it",
+		sw.statement("setpx"))
+	sw.Kinds, sw.Narrowed = []string{"pause-client", "delay"}, true
+	assert.Equal(t, "setpx: no violation under any single pause-client or delay fault at any of its 2 points (16 schedules; 2 clients, 1 node, ttl 500ms); pairs: 100 of 256 ran, 3 broke it",
+		sw.statement("setpx"))
+	sw.Singles.Violating = 2
+	sw.Singles.Causes = []Cause{{Signature: "exclusion unsafe [pause-client]", Runs: 2}}
+	assert.Equal(t, "setpx: 2 of its 16 single-fault schedules (pause-client, delay only) at its 2 points break it (2 clients, 1 node, ttl 500ms): exclusion unsafe [pause-client] in 2; pairs: 100 of 256 ran, 3 broke it",
 		sw.statement("setpx"))
 	require.NoError(t, sw.check())
 	sw.Singles.Ran = 17

@@ -125,10 +125,10 @@ func TestExploreExhaustiveStatesTheBound(t *testing.T) {
 		"--duration", "1s", "--confirm", "none", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "exhaustive, every single-fault schedule")
-	assert.Regexp(t, `\n  fenced: no violation under any single fault at any of its \d+ points \([\d,]+ schedules; 2 clients, 1 node, ttl 500ms\)\n`, stdout)
+	assert.Regexp(t, `\n  fenced: no violation under any single crash-client fault at any of its \d+ points \([\d,]+ schedules; 2 clients, 1 node, ttl 500ms\)\n`, stdout)
 	summary, err := os.ReadFile(filepath.Join(out, "fenced", "summary.md"))
 	require.NoError(t, err)
-	assert.Contains(t, string(summary), "## Bounded sweep\n\n**fenced: no violation under any single fault")
+	assert.Contains(t, string(summary), "## Bounded sweep\n\n**fenced: no violation under any single crash-client fault")
 	assert.Contains(t, string(summary), "## Coverage: points x fault kinds")
 
 	stdout, stderr, code = executeVirtual(t, "explore", "--algos", "fenced", "--kinds", "crash-client", "--exhaustive",
@@ -142,7 +142,7 @@ func TestExploreExhaustiveStatesTheBound(t *testing.T) {
 		Coverage struct{ Points, Kinds []string }
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
-	assert.Contains(t, rep.Sweep.Statement, "fenced: no violation under any single fault")
+	assert.Contains(t, rep.Sweep.Statement, "fenced: no violation under any single crash-client fault")
 	assert.Equal(t, rep.Sweep.Singles.Exist, rep.Sweep.Singles.Ran)
 	assert.Contains(t, rep.Coverage.Kinds, "crash-client")
 }
