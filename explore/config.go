@@ -47,6 +47,14 @@ type Config struct {
 	Hold     time.Duration // [20ms]
 	// MaxFaults bounds the faults of one schedule [4].
 	MaxFaults int
+	// Exhaustive runs the bounded sweep instead of random draws: every
+	// single-fault schedule, then pairs while Runs or For lasts (neither:
+	// the singles alone); see exhaustive.go.
+	Exhaustive bool
+	// Unguided draws schedule j from (Seed, j) alone; by default a random
+	// draw is steered toward the (point, kind) pairs earlier runs did not
+	// reach (guide.go).
+	Unguided bool
 
 	Seed uint64 // base seed; schedule j draws from (Seed, j)
 	// Shard and Shards: this exploration runs the schedules j with
@@ -92,7 +100,7 @@ type Progress struct {
 
 // WithDefaults fills in the unset fields.
 func (c Config) WithDefaults() Config {
-	if c.Runs == 0 && c.For == 0 && c.Timeout == 0 {
+	if c.Runs == 0 && c.For == 0 && c.Timeout == 0 && !c.Exhaustive {
 		c.Runs = 500
 	}
 	if c.Clients == 0 {
@@ -167,6 +175,9 @@ func (c Config) Validate() error {
 		if k == faults.KindFailover && info.MultiNode {
 			return bad("--kinds failover: %s runs on independent masters without replicas", c.Algorithm)
 		}
+	}
+	if c.Exhaustive && slices.Equal(c.Kinds, []string{KindNone}) {
+		return bad("--exhaustive --kinds none: a sweep of fault-free schedules has nothing to sweep")
 	}
 	switch {
 	case c.Runs < 0:

@@ -7,8 +7,8 @@
 //
 //  1. Generate: schedule j of a seed is a scenarios.Scenario of the usual
 //     schema (Generate), drawn from a random source seeded by (seed, j)
-//     only, so the same seed and index always give the same schedule, and a
-//     shard i of n runs the indexes j with j mod n == i.
+//     only, then steered toward the (point, kind) pairs not yet reached
+//     (see below), and a shard i of n runs the indexes j with j mod n == i.
 //  2. Run: sim.Run with VirtualTime in a bubble of the vtime.Host the
 //     context carries, then checker.Check; no report files are written for
 //     these bulk runs.
@@ -51,6 +51,38 @@
 // lucky interleaving, cause the violation. Rerun 0 is the scenario's own
 // seed and must fail, so that `locksim run` on the shrunk file, which
 // plays that seed, reproduces it.
+//
+// Coverage and the guided draw. Every exploration counts, for each of the
+// design's points and each fault kind, how many faults of the kind
+// started at the point (Coverage, coverage.go): the grid in summary.md.
+// Random drawing is guided by it (guide.go): schedule j is drawn as
+// Generate draws it, then one of its faults is steered to a (point, kind)
+// pair drawn with a weight that falls with the times the pair was reached
+// (and, by half, with the steered runs that missed it). To keep the same
+// seed drawing the same schedules, what steers schedule j is only the
+// tally of whole batches of 32 of the shard's schedules that come before
+// j's batch but one: a worker about to draw the first schedule of a batch
+// waits until those are all done, and their counts add up in any order,
+// so neither the number of workers nor the order runs finish in changes
+// a draw. The runs are in virtual time, where a seed replays its run's
+// interleaving, so the tally is the same on every machine too (a run whose
+// trigger came only through a rare interleaving could tip a later draw;
+// --unguided rules even that out). The shard layout is part of
+// the draw (a shard is steered by its own runs); --unguided draws schedule
+// j from (seed, j) alone.
+//
+// The bounded sweep (Config.Exhaustive, exhaustive.go) replaces random
+// draws by every single-fault schedule: each kind, each target it takes,
+// each point by each client at visits 1 to 3 and two times, sizes and
+// lengths below and above the TTL and around the drift margin. Clients
+// are alike, and so are a multi-node design's nodes (it asks them all at
+// once), so two schedules that differ by a renaming are one: a schedule
+// runs only when it is its class's representative, its clients (and
+// nodes) numbered in order of first appearance. The singles run first;
+// then, while --runs or --for lasts, pairs of singles in an order spread
+// over every kind, each class of pairs once. What ran, what broke and a
+// statement of the bound go into the report (Sweep); the violations take
+// the usual way (keep, shrink, replay).
 //
 // Explore is the engine behind `locksim explore`; Test is the same for a
 // lock author's own go test.

@@ -119,8 +119,10 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 		Kinds: cfg.Kinds, Points: points, World: worldOf(cfg), Violations: []Violation{},
 		Budget: budgetOf(plan),
 	}
-	table, runs, notPlayed, runErr := sweep(ctx, cfg, points, began, plan.Search)
+	sched, cfg := newScheduler(ctx, cfg, points)
+	table, runs, notPlayed, runErr := sweep(ctx, cfg, sched, began, plan.Search)
 	rep.Runs, rep.NotPlayed = runs, notPlayed
+	rep.Coverage, rep.Sweep = sched.reach.coverage(), sched.sweep(cfg.Algorithm)
 	rep.Elapsed = now().Sub(began).Seconds()
 	if rep.Elapsed > 0 {
 		rep.RunsPerMin = float64(runs) / rep.Elapsed * 60
@@ -230,7 +232,7 @@ func countHits(list []*found) int {
 // are done, For has passed or ctx ends, and returns the violations by
 // signature, the number of runs finished and how many of them tested
 // nothing.
-func sweep(ctx context.Context, cfg Config, points []string, began time.Time, search time.Duration) (map[string]*found, int, int, error) {
+func sweep(ctx context.Context, cfg Config, sched *scheduler, began time.Time, search time.Duration) (map[string]*found, int, int, error) {
 	var (
 		mu        sync.Mutex
 		table     = map[string]*found{}
@@ -275,8 +277,12 @@ func sweep(ctx context.Context, cfg Config, points []string, began time.Time, se
 				if cfg.onSchedule != nil {
 					cfg.onSchedule(j)
 				}
-				s := Generate(cfg, points, j)
+				s, err := sched.schedule(ctx, j)
+				if err != nil {
+					return // ctx ended while a guided draw waited
+				}
 				o, err := runOnce(ctx, s, cfg.Algorithm, deref(s.Seed, 0))
+				sched.ran(j, s, o, err)
 				mu.Lock()
 				switch {
 				case ctx.Err() != nil:

@@ -164,11 +164,11 @@ func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool
 	shrunk := v.Cause != ""
 	v.FaultsAfter = len(s.Faults)
 	s.Name = fmt.Sprintf("explore-%s-%d-%s", algo, n, slug(target.Check, string(target.Verdict)))
-	s.Doc = fmt.Sprintf("Found by locksim explore --algos %s --seed %d (schedule %d, signature %q) and shrunk from %d faults to %d.",
-		algo, fi.cfg.Seed, v.Schedule, v.Signature, v.FaultsBefore, v.FaultsAfter)
+	s.Doc = fmt.Sprintf("Found by locksim explore --algos %s%s --seed %d (schedule %d, signature %q) and shrunk from %d faults to %d.",
+		algo, modeFlag(fi.cfg), fi.cfg.Seed, v.Schedule, v.Signature, v.FaultsBefore, v.FaultsAfter)
 	if !shrunk {
-		s.Doc = fmt.Sprintf("Found by locksim explore --algos %s --seed %d (schedule %d, signature %q), as found: %s.",
-			algo, fi.cfg.Seed, v.Schedule, v.Signature, unshrunkWhy[orDefault(v.Unshrunk, UnshrunkError)])
+		s.Doc = fmt.Sprintf("Found by locksim explore --algos %s%s --seed %d (schedule %d, signature %q), as found: %s.",
+			algo, modeFlag(fi.cfg), fi.cfg.Seed, v.Schedule, v.Signature, unshrunkWhy[orDefault(v.Unshrunk, UnshrunkError)])
 	}
 	s.Expectations = expectFor(algo, target)
 	directFailover(s)

@@ -46,6 +46,10 @@ type Report struct {
 	// written again as each one is done, so that an interruption or a
 	// late failure keeps those before it. 0 in a finished exploration.
 	Pending int `json:"pending,omitempty"`
+	// Coverage is which (point, fault kind) pairs the runs reached; Sweep
+	// the bounded sweep's tiers and statement (Config.Exhaustive only).
+	Coverage *Coverage `json:"coverage,omitempty"`
+	Sweep    *Sweep    `json:"sweep,omitempty"`
 
 	// Written is the directory Write last wrote into ("" until it has).
 	Written string `json:"-"`
@@ -220,6 +224,7 @@ func Merge(reports []*Report) []*Report {
 		m.Elapsed += r.Elapsed
 		m.Interrupted = m.Interrupted || r.Interrupted
 		m.Pending += r.Pending
+		m.Coverage, m.Sweep = m.Coverage.merge(r.Coverage), m.Sweep.merge(r.Sweep, r.Algorithm)
 		if m.Shard == "" {
 			m.Shard = r.Shard
 		} else {
@@ -345,7 +350,7 @@ func (r *Report) checkCounts() error {
 	if r.NotPlayed > r.Runs {
 		return fmt.Errorf("not_played %d: more than its %d runs", r.NotPlayed, r.Runs)
 	}
-	return nil
+	return r.Sweep.check()
 }
 
 // Line is one violation in one line.
@@ -483,6 +488,7 @@ func (r *Report) Markdown() string {
 	if r.NotPlayed > 0 {
 		fmt.Fprintf(&b, "%d of the %d runs tested nothing (their faults kept every client from a lease): not played, neither safe nor a violation.\n\n", r.NotPlayed, r.Runs)
 	}
+	b.WriteString(r.Sweep.markdown() + r.Coverage.markdown())
 	if len(r.Violations) == 0 {
 		b.WriteString("**No violation found.** Every other run was safe (or covered by fencing).\n")
 		return b.String()

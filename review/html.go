@@ -182,6 +182,8 @@ const pageTemplate = `<!DOCTYPE html>
 <ul class="sentences">{{range .R.Sentences}}<li>{{.}}</li>{{end}}</ul>
 {{with .R.Explored}}<h2 id="explore">Random fault schedules</h2>
 <ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{with .R.Swept}}<h2 id="sweep">Every single fault</h2>
+<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 
 <h2>What breaks each design</h2>
 <table class="designs"><thead><tr><th>design</th><th>pairs run</th><th>unsafe under</th><th>deadlocked under</th><th>not as expected</th></tr></thead><tbody>

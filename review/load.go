@@ -44,6 +44,9 @@ type Review struct {
 	// Explored are lines about an exploration of random fault schedules
 	// per design, when the review ran one.
 	Explored []string
+	// Swept are the statements of a sweep of every single-fault schedule
+	// per design (explore.Sweep.Statement), when the review ran one.
+	Swept []string
 	// Incomplete says what the review that wrote the page could not
 	// finish; the page says it at the top.
 	Incomplete []string

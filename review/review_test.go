@@ -495,3 +495,16 @@ func tinyPNG(t *testing.T, shade uint8) []byte {
 	require.NoError(t, png.Encode(&b, img))
 	return b.Bytes()
 }
+
+// A review that swept every single fault states each design's bound, on
+// the page and in the twin.
+func TestReportStatesTheSweep(t *testing.T) {
+	r, err := review.Load(matrixDir(t), review.GivenBench(""))
+	require.NoError(t, err)
+	r.Swept = []string{"fenced: no violation under any single pause-client or delay fault at any of its 8 points (300 schedules; 2 clients, 1 node, ttl 500ms)"}
+	out := filepath.Join(t.TempDir(), "page.html")
+	require.NoError(t, r.Write(out))
+	page, md := read(t, out), read(t, review.MarkdownPath(out))
+	assert.Contains(t, page, `<h2 id="sweep">Every single fault</h2>`+"\n"+`<ul><li>fenced: no violation under any single pause-client or delay fault at any of its 8 points (300 schedules; 2 clients, 1 node, ttl 500ms)</li></ul>`)
+	assert.Contains(t, md, "## Every single fault\n\n- fenced: no violation under any single pause-client or delay fault")
+}

@@ -252,6 +252,12 @@ func (r *Review) costMarkdown(p func(string, ...any)) {
 			p("- %s\n", s)
 		}
 	}
+	if len(r.Swept) > 0 {
+		p("\n## Every single fault\n\n")
+		for _, s := range r.Swept {
+			p("- %s\n", s)
+		}
+	}
 	p("\n")
 }
 

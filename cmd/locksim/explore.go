@@ -43,6 +43,8 @@ type exploreFlags struct {
 	asJSON    bool
 	workers   int
 	noShrink  bool
+	exhaust   bool
+	unguided  bool
 }
 
 func exploreCmd() *cobra.Command {
@@ -67,7 +69,14 @@ shrinking and confirmation, and writing (the split is printed on stderr);
 --for with --timeout bounds the search by --for and the whole by --timeout;
 --runs alone has no time bound. What the budget leaves unshrunk or
 unconfirmed is recorded as such. Process designs (redis-py, node-redlock,
-process:CMD) run in real time only and are refused. --shard i/n runs the
+process:CMD) run in real time only and are refused. Random draws are
+steered toward the (point, fault kind) pairs earlier batches of runs did
+not reach (--unguided: not); summary.md shows the pairs reached as a grid.
+--exhaustive runs every single-fault schedule instead (each kind, target,
+point, visit 1-3 and size, once up to renaming clients and a multi-node
+design's nodes), then pairs while --runs or --for lasts, and states the
+bound: no violation under any single fault, or how many break the design.
+--shard i/n runs the
 schedules j with j mod n == i; 'locksim explore merge DIR...' merges the
 shards' results. Exit codes: 0 nothing found, 1 violations found, 2 bad
 input, 3 locksim failed or was interrupted (what was found so far is
@@ -100,6 +109,8 @@ written).`,
 	fl.BoolVar(&f.asJSON, "json", false, "print the result as JSON on stdout (one object; an array for several designs)")
 	fl.IntVar(&f.workers, "parallel", 0, "runs at once (default GOMAXPROCS)")
 	fl.BoolVar(&f.noShrink, "no-shrink", false, "keep the violations as found")
+	fl.BoolVar(&f.exhaust, "exhaustive", false, "run every single-fault schedule (each kind, target, point, visit 1-3, size), then pairs while --runs or --for lasts; states the bound it reached")
+	fl.BoolVar(&f.unguided, "unguided", false, "draw schedule j from (seed, j) alone, not steered toward the (point, kind) pairs not yet reached")
 	cmd.AddCommand(exploreMergeCmd())
 	return cmd
 }
@@ -180,7 +191,7 @@ func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
 			Algorithm: a, Kinds: f.kinds, Runs: f.runs, For: search, Timeout: whole,
 			Clients: f.clients, Nodes: f.nodes, TTL: f.ttl, Duration: f.duration, Hold: f.hold,
 			MaxFaults: f.maxFaults, Seed: f.seed, Shard: shard, Shards: shards,
-			Confirm: confirm, Workers: f.workers, NoShrink: f.noShrink,
+			Confirm: confirm, Workers: f.workers, NoShrink: f.noShrink, Exhaustive: f.exhaust, Unguided: f.unguided,
 			Out: filepath.Join(f.out, a),
 		}.WithDefaults()
 		if err := cfg.Validate(); err != nil {
@@ -256,6 +267,17 @@ func (f *exploreFlags) run(ctx context.Context, stdout, stderr io.Writer, cfgs [
 // its Timeout (explore.Config.Plan) with the clock time each phase ends,
 // the ETA.
 func budget(cfg explore.Config, start time.Time) string {
+	if cfg.Exhaustive {
+		if cfg.Runs == 0 && cfg.For == 0 && cfg.Timeout == 0 {
+			return "exhaustive (every single-fault schedule), no time bound"
+		}
+		return "exhaustive (" + sweepBudget(cfg) + "), " + plannedBudget(cfg, start)
+	}
+	return plannedBudget(cfg, start)
+}
+
+// plannedBudget is budget's split of the wall time.
+func plannedBudget(cfg explore.Config, start time.Time) string {
 	p := cfg.Plan()
 	if p.Total == 0 {
 		if cfg.For > 0 {
@@ -276,6 +298,16 @@ func budget(cfg explore.Config, start time.Time) string {
 		p.Total, runs, p.Search, at(p.Search), p.Shrink-p.Search, at(p.Shrink), confirm, p.Total-p.Finish, at(p.Total))
 }
 
+func sweepBudget(cfg explore.Config) string {
+	switch {
+	case cfg.For > 0:
+		return "singles, then pairs for " + cfg.For.String()
+	case cfg.Runs > 0:
+		return fmt.Sprintf("singles, then pairs up to %d runs", cfg.Runs)
+	}
+	return "every single-fault schedule"
+}
+
 // printReport prints r in a few lines, with its summary's path only when
 // the summary was written: one line per cause, then what the causes cover
 // and what is left without a cause.
@@ -289,6 +321,9 @@ func printReport(w io.Writer, r *explore.Report) {
 		fmt.Fprint(w, " (interrupted)")
 	}
 	fmt.Fprintln(w)
+	if r.Sweep != nil {
+		fmt.Fprintln(w, "  "+r.Sweep.Statement)
+	}
 	for _, line := range r.Lines() {
 		fmt.Fprintln(w, "  "+line)
 	}

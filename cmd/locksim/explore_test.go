@@ -58,6 +58,7 @@ func TestExploreBadInput(t *testing.T) {
 		{"process design by command", []string{"explore", "--algos", "setpx,node-redlock"}, "node-redlock is a process design that runs in real time only"},
 		{"timeout shorter than for", []string{"explore", "--algos", "setpx", "--for", "1m", "--timeout", "30s"}, "--timeout 30s: shorter than --for 1m0s"},
 		{"zero timeout", []string{"explore", "--algos", "setpx", "--timeout", "0s"}, "--timeout 0s: must be positive"},
+		{"sweep without faults", []string{"explore", "--algos", "setpx", "--exhaustive", "--kinds", "none"}, "--exhaustive --kinds none"},
 		{"merge nothing there", []string{"explore", "merge", t.TempDir()}, "explore.json"},
 		{"merge negative runs", []string{"explore", "merge", negative}, "runs -5: must not be negative"},
 		{"merge out not writable", []string{"explore", "merge", good, "--out", "/proc/locksim-merged"}, `--out "/proc/locksim-merged": /proc is not writable`},
@@ -168,4 +169,34 @@ func TestExploreKeepsItsBudgetConfirming(t *testing.T) {
 	assert.Less(t, took, 8*time.Second+20*time.Second, "--timeout 8s is the whole command")
 	assert.Contains(t, stderr, "8s in all: search 2s (until ")
 	assert.Contains(t, stderr, ", confirm ")
+}
+
+// --exhaustive sweeps every single fault and states the bound on stdout,
+// in summary.md and in the JSON; summary.md has the coverage grid.
+func TestExploreExhaustiveStatesTheBound(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep")
+	stdout, stderr, code := executeVirtual(t, "explore", "--algos", "fenced", "--kinds", "crash-client", "--exhaustive",
+		"--duration", "1s", "--confirm", "none", "--out", out)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "exhaustive (every single-fault schedule)")
+	assert.Regexp(t, `\n  fenced: no violation under any single crash-client fault at any of its \d+ points \([\d,]+ schedules; 2 clients, 1 node, ttl 500ms\)\n`, stdout)
+	summary, err := os.ReadFile(filepath.Join(out, "fenced", "summary.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(summary), "## Bounded sweep\n\n**fenced: no violation under any single crash-client fault")
+	assert.Contains(t, string(summary), "## Coverage: points x fault kinds")
+
+	stdout, stderr, code = executeVirtual(t, "explore", "--algos", "fenced", "--kinds", "crash-client", "--exhaustive",
+		"--duration", "1s", "--confirm", "none", "--json", "--out", filepath.Join(t.TempDir(), "json"))
+	require.Equal(t, exitOK, code, stderr)
+	var rep struct {
+		Sweep struct {
+			Statement string
+			Singles   struct{ Exist, Ran int }
+		}
+		Coverage struct{ Points, Kinds []string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
+	assert.Contains(t, rep.Sweep.Statement, "fenced: no violation under any single crash-client fault")
+	assert.Equal(t, rep.Sweep.Singles.Exist, rep.Sweep.Singles.Ran)
+	assert.Contains(t, rep.Coverage.Kinds, "crash-client")
 }

@@ -48,6 +48,7 @@ type reviewFlags struct {
 	out         outflag.Flags
 	timeout     time.Duration
 	explore     time.Duration
+	exhaustive  bool
 	benchDur    time.Duration
 	benchRounds int
 }
@@ -62,7 +63,8 @@ built-in catalogue in virtual time (--runs runs a pair), a lockbench sweep of
 those designs beside the raw Redis limit measured in the same rounds (1, 16
 and 64 clients, one key per client, multi-node designs and raw's majority
 fan-out on 5 nodes), optionally an exploration of random fault schedules per
-design (--explore DUR), and writes the page: a design x fault-family grid,
+design (--explore DUR) and a sweep of every single-fault schedule per design
+(--exhaustive, whose bound the page states), and writes the page: a design x fault-family grid,
 the cost as ratios to raw with their round spread, a sentence per design,
 then the matrix, each failure's witness and timeline, and the bench.
 Everything goes to one directory, OUT/review/<UTC stamp>/ under the results
@@ -88,6 +90,7 @@ out of time.`,
 	f.out.Register(fl, "review", "<UTC stamp>/")
 	fl.DurationVar(&f.timeout, "timeout", 15*time.Minute, "bound on the whole command; each stage gets what remains")
 	fl.DurationVar(&f.explore, "explore", 0, "explore random fault schedules of each design for this long (wall time, e.g. 30s; default: no exploration)")
+	fl.BoolVar(&f.exhaustive, "exhaustive", false, "sweep every single-fault schedule of each design (locksim explore --exhaustive) and state the bound on the page")
 	fl.DurationVar(&f.benchDur, "bench-duration", 4800*time.Millisecond, "measured time of one bench configuration, split over --bench-rounds")
 	fl.IntVar(&f.benchRounds, "bench-rounds", 6, "interleaved rounds per bench cell (at least 3, so that each ratio has a spread)")
 	return cmd
@@ -216,8 +219,11 @@ func (f *reviewFlags) run(cmd *cobra.Command) error {
 	if f.explore > 0 {
 		prog.exploreN = len(f.algos)
 	}
-	fmt.Fprintf(stderr, "locksim review: %s; the catalogue %d run(s) a pair, a bench sweep of %d configurations (about %s)%s; within %v\n",
-		strings.Join(f.algos, ", "), f.runs, configs, est.Round(time.Second), exploreText(f.explore, len(f.algos)), f.timeout)
+	if f.exhaustive {
+		prog.exploreN += len(f.algos)
+	}
+	fmt.Fprintf(stderr, "locksim review: %s; the catalogue %d run(s) a pair, a bench sweep of %d configurations (about %s)%s%s; within %v\n",
+		strings.Join(f.algos, ", "), f.runs, configs, est.Round(time.Second), exploreText(f.explore, len(f.algos)), sweepText(f.exhaustive), f.timeout)
 
 	var missing []string
 	// Stage 1: the catalogue matrix, in virtual time.
@@ -270,6 +276,22 @@ func (f *reviewFlags) run(cmd *cobra.Command) error {
 			prog.explored(i+1, a)
 		}
 	}
+	// Stage 4: the bounded sweep, when asked.
+	var swept []string
+	if f.exhaustive {
+		for i, a := range f.algos {
+			if ctx.Err() != nil {
+				missing = append(missing, "the sweep of "+a+": not started, "+oneLineErr(stopped(ctx, ctx.Err())))
+				continue
+			}
+			line, err := sweepOne(ctx, a, filepath.Join(tmp, "sweep", a))
+			swept = append(swept, line)
+			if err != nil {
+				missing = append(missing, "the sweep of "+a+": "+oneLineErr(stopped(ctx, err)))
+			}
+			prog.explored(len(explored)+i+1, a)
+		}
+	}
 	prog.bar.Finish()
 
 	// The stages' results are in tmp; it becomes final (or, with something
@@ -297,7 +319,7 @@ func (f *reviewFlags) run(cmd *cobra.Command) error {
 		if err != nil {
 			return harnessErr(err)
 		}
-		r.Explored = explored
+		r.Explored, r.Swept = explored, swept
 		r.Incomplete = append(r.Incomplete, missing...)
 		if err := r.Write(page); err != nil {
 			return harnessErr(err)
@@ -362,4 +384,23 @@ func exploreOne(ctx context.Context, algo string, budget time.Duration, out stri
 		line += ": " + strings.Join(sigs, "; ")
 	}
 	return line + " (explore/" + algo + "/" + explore.FileSummary + ")", err
+}
+
+func sweepText(on bool) string {
+	if !on {
+		return ""
+	}
+	return ", every single-fault schedule of each design"
+}
+
+// sweepOne sweeps every single-fault schedule of algo, without shrinking
+// or replaying on redis-server, and writes the result to out; it returns
+// the sweep's statement, for the page.
+func sweepOne(ctx context.Context, algo, out string) (string, error) {
+	cfg := explore.Config{Algorithm: algo, Exhaustive: true, Confirm: explore.ConfirmNone, NoShrink: true, Out: out}.WithDefaults()
+	rep, err := explore.Explore(ctx, cfg)
+	if rep == nil || rep.Sweep == nil {
+		return fmt.Sprintf("%s: sweep failed: %s", algo, oneLineErr(err)), err
+	}
+	return rep.Sweep.Statement + " (sweep/" + algo + "/" + explore.FileSummary + ")", err
 }
