@@ -21,7 +21,10 @@ type Overrides struct {
 	Algorithms []string
 	// Backend replaces the scenario's backend (--backend miniredis or
 	// redis; the external backend comes with RunOptions.Addrs).
-	Backend  string
+	Backend string
+	// Server replaces the scenario's server (--server redis or valkey),
+	// which the redis backend runs.
+	Server   string
 	Nodes    *int
 	Clients  *int
 	TTL      *time.Duration
@@ -56,6 +59,12 @@ func (s *Scenario) Override(o Overrides) error {
 	}
 	if o.Backend != "" {
 		s.Backend = o.Backend
+	}
+	if o.Server != "" {
+		if err := sim.CheckServer(sim.Server(o.Server)); err != nil {
+			return fmt.Errorf("--server %q: want %s", o.Server, sim.ServerNames())
+		}
+		s.Server = o.Server
 	}
 	ints := []struct {
 		flag, field string
