@@ -21,6 +21,7 @@ import (
 // repeated (--clients 1,4 --clients 16).
 type flags struct {
 	out, backend, redisServer   string
+	server                      string
 	algos, contend              []string
 	clients, nodes              []int
 	duration, warmup, hold, ttl time.Duration
@@ -36,7 +37,8 @@ func (f *flags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.out, "out", "", "directory for the results (must not exist or be empty) [results/lockbench/<UTC stamp>]")
 	fs.StringVar(&f.backend, "backend", string(sim.BackendRedis), "redis (redis-server processes) or miniredis (in-process; its Lua is slow)")
-	fs.StringVar(&f.redisServer, "redis-server", "", "redis-server binary [from PATH]")
+	fs.StringVar(&f.redisServer, "redis-server", "", "the server's binary [redis-server, or valkey-server with --server valkey, from PATH]")
+	fs.StringVar(&f.server, "server", string(sim.ServerRedis), "what --backend redis starts: redis (redis-server) or valkey (valkey-server)")
 	fs.StringSliceVar(&f.algos, "algos", []string{"all"}, "designs to measure, comma-separated, 'raw' for the raw limit; 'all' is every design and raw; see 'locksim algos' (--algo too)")
 	// --algo is --algos itself, not a second flag on the same list: a
 	// command line that gives both adds them up.
@@ -111,11 +113,11 @@ func (f *flags) config(now time.Time) (bench.Config, string, error) {
 	default:
 		return cfg, "", fmt.Errorf("--backend %q: want %q or %q", f.backend, sim.BackendRedis, sim.BackendMiniredis)
 	}
-	if sim.Backend(f.backend) == sim.BackendRedis || f.redisServer != "" {
-		if _, err := sim.LookupRedisServer(f.redisServer); err != nil {
-			return cfg, "", fmt.Errorf("--redis-server %q: %w (or use --backend miniredis)", f.redisServer, err)
-		}
+	server, err := f.serverKind()
+	if err != nil {
+		return cfg, "", err
 	}
+	cfg.Server = server
 	cfg.RedisServer = f.redisServer
 	cfg.Seed = f.seed
 	if changed("timeout") && f.timeout <= 0 {
@@ -139,7 +141,6 @@ func (f *flags) config(now time.Time) (bench.Config, string, error) {
 		return f.underConfig(cfg, out)
 	}
 
-	var err error
 	if changed("algos") || !f.quick {
 		if cfg.Algorithms, err = parseAlgos(f.algos, true); err != nil {
 			return cfg, "", err
@@ -217,6 +218,9 @@ func (f *flags) underConfig(cfg bench.Config, out string) (bench.Config, string,
 			sc.Cluster.Backend = cfg.Backend
 		}
 		sc.Cluster.RedisServer = f.redisServer
+		if sc.Cluster.Backend == sim.BackendRedis {
+			sc.Cluster.Server = cfg.Server
+		}
 		sc.Seed += f.seed
 		cfg.Under = append(cfg.Under, sc)
 	}

@@ -42,3 +42,20 @@ func serverOverride(server string, changed func(string) bool) string {
 	}
 	return server
 }
+
+// checkReviewServer checks review's --server: its bench and the
+// catalogue's redis-backend scenarios run on that server, so a server
+// asked for by name must be there (no fallback to miniredis, as for a
+// missing redis-server).
+func checkReviewServer(server string) error {
+	if err := checkServer(server, "", false, false); err != nil {
+		return err
+	}
+	if sim.Server(server) == sim.ServerRedis {
+		return nil
+	}
+	if _, err := sim.LookupServer(sim.Server(server), ""); err != nil {
+		return fmt.Errorf("--server %s: %w", server, err)
+	}
+	return nil
+}
