@@ -42,6 +42,18 @@ func RequireRedisServer(t testing.TB) {
 	}
 }
 
+// RequireValkey skips the test when valkey-server (for --server valkey)
+// is not in PATH, or fails it when LOCKSIM_REQUIRE_REDIS=1.
+func RequireValkey(t testing.TB) {
+	t.Helper()
+	if _, err := sim.LookupServer(sim.ServerValkey, ""); err != nil {
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatalf("%v (%s=1 makes this a failure)", err, RequireEnv)
+		}
+		t.Skipf("skipping: %v (set %s=1 to fail instead)", err, RequireEnv)
+	}
+}
+
 // RequireTool returns the path of the first of names found in PATH. When
 // none is, it skips the test with a message naming install (how to get
 // the tool, e.g. "apt-get install chromium"), or fails it when
@@ -104,6 +116,9 @@ func ClusterWith(t testing.TB, cfg sim.ClusterConfig) (*sim.Cluster, []redis.Uni
 	t.Helper()
 	if cfg.Backend == sim.BackendRedis {
 		RequireRedisServer(t)
+		if cfg.Server == sim.ServerValkey {
+			RequireValkey(t)
+		}
 	}
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()
