@@ -64,6 +64,9 @@ func (s *Scenario) Override(o Overrides) error {
 		if err := sim.CheckServer(sim.Server(o.Server)); err != nil {
 			return fmt.Errorf("--server %q: want %s", o.Server, sim.ServerNames())
 		}
+		if sim.Server(o.Server) != sim.ServerRedis && sim.Backend(s.Backend) != sim.BackendRedis {
+			return fmt.Errorf("--server %s: scenario %s runs on backend %s; add --backend redis", o.Server, s.Name, orMiniredis(s.Backend))
+		}
 		s.Server = o.Server
 	}
 	ints := []struct {
@@ -108,6 +111,13 @@ func (s *Scenario) Override(o Overrides) error {
 		return fmt.Errorf("scenario %s has nodes: %d but --addrs gives %s (one per node)", s.Name, *s.Nodes, given)
 	}
 	return nil
+}
+
+func orMiniredis(backend string) string {
+	if backend == "" {
+		return string(sim.BackendMiniredis)
+	}
+	return backend
 }
 
 // flagError words a range error of sim.CheckValue for a flag.

@@ -160,7 +160,7 @@ func (b *backendFlags) where() string {
 	if b.external() {
 		parts = append(parts, fmt.Sprintf("backend external: %d masters at %s", len(b.addrs), strings.Join(b.addrs, ", ")))
 	}
-	if sim.Server(b.server) != sim.ServerRedis {
+	if b.server != "" && sim.Server(b.server) != sim.ServerRedis {
 		parts = append(parts, "redis backend on "+sim.Server(b.server).Binary())
 	}
 	if b.toxiproxy != "" {

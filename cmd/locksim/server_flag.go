@@ -19,7 +19,7 @@ func registerServer(fl *pflag.FlagSet, v *string) {
 // or external (--addrs) with it is a contradiction, not a choice to
 // ignore.
 func checkServer(server, backend string, backendGiven, external bool) error {
-	if err := sim.CheckServer(sim.Server(server)); err != nil {
+	if err := sim.CheckServer(sim.Server(server)); err != nil || server == "" {
 		return fmt.Errorf("--server %q: want %s", server, sim.ServerNames())
 	}
 	if sim.Server(server) == sim.ServerRedis {
