@@ -12,7 +12,7 @@ import (
 // there is one line naming the flag.
 func (f *flags) serverKind() (sim.Server, error) {
 	s := sim.Server(f.server)
-	if err := sim.CheckServer(s); err != nil {
+	if err := sim.CheckServer(s); err != nil || s == "" {
 		return "", fmt.Errorf("--server %q: want %s", f.server, sim.ServerNames())
 	}
 	if s != sim.ServerRedis && sim.Backend(f.backend) != sim.BackendRedis {
