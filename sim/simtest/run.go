@@ -35,6 +35,9 @@ func Run(t *testing.T, cfg sim.Config, clock Clock) *sim.Result {
 	t.Helper()
 	if cfg.Cluster.Backend == sim.BackendRedis {
 		RequireRedisServer(t)
+		if cfg.Cluster.Server == sim.ServerValkey {
+			RequireValkey(t)
+		}
 	}
 	if cfg.Cluster.Dir == "" {
 		cfg.Cluster.Dir = t.TempDir()
