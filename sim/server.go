@@ -183,3 +183,8 @@ func (c *Cluster) ServerVersion(ctx context.Context) ServerVersion {
 	}
 	return ParseServerVersion(info)
 }
+
+// LookupRedisSentinel is LookupSentinel for Redis.
+func LookupRedisSentinel(redisServer string) (bin string, args []string, err error) {
+	return LookupSentinel(ServerRedis, redisServer)
+}

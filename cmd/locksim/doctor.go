@@ -28,7 +28,7 @@ func doctorCmd() *cobra.Command {
 	var addrs []string
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check what locksim needs: redis-server, redis-sentinel, loopback ports, Valkey for --server valkey, toxiproxy, your servers; list node directories runs left",
+		Short: "Check what locksim needs: redis-server, redis-sentinel, loopback ports, toxiproxy, your servers; list node directories runs left",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			checks := []check{
