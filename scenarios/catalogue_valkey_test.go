@@ -35,7 +35,6 @@ func TestCatalogueOnValkey(t *testing.T) {
 	case testing.Short() && !full:
 		t.Skipf("-short: the Valkey catalogue runs in the full suite (%s=full forces it)", catalogueEnv)
 	}
-	simtest.RequireRedisServer(t)
 	simtest.RequireValkey(t)
 	var pairs []pair
 	shapes := map[string]bool{}

@@ -106,7 +106,6 @@ func lastLine(s string) string {
 // SIGINT during a run on 5 valkey-server nodes leaves no valkey-server,
 // port or temp dir behind.
 func TestInterruptStopsValkey(t *testing.T) {
-	simtest.RequireRedisServer(t)
 	simtest.RequireValkey(t)
 	if testing.Short() {
 		t.Skip("builds the binary and runs valkey-server processes")

@@ -54,6 +54,19 @@ func RequireValkey(t testing.TB) {
 	}
 }
 
+// requireServer skips (or fails) a test whose cluster runs on a server
+// that is not installed: redis-server, or valkey-server for ServerValkey.
+func requireServer(t testing.TB, cfg sim.ClusterConfig) {
+	t.Helper()
+	switch {
+	case cfg.Backend != sim.BackendRedis:
+	case cfg.Server == sim.ServerValkey:
+		RequireValkey(t)
+	default:
+		RequireRedisServer(t)
+	}
+}
+
 // RequireTool returns the path of the first of names found in PATH. When
 // none is, it skips the test with a message naming install (how to get
 // the tool, e.g. "apt-get install chromium"), or fails it when
@@ -114,12 +127,7 @@ func Cluster(t testing.TB, backend sim.Backend, nodes int) (*sim.Cluster, []redi
 // empty cfg.Dir becomes a test temp dir.
 func ClusterWith(t testing.TB, cfg sim.ClusterConfig) (*sim.Cluster, []redis.UniversalClient) {
 	t.Helper()
-	if cfg.Backend == sim.BackendRedis {
-		RequireRedisServer(t)
-		if cfg.Server == sim.ServerValkey {
-			RequireValkey(t)
-		}
-	}
+	requireServer(t, cfg)
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()
 	}
