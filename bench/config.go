@@ -43,8 +43,11 @@ func ParseContention(s string) (Contention, error) {
 // Config is one bench run. The zero value of each field takes the default
 // in brackets (WithDefaults).
 type Config struct {
-	Backend     sim.Backend // [redis]
-	RedisServer string      // redis-server binary [from PATH]
+	Backend sim.Backend // [redis]
+	// Server is the program the redis backend runs: redis or valkey
+	// [redis].
+	Server      sim.Server
+	RedisServer string // the server's binary [Server.Binary() from PATH]
 	// Dir is the parent of the nodes' temp dir [os.TempDir()].
 	Dir string
 
@@ -185,6 +188,9 @@ func (c Config) Validate() error {
 	case sim.BackendRedis, sim.BackendMiniredis:
 	default:
 		return bad("backend %q: want %q or %q", c.Backend, sim.BackendRedis, sim.BackendMiniredis)
+	}
+	if err := sim.CheckServer(c.Server); err != nil {
+		return bad("%v", err)
 	}
 	if len(c.Under) > 0 {
 		return c.validateUnder(bad)

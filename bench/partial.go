@@ -23,7 +23,7 @@ func (r *Report) Partial() []string {
 	if r.Under != nil {
 		out = append(out, fmt.Sprintf("it measured latency under scenario %q, not the sweep", r.Under.Scenario))
 	}
-	if !strings.HasPrefix(r.Backend, "redis-server") {
+	if !RealServer(r.Backend) {
 		out = append(out, fmt.Sprintf("backend %s, not redis-server", orUnknown(r.Backend)))
 	}
 	s := r.Settings

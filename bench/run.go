@@ -42,7 +42,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		nodes = max(nodes, c.nodes)
 	}
 	cluster, err := sim.StartCluster(ctx, sim.ClusterConfig{
-		Backend: cfg.Backend, Nodes: nodes, RedisServer: cfg.RedisServer, Dir: cfg.Dir,
+		Backend: cfg.Backend, Nodes: nodes, Server: cfg.Server, RedisServer: cfg.RedisServer, Dir: cfg.Dir,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -104,24 +104,28 @@ func retryPolicy(cfg Config) lock.RetryPolicy {
 	return lock.RetryPolicy{Interval: cfg.RetryInterval, Jitter: cfg.RetryInterval / 2}
 }
 
-// backendText names the backend, with redis-server's version when it can
-// be read.
+// backendText names the backend, with the server's program and version
+// ("redis-server 7.0.15", "valkey-server 8.0.1") when it can be read.
 func backendText(ctx context.Context, c *sim.Cluster) string {
 	if c.Config().Backend != sim.BackendRedis {
 		return string(c.Config().Backend)
 	}
-	conn := c.NewClient(0)
-	defer conn.Close()
-	info, err := conn.Info(ctx, "server").Result()
-	if err != nil {
-		return "redis-server"
+	bin := c.Config().Server.Binary()
+	if v := c.ServerVersion(ctx); v.Version != "" {
+		return bin + " " + v.Version
 	}
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok {
-			return "redis-server " + v
+	return bin
+}
+
+// RealServer reports whether a report's backend text names a server
+// program (redis-server, valkey-server) rather than miniredis.
+func RealServer(backend string) bool {
+	for _, s := range sim.Servers() {
+		if strings.HasPrefix(backend, s.Binary()) {
+			return true
 		}
 	}
-	return "redis-server"
+	return false
 }
 
 // runner runs the cells of one sweep on one cluster.

@@ -60,6 +60,7 @@ func ParseWaitVariant(s string) (WaitVariant, error) {
 // design contends for one key, once per variant and client count.
 type WaitConfig struct {
 	Backend     sim.Backend
+	Server      sim.Server // redis or valkey [redis]
 	RedisServer string
 	Algorithm   string // a design whose Info says Notify [setpx]
 	Variants    []WaitVariant
@@ -162,7 +163,7 @@ func RunWait(ctx context.Context, cfg WaitConfig) (*WaitReport, error) {
 	}
 	rep := &WaitReport{Machine: ThisMachine(), Algorithm: cfg.Algorithm, Started: time.Now().UTC(),
 		DurationS: cfg.Duration.Seconds(), HoldMs: ms(cfg.Hold), TTLMs: ms(cfg.TTL)}
-	cluster, err := sim.StartCluster(ctx, sim.ClusterConfig{Backend: cfg.Backend, Nodes: 1, RedisServer: cfg.RedisServer})
+	cluster, err := sim.StartCluster(ctx, sim.ClusterConfig{Backend: cfg.Backend, Nodes: 1, Server: cfg.Server, RedisServer: cfg.RedisServer})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -32,6 +32,9 @@ type Config struct {
 	// Backend overrides every scenario's backend when set (miniredis,
 	// redis, or external, which needs Addrs).
 	Backend string
+	// Server is the program the redis backend's pairs run: redis or
+	// valkey (sim.Server) [redis].
+	Server string
 	// Addrs run every pair on the external backend, on the masters at
 	// these host:port addresses (RunOptions.Addrs); Backend may be left
 	// out or be external. Pairs that need what those servers do not give
@@ -104,6 +107,7 @@ type Matrix struct {
 	Seed       *uint64           `json:"seed,omitempty"` // the base seed, when not each scenario's own
 	Parallel   int               `json:"parallel"`       // runs at once
 	Backend    string            `json:"backend,omitempty"`
+	Server     string            `json:"server,omitempty"`    // the redis backend's server kind, when not redis
 	Addrs      []string          `json:"addrs,omitempty"`     // the external backend's masters
 	Toxiproxy  string            `json:"toxiproxy,omitempty"` // the toxiproxy server that held the proxies
 	Algorithms []string          `json:"algorithms"`
@@ -241,6 +245,7 @@ func Run(ctx context.Context, cfg Config) (Matrix, error) {
 		Seed:       cfg.Seed,
 		Parallel:   cfg.Parallel,
 		Backend:    cfg.Backend,
+		Server:     cfg.Server,
 		Addrs:      cfg.Addrs,
 		Toxiproxy:  cfg.Toxiproxy,
 		Algorithms: cfg.Algorithms,

@@ -46,12 +46,27 @@ func makePlan(cfg Config) (plan, error) {
 	if cfg.CheckTimeout == 0 {
 		cfg.CheckTimeout = 10 * time.Second
 	}
+	if err := sim.CheckServer(sim.Server(cfg.Server)); err != nil {
+		return plan{}, badMatrix("%v", err)
+	}
+	if cfg.Server != "" && sim.Server(cfg.Server) != sim.ServerRedis {
+		switch sim.Backend(cfg.Backend) {
+		case "", sim.BackendRedis:
+		default:
+			return plan{}, badMatrix("server %s is for the redis backend, not %s", cfg.Server, cfg.Backend)
+		}
+		// Asked for by name: a missing one is the environment failing,
+		// not pairs to skip.
+		if _, err := sim.LookupServer(sim.Server(cfg.Server), ""); err != nil {
+			return plan{}, fmt.Errorf("%w: server %s: %w", sim.ErrHarness, cfg.Server, err)
+		}
+	}
 	switch sim.Backend(cfg.Backend) {
 	case "", sim.BackendMiniredis:
 	case sim.BackendRedis:
 		// The user asked for real servers: without them nothing can run,
 		// which is locksim's environment failing, not a pair to skip.
-		if _, err := sim.LookupRedisServer(""); err != nil {
+		if _, err := sim.LookupServer(sim.Server(cfg.Server), ""); err != nil {
 			return plan{}, fmt.Errorf("%w: backend redis: %w", sim.ErrHarness, err)
 		}
 	case sim.BackendExternal: // planExternal checked its addresses
@@ -213,6 +228,9 @@ func planCell(cfg Config, s *scenarios.Scenario, algo string) (Cell, *scenarios.
 	if cfg.Backend != "" && !external {
 		run.Backend = cfg.Backend
 	}
+	if cfg.Server != "" && sim.Backend(run.Backend) == sim.BackendRedis {
+		run.Server = cfg.Server
+	}
 	if _, err := run.RunConfig(algo, scenarios.RunOptions{Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy}); err != nil {
 		// A scenario that resolves on its own backend but not on the one
 		// asked for needs what that backend lacks: a skip, with the
@@ -227,7 +245,7 @@ func planCell(cfg Config, s *scenarios.Scenario, algo string) (Cell, *scenarios.
 		return c, nil, err
 	}
 	if sim.Backend(run.Backend) == sim.BackendRedis && cfg.Backend == "" {
-		if _, err := sim.LookupRedisServer(""); err != nil {
+		if _, err := sim.LookupServer(sim.Server(run.Server), ""); err != nil {
 			c.Status, c.AsExpected = CellSkip, true
 			c.Reason = "needs the redis backend: " + err.Error()
 			return c, nil, nil

@@ -228,6 +228,9 @@ func (m Matrix) Shape() string {
 	if m.Backend != "" {
 		backend = "backend " + m.Backend
 	}
+	if m.Server != "" {
+		backend += ", server " + m.Server
+	}
 	seed := "the scenario's seed"
 	if m.Seed != nil {
 		seed = fmt.Sprintf("%d", *m.Seed)

@@ -18,6 +18,7 @@ type flagsScenario struct {
 	Algorithm   string       `yaml:"algorithm"`
 	Options     flagsOptions `yaml:"options"`
 	Backend     string       `yaml:"backend"`
+	Server      string       `yaml:"server,omitempty"`
 	Nodes       int          `yaml:"nodes"`
 	Persistence string       `yaml:"persistence,omitempty"`
 	Clients     int          `yaml:"clients"`
@@ -51,6 +52,7 @@ func flagsYAML(name string, c sim.Config) ([]byte, error) {
 		Name:        name,
 		Algorithm:   c.Algorithm,
 		Backend:     string(c.Cluster.Backend),
+		Server:      string(c.Cluster.Server),
 		Nodes:       c.Cluster.Nodes,
 		Persistence: string(c.Cluster.Persistence),
 		Clients:     c.Clients,

@@ -38,6 +38,9 @@ func writeSummary(w io.Writer, in Run) error {
 		fmt.Fprintf(&b, "⚠ **Warning:** %s.\n\n", warn)
 	}
 	fmt.Fprintf(&b, "%s\n\n", setup(res.Config, res.History))
+	if v := res.Server.String(); v != "" {
+		fmt.Fprintf(&b, "Server: %s (INFO server of node 0).\n\n", v)
+	}
 
 	// The expected column appears only when single checks are expected.
 	expectCol := len(in.ExpectedChecks) > 0

@@ -23,8 +23,12 @@ func failoverSection(cfg sim.Config, h history.History) string {
 	b.WriteString("\n## Failover\n\n")
 	switch f.Mode {
 	case sim.FailoverSentinel:
-		fmt.Fprintf(&b, "By Redis Sentinel: %d redis-sentinel processes, quorum %d, down_after %v, failover_timeout %v, parallel_syncs %d; nothing promoted by hand, and the clients follow the master through Sentinel.\n\n",
-			sim.Sentinels, sim.SentinelQuorum, f.DownAfter, f.FailoverTimeout, f.ParallelSyncs)
+		product := "Redis"
+		if cfg.Cluster.Server == sim.ServerValkey {
+			product = "Valkey"
+		}
+		fmt.Fprintf(&b, "By %s Sentinel: %d %s processes, quorum %d, down_after %v, failover_timeout %v, parallel_syncs %d; nothing promoted by hand, and the clients follow the master through Sentinel.\n\n",
+			product, sim.Sentinels, cfg.Cluster.Server.SentinelBinary(), sim.SentinelQuorum, f.DownAfter, f.FailoverTimeout, f.ParallelSyncs)
 	case sim.FailoverDirect:
 		b.WriteString("Direct: the harness kills the master and promotes the replica at once (REPLICAOF NO ONE).\n")
 		return b.String()

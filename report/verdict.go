@@ -65,8 +65,11 @@ type Check struct {
 // Config is the run's configuration as verdict.json records it: plain
 // data, durations in Go syntax ("500ms") as in scenario.yaml.
 type Config struct {
-	Algorithm   string   `json:"algorithm"`
-	Backend     string   `json:"backend"`
+	Algorithm string `json:"algorithm"`
+	Backend   string `json:"backend"`
+	// Server is the server the redis backend ran and its version, as
+	// its INFO said ("redis 7.0.15", "valkey 8.0.1").
+	Server      string   `json:"server,omitempty"`
 	Nodes       int      `json:"nodes"`
 	Persistence string   `json:"persistence,omitempty"`
 	Clients     int      `json:"clients"`
@@ -138,6 +141,7 @@ func newVerdict(in Run) Verdict {
 		Machine:        in.Machine,
 		Config:         newConfig(res.Config),
 	}
+	v.Config.Server = res.Server.String()
 	for _, c := range r.Checks {
 		v.Checks[c.Name] = Check{Verdict: c.Verdict, Detail: c.Detail, Witnesses: c.Witnesses}
 	}

@@ -184,7 +184,7 @@ func CostOf(m matrix.Matrix, g Grid, rep *bench.Report) Cost {
 	if rep.Settings.Rounds > 0 && rep.Settings.Rounds < bench.MinRepeats {
 		c.Gaps = append(c.Gaps, fmt.Sprintf("%d round(s) per cell: a ratio needs %d for a spread", rep.Settings.Rounds, bench.MinRepeats))
 	}
-	if !strings.HasPrefix(rep.Backend, "redis-server") {
+	if !bench.RealServer(rep.Backend) {
 		c.Gaps = append(c.Gaps, fmt.Sprintf("backend %s, not redis-server: the ratios show the harness, not Redis", orNone(rep.Backend)))
 	}
 	return c

@@ -134,12 +134,13 @@ type pair struct {
 	algo string
 }
 
-// runPairs runs each pair and checks its verdict against the expectation.
+// runPairs runs each pair and checks its verdict against the expectation,
+// and each outcome by the extra checks given.
 // Runs are point-triggered, so parallel runs do not blur verdicts; they go
 // as many at a time as locksim matrix runs them by default. The pairs run
 // from goroutines rather than as parallel subtests, so that go test's
 // -parallel (GOMAXPROCS, 2 here) does not lower it.
-func runPairs(t *testing.T, pairs []pair, mode timeMode) {
+func runPairs(t *testing.T, pairs []pair, mode timeMode, checks ...func(*testing.T, scenarios.Outcome)) {
 	sem := make(chan struct{}, matrix.DefaultParallel())
 	var mu sync.Mutex
 	var mismatches []string
@@ -154,6 +155,9 @@ func runPairs(t *testing.T, pairs []pair, mode timeMode) {
 				o, err := executePlayed(t, p.s, p.algo, mode)
 				if err != nil {
 					t.Fatalf("%s/%s: %v", p.s.Name, p.algo, err)
+				}
+				for _, check := range checks {
+					check(t, o)
 				}
 				if !o.AsExpected {
 					// a run that did not play the scenario (a needed

@@ -42,6 +42,7 @@ func (s *Scenario) build(algo string) (sim.Config, error) {
 		Options:   s.Options.lock(),
 		Cluster: sim.ClusterConfig{
 			Backend:     sim.Backend(s.Backend),
+			Server:      sim.Server(s.Server),
 			Nodes:       deref(s.Nodes),
 			Replicas:    deref(s.Replicas),
 			Persistence: sim.Persistence(s.Persistence),
@@ -190,6 +191,7 @@ func (s *Scenario) Resolved(algo string) ([]byte, error) {
 		Replicas:    ptr(d.Cluster.Replicas),
 		Persistence: string(d.Cluster.Persistence),
 		Failover:    resolvedFailover(d.Cluster),
+		Server:      resolvedServer(d.Cluster),
 		Clients:     ptr(d.Clients),
 		Keys:        ptr(d.Keys),
 		ReadRatio:   ptr(d.ReadRatio),
@@ -276,4 +278,13 @@ func resolvedFailover(c sim.ClusterConfig) *Failover {
 		out.DownAfter, out.FailoverTimeout, out.ParallelSyncs = ptr(Duration(f.DownAfter)), ptr(Duration(f.FailoverTimeout)), ptr(f.ParallelSyncs)
 	}
 	return out
+}
+
+// resolvedServer is the server a run's scenario.yaml names: the redis
+// backend's, where it is not the default; nothing on the other backends.
+func resolvedServer(c sim.ClusterConfig) string {
+	if c.Backend != sim.BackendRedis || c.Server == "" || c.Server == sim.ServerRedis {
+		return ""
+	}
+	return string(c.Server)
 }

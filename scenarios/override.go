@@ -21,7 +21,10 @@ type Overrides struct {
 	Algorithms []string
 	// Backend replaces the scenario's backend (--backend miniredis or
 	// redis; the external backend comes with RunOptions.Addrs).
-	Backend  string
+	Backend string
+	// Server replaces the scenario's server (--server redis or valkey),
+	// which the redis backend runs.
+	Server   string
 	Nodes    *int
 	Clients  *int
 	TTL      *time.Duration
@@ -56,6 +59,15 @@ func (s *Scenario) Override(o Overrides) error {
 	}
 	if o.Backend != "" {
 		s.Backend = o.Backend
+	}
+	if o.Server != "" {
+		if err := sim.CheckServer(sim.Server(o.Server)); err != nil {
+			return fmt.Errorf("--server %q: want %s", o.Server, sim.ServerNames())
+		}
+		if sim.Server(o.Server) != sim.ServerRedis && sim.Backend(s.Backend) != sim.BackendRedis {
+			return fmt.Errorf("--server %s: scenario %s runs on backend %s; add --backend redis", o.Server, s.Name, orMiniredis(s.Backend))
+		}
+		s.Server = o.Server
 	}
 	ints := []struct {
 		flag, field string
@@ -99,6 +111,13 @@ func (s *Scenario) Override(o Overrides) error {
 		return fmt.Errorf("scenario %s has nodes: %d but --addrs gives %s (one per node)", s.Name, *s.Nodes, given)
 	}
 	return nil
+}
+
+func orMiniredis(backend string) string {
+	if backend == "" {
+		return string(sim.BackendMiniredis)
+	}
+	return backend
 }
 
 // flagError words a range error of sim.CheckValue for a flag.

@@ -36,6 +36,7 @@ type Scenario struct {
 	Options   Options       `yaml:"options,omitempty"`
 
 	Backend     string `yaml:"backend,omitempty"`     // miniredis | redis
+	Server      string `yaml:"server,omitempty"`      // redis | valkey: what backend redis runs [redis]
 	Nodes       *int   `yaml:"nodes,omitempty"`       // masters [1]
 	Replicas    *int   `yaml:"replicas,omitempty"`    // per master, 0 or 1 [0]
 	Persistence string `yaml:"persistence,omitempty"` // none | everysec | always (redis backend)

@@ -26,8 +26,11 @@ type ClusterConfig struct {
 	// Failover says who promotes a replica (see FailoverConfig).
 	Failover    FailoverConfig
 	Persistence Persistence // redis backend only; default PersistenceNone
-	RedisServer string      // redis-server binary; default "redis-server" from PATH
-	Dir         string      // parent of the cluster's temp dir; default os.TempDir()
+	// Server is the program the redis backend runs: redis or valkey
+	// [redis].
+	Server      Server
+	RedisServer string // the server's binary; default Server.Binary() from PATH
+	Dir         string // parent of the cluster's temp dir; default os.TempDir()
 	// Addrs are the masters of the external backend, host:port in node
 	// order: servers the harness does not run.
 	Addrs []string
@@ -89,6 +92,15 @@ func (cfg ClusterConfig) withDefaults() (ClusterConfig, error) {
 	default:
 		return cfg, fmt.Errorf("cluster: unknown persistence %q (want %q, %q or %q)",
 			cfg.Persistence, PersistenceNone, PersistenceEverySec, PersistenceAlways)
+	}
+	if err := CheckServer(cfg.Server); err != nil {
+		return cfg, fmt.Errorf("cluster: %w", err)
+	}
+	switch {
+	case cfg.Backend == BackendRedis && cfg.Server == "":
+		cfg.Server = ServerRedis
+	case cfg.Backend != BackendRedis && cfg.Server != "" && cfg.Server != ServerRedis:
+		return cfg, fmt.Errorf("cluster: server %s needs the %s backend, not %s", cfg.Server, BackendRedis, cfg.Backend)
 	}
 	switch cfg.Backend {
 	case BackendMiniredis:
@@ -200,7 +212,7 @@ func (c *Cluster) startMiniredis() error {
 }
 
 func (c *Cluster) startRedis(ctx context.Context) error {
-	bin, err := LookupRedisServer(c.cfg.RedisServer)
+	bin, err := LookupServer(c.cfg.Server, c.cfg.RedisServer)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -67,19 +66,6 @@ type sentinels struct {
 	events []SentinelEvent
 }
 
-// LookupRedisSentinel resolves the sentinel's command: redis-sentinel from
-// PATH, else redis-server --sentinel (the same binary in sentinel mode).
-func LookupRedisSentinel(redisServer string) (bin string, args []string, err error) {
-	if p, err := exec.LookPath("redis-sentinel"); err == nil {
-		return p, nil, nil
-	}
-	srv, err := LookupRedisServer(redisServer)
-	if err != nil {
-		return "", nil, fmt.Errorf("redis-sentinel not in PATH and %w", err)
-	}
-	return srv, []string{"--sentinel"}, nil
-}
-
 // sentinelConf is a sentinel's configuration file; the sentinel rewrites
 // it as it learns the topology.
 func (c *Cluster) sentinelConf(port int, dir string) string {
@@ -101,7 +87,7 @@ func (c *Cluster) sentinelConf(port int, dir string) string {
 // startSentinels starts the sentinels, waits until each knows the others
 // and every replica, and starts listening to their events.
 func (c *Cluster) startSentinels(ctx context.Context) error {
-	bin, extra, err := LookupRedisSentinel(c.cfg.RedisServer)
+	bin, extra, err := LookupSentinel(c.cfg.Server, c.cfg.RedisServer)
 	if err != nil {
 		return err
 	}

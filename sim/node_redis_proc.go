@@ -15,27 +15,6 @@ import (
 	"time"
 )
 
-// ErrNoRedisServer means the redis-server binary could not be found.
-var ErrNoRedisServer = errors.New("redis-server not found in PATH: install it (apt-get install redis-server) or pass its path")
-
-// LookupRedisServer resolves the redis-server binary: bin if given (a path or
-// a name looked up in PATH), else "redis-server" from PATH. The error wraps
-// ErrNoRedisServer.
-func LookupRedisServer(bin string) (string, error) {
-	name := bin
-	if name == "" {
-		name = "redis-server"
-	}
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if bin == "" {
-			return "", ErrNoRedisServer
-		}
-		return "", fmt.Errorf("%w (looked for %q: %v)", ErrNoRedisServer, bin, err)
-	}
-	return path, nil
-}
-
 const (
 	redisLogName   = "redis.log" // redis-server's own log (--logfile)
 	redisStdioName = "stdio.log" // what it prints before the log is open

@@ -27,6 +27,9 @@ type Result struct {
 	Incomplete bool
 	Started    time.Time
 	Wall       time.Duration
+	// Server is the server the redis backend ran, as its first node's
+	// INFO gave it at the start (ServerVersion); zero on the others.
+	Server ServerVersion
 }
 
 // ErrConfig marks bad input, as opposed to a harness failure.
@@ -90,6 +93,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	}
 	res.Notes = append(res.Notes, cfg.Warnings()...)
 	defer cluster.Close()
+	res.Server = cluster.ServerVersion(ctx)
 	for _, n := range cluster.Nodes() {
 		res.Notes = appendNew(res.Notes, n.Emulated()...)
 	}

@@ -9,11 +9,12 @@ import (
 	"strconv"
 )
 
-// CheckSentinel starts one redis-sentinel in a temp dir, asks it SENTINEL
-// MASTERS and stops it: what locksim doctor checks before a sentinel run.
-// It returns the command it ran.
-func CheckSentinel(ctx context.Context, redisServer string) (string, error) {
-	bin, extra, err := LookupRedisSentinel(redisServer)
+// CheckSentinel starts one sentinel of server kind s (redis-sentinel,
+// valkey-sentinel) in a temp dir, asks it SENTINEL MASTERS and stops it:
+// what locksim doctor checks before a sentinel run. It returns the command
+// it ran.
+func CheckSentinel(ctx context.Context, s Server, serverBin string) (string, error) {
+	bin, extra, err := LookupSentinel(s, serverBin)
 	if err != nil {
 		return "", err
 	}

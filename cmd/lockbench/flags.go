@@ -24,6 +24,7 @@ import (
 type flags struct {
 	out                         outflag.Flags
 	backend, redisServer        string
+	server                      string
 	algos, contend              []string
 	clients, nodes              []int
 	duration, warmup, hold, ttl time.Duration
@@ -39,7 +40,8 @@ func (f *flags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	f.out.Register(fs, "lockbench", "<UTC stamp>/")
 	fs.StringVar(&f.backend, "backend", string(sim.BackendRedis), "redis (redis-server processes) or miniredis (in-process; its Lua is slow)")
-	fs.StringVar(&f.redisServer, "redis-server", "", "redis-server binary [from PATH]")
+	fs.StringVar(&f.redisServer, "redis-server", "", "the server's binary [redis-server, or valkey-server with --server valkey, from PATH]")
+	fs.StringVar(&f.server, "server", string(sim.ServerRedis), "what --backend redis starts: redis (redis-server) or valkey (valkey-server)")
 	fs.StringSliceVar(&f.algos, "algos", []string{"all"}, "designs to measure, comma-separated, 'raw' for the raw limit; 'all' is every design and raw; see 'locksim algos'")
 	fs.IntSliceVar(&f.clients, "clients", bench.DefaultClients, "concurrent clients, comma-separated")
 	fs.IntSliceVar(&f.nodes, "nodes", bench.DefaultNodes, "cluster sizes: single-node designs and raw run at 1, multi-node designs (redlock, redsync) at the others")
@@ -120,11 +122,11 @@ func (f *flags) config(now time.Time) (bench.Config, string, error) {
 	default:
 		return cfg, "", fmt.Errorf("--backend %q: want %q or %q", f.backend, sim.BackendRedis, sim.BackendMiniredis)
 	}
-	if sim.Backend(f.backend) == sim.BackendRedis || f.redisServer != "" {
-		if _, err := sim.LookupRedisServer(f.redisServer); err != nil {
-			return cfg, "", fmt.Errorf("--redis-server %q: %w (or use --backend miniredis)", f.redisServer, err)
-		}
+	server, err := f.serverKind()
+	if err != nil {
+		return cfg, "", err
 	}
+	cfg.Server = server
 	cfg.RedisServer = f.redisServer
 	cfg.Seed = f.seed
 	if changed("timeout") && f.timeout <= 0 {
@@ -222,6 +224,9 @@ func (f *flags) underConfig(cfg bench.Config, out string) (bench.Config, string,
 			sc.Cluster.Backend = cfg.Backend
 		}
 		sc.Cluster.RedisServer = f.redisServer
+		if sc.Cluster.Backend == sim.BackendRedis {
+			sc.Cluster.Server = cfg.Server
+		}
 		sc.Seed += f.seed
 		cfg.Under = append(cfg.Under, sc)
 	}

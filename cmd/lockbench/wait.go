@@ -55,10 +55,9 @@ func (w *waitFlags) config(f *flags, now time.Time) (bench.WaitConfig, string, e
 	default:
 		return cfg, "", fmt.Errorf("--backend %q: want %q or %q", f.backend, sim.BackendRedis, sim.BackendMiniredis)
 	}
-	if cfg.Backend == sim.BackendRedis {
-		if _, err := sim.LookupRedisServer(f.redisServer); err != nil {
-			return cfg, "", fmt.Errorf("--redis-server %q: %w (or use --backend miniredis)", f.redisServer, err)
-		}
+	var err error
+	if cfg.Server, err = f.serverKind(); err != nil {
+		return cfg, "", err
 	}
 	cfg.RedisServer, cfg.Seed, cfg.Hold, cfg.TTL = f.redisServer, f.seed, f.hold, f.ttl
 	if f.changed("algos") {

@@ -17,11 +17,13 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// backendFlags say where a run's nodes and proxies are: --backend, --addrs
-// (the external backend's masters) and --toxiproxy (a toxiproxy server
-// holding the proxies). run and matrix share them.
+// backendFlags say where a run's nodes and proxies are: --backend,
+// --server (the program the redis backend starts), --addrs (the external
+// backend's masters) and --toxiproxy (a toxiproxy server holding the
+// proxies). run and matrix share them.
 type backendFlags struct {
 	backend   string
+	server    string
 	addrs     []string
 	toxiproxy string
 	realTime  bool
@@ -29,6 +31,7 @@ type backendFlags struct {
 
 func (b *backendFlags) register(fl *pflag.FlagSet, defaultBackend string) {
 	fl.StringVar(&b.backend, "backend", "", "miniredis, redis or external (default: "+defaultBackend+"; external needs --addrs)")
+	registerServer(fl, &b.server)
 	fl.StringSliceVar(&b.addrs, "addrs", nil, "run on Redis servers you run: their masters' `host:port,...`, one per node (implies --backend external)")
 	// The same flag, with the same meaning, as doctor's.
 	fl.StringVar(&b.toxiproxy, "toxiproxy", "", "put the network's proxies on the toxiproxy server whose API is at `ADDR` (host:port), not in this process")
@@ -57,6 +60,9 @@ func (b *backendFlags) check(changed func(string) bool) error {
 		default:
 			return fmt.Errorf("--backend %q: want miniredis, redis or external", b.backend)
 		}
+	}
+	if err := checkServer(b.server, b.backend, changed("backend"), b.external()); err != nil {
+		return err
 	}
 	if changed("addrs") {
 		if err := scenarios.CheckAddrs(b.addrs); err != nil {
@@ -153,6 +159,9 @@ func (b *backendFlags) where() string {
 	var parts []string
 	if b.external() {
 		parts = append(parts, fmt.Sprintf("backend external: %d masters at %s", len(b.addrs), strings.Join(b.addrs, ", ")))
+	}
+	if b.server != "" && sim.Server(b.server) != sim.ServerRedis {
+		parts = append(parts, "redis backend on "+sim.Server(b.server).Binary())
 	}
 	if b.toxiproxy != "" {
 		parts = append(parts, "proxies on the toxiproxy server at "+b.toxiproxy)

@@ -54,8 +54,8 @@ func doctorCmd() *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s %-16s %s\n", mark, c.name, c.detail)
 			}
 			// A process design that cannot run here is only left out of
-			// runs: n/a, not a failure.
-			for _, c := range processDesigns() {
+			// runs, and Valkey is run only when asked: n/a, not a failure.
+			for _, c := range append(valkeyChecks(cmd.Context()), processDesigns()...) {
 				mark := "ok  "
 				if !c.ok {
 					mark = "n/a "
@@ -128,7 +128,7 @@ func binaryVersion(name, hint string) check {
 func sentinelAnswers(ctx context.Context) check {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd, err := sim.CheckSentinel(ctx, "")
+	cmd, err := sim.CheckSentinel(ctx, sim.ServerRedis, "")
 	if err != nil {
 		return check{"redis-sentinel", false, fmt.Sprintf("%v: needed for failover on --backend redis (apt-get install redis-sentinel; or failover: {mode: direct})", err)}
 	}

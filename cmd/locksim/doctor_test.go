@@ -1,10 +1,14 @@
 package main
 
 import (
+	"os"
 	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/simtest"
 )
 
 // doctor --addrs says, per server, whether it answers; a server that does
@@ -17,4 +21,21 @@ func TestDoctorAddrs(t *testing.T) {
 	assert.Regexp(t, regexp.MustCompile(`(?m)^FAIL\s+node 1\s+`+regexp.QuoteMeta(closed)+` does not answer PING`), stdout)
 	assert.Regexp(t, regexp.MustCompile(`(?m)^FAIL\s+node 2\s+--addrs "nohost"`), stdout)
 	assert.Equal(t, exitHarness, code)
+}
+
+// doctor reports Valkey with its version and a valkey-sentinel that
+// answers; without it the line is n/a (Valkey runs only when asked), not
+// a failed check.
+func TestDoctorValkey(t *testing.T) {
+	if _, err := sim.LookupServer(sim.ServerValkey, ""); err == nil {
+		stdout, _, _ := execute(t, "doctor")
+		assert.Regexp(t, regexp.MustCompile(`(?m)^ok\s+valkey-server\s+Valkey server v=\d+\.\d+\.\d+ .*for --server valkey$`), stdout)
+		assert.Regexp(t, regexp.MustCompile(`(?m)^ok\s+valkey-sentinel\s+\S+ starts and answers SENTINEL MASTERS$`), stdout)
+	} else if os.Getenv(simtest.RequireEnv) == "1" {
+		t.Fatalf("%v (%s=1 makes this a failure)", err, simtest.RequireEnv)
+	}
+	t.Setenv("PATH", t.TempDir())
+	stdout, _, _ := execute(t, "doctor")
+	assert.Regexp(t, regexp.MustCompile(`(?m)^n/a\s+valkey-server\s+not found in PATH: needed only for --server valkey`), stdout)
+	assert.NotRegexp(t, regexp.MustCompile(`(?m)^FAIL\s+valkey`), stdout)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
 )
 
@@ -167,6 +169,11 @@ func TestKilledRunsDirIsReclaimed(t *testing.T) {
 }
 
 func interruptRun(t *testing.T, bin string, sig syscall.Signal) {
+	interruptRunOn(t, bin, sig, sim.ServerRedis)
+}
+
+// interruptRunOn is interruptRun with the redis backend on server.
+func interruptRunOn(t *testing.T, bin string, sig syscall.Signal, server sim.Server) {
 	dir := t.TempDir()
 	tmp := filepath.Join(dir, "tmp") // the cluster's temp dirs land here
 	require.NoError(t, os.Mkdir(tmp, 0o755))
@@ -174,6 +181,7 @@ func interruptRun(t *testing.T, bin string, sig syscall.Signal) {
 	require.NoError(t, os.WriteFile(scenario, []byte(`name: long-run
 algorithm: redlock
 backend: redis
+server: `+string(server)+`
 nodes: 5
 clients: 3
 duration: 60s
@@ -239,7 +247,8 @@ faults:
 	assert.NoFileExists(t, filepath.Join(out, "locksim", "long-run", report.LatestFor("redlock")))
 }
 
-// waitForServers returns the redis-server children of pid (pid -> port)
+// waitForServers returns the server children of pid (pid -> port),
+// redis-server or valkey-server,
 // once n are listening; it fails as hung after hangGuard.
 func waitForServers(t *testing.T, parent, n int) map[int]int {
 	t.Helper()
@@ -274,8 +283,8 @@ func waitForServers(t *testing.T, parent, n int) map[int]int {
 	return nil
 }
 
-// redisChild reports whether pid is a redis-server whose parent is parent,
-// and the port from its command line.
+// redisChild reports whether pid is a server (redis-server, valkey-server)
+// whose parent is parent, and the port from its command line.
 func redisChild(pid, parent int) (int, bool) {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil || !strings.Contains(string(status), fmt.Sprintf("PPid:\t%d\n", parent)) {
@@ -285,9 +294,10 @@ func redisChild(pid, parent int) (int, bool) {
 	if err != nil {
 		return 0, false
 	}
-	// redis-server rewrites its title to "/usr/bin/redis-server 127.0.0.1:PORT".
+	// The server rewrites its title to "/usr/bin/redis-server 127.0.0.1:PORT"
+	// (valkey-server to its own name).
 	title := strings.Fields(strings.ReplaceAll(string(cmdline), "\x00", " "))
-	if len(title) < 2 || !strings.Contains(title[0], "redis-server") {
+	if len(title) < 2 || !slices.ContainsFunc(sim.Servers(), func(s sim.Server) bool { return strings.Contains(title[0], s.Binary()) }) {
 		return 0, false
 	}
 	_, port, err := net.SplitHostPort(title[1])

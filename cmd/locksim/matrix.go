@@ -82,6 +82,7 @@ func (f *matrixFlags) config(cmd *cobra.Command) (matrix.Config, error) {
 	if err := f.where.check(changed); err != nil {
 		return cfg, err
 	}
+	cfg.Server = serverOverride(f.where.server, changed)
 	if f.where.external() {
 		if changed("parallel") && f.parallel > 1 {
 			return cfg, fmt.Errorf("--parallel %d: a run holds the --addrs servers alone (their guard key), so runs go one at a time (leave --parallel out)", f.parallel)

@@ -51,6 +51,7 @@ type reviewFlags struct {
 	exhaustive  bool
 	benchDur    time.Duration
 	benchRounds int
+	server      string
 }
 
 func reviewCmd() *cobra.Command {
@@ -92,6 +93,7 @@ out of time.`,
 	fl.DurationVar(&f.explore, "explore", 0, "explore random fault schedules of each design for this long (wall time, e.g. 30s; default: no exploration)")
 	fl.BoolVar(&f.exhaustive, "exhaustive", false, "sweep every single-fault schedule of each design (locksim explore --exhaustive) and state the bound on the page")
 	fl.DurationVar(&f.benchDur, "bench-duration", 4800*time.Millisecond, "measured time of one bench configuration, split over --bench-rounds")
+	registerServer(fl, &f.server)
 	fl.IntVar(&f.benchRounds, "bench-rounds", 6, "interleaved rounds per bench cell (at least 3, so that each ratio has a spread)")
 	return cmd
 }
@@ -120,6 +122,9 @@ func (f *reviewFlags) check(cmd *cobra.Command) error {
 		return fmt.Errorf("--bench-rounds %d: at least %d, so that every ratio has a spread", f.benchRounds, bench.MinRepeats)
 	case f.benchDur < 10*time.Millisecond*time.Duration(f.benchRounds):
 		return fmt.Errorf("--bench-duration %v: at least 10ms per round (%d rounds)", f.benchDur, f.benchRounds)
+	}
+	if err := checkReviewServer(f.server); err != nil {
+		return err
 	}
 	// Checked again, with the review's own stamp, when it starts.
 	_, err := f.out.Resolve("review", artifact.Stamp(time.Now()))
@@ -150,10 +155,10 @@ func (f *reviewFlags) benchConfig() (bench.Config, string) {
 	cfg := bench.Config{
 		Backend: sim.BackendRedis, Algorithms: algos, Clients: reviewClients, Nodes: nodes,
 		Contention: []bench.Contention{bench.KeyPerClient}, Duration: f.benchDur, Rounds: f.benchRounds,
-		Warmup: max(f.benchDur/10, 20*time.Millisecond),
+		Warmup: max(f.benchDur/10, 20*time.Millisecond), Server: sim.Server(f.server),
 	}
 	note := ""
-	if _, err := exec.LookPath("redis-server"); err != nil {
+	if _, err := exec.LookPath("redis-server"); err != nil && cfg.Server == sim.ServerRedis {
 		cfg.Backend = sim.BackendMiniredis
 		note = "redis-server is not on PATH: the bench runs on miniredis, whose numbers show the harness, not Redis (apt-get install redis-server)"
 	}
@@ -227,7 +232,7 @@ func (f *reviewFlags) run(cmd *cobra.Command) error {
 
 	var missing []string
 	// Stage 1: the catalogue matrix, in virtual time.
-	m, merr := matrix.Run(ctx, matrix.Config{Algorithms: f.algos, Runs: f.runs, Out: tmp, Progress: prog.matrix})
+	m, merr := matrix.Run(ctx, matrix.Config{Algorithms: f.algos, Runs: f.runs, Out: tmp, Progress: prog.matrix, Server: f.server})
 	switch {
 	case merr != nil && m.Dir == "" && ctx.Err() == nil && scenarios.IsBadInput(merr):
 		prog.bar.Finish()

@@ -100,6 +100,7 @@ func (f *runFlags) scenario(cmd *cobra.Command, args []string) (*scenarios.Scena
 	if changed("backend") && !f.where.external() {
 		o.Backend = f.where.backend
 	}
+	o.Server = serverOverride(f.where.server, changed)
 	// A flag overrides only when given: its zero value is not "unset".
 	if changed("nodes") {
 		o.Nodes = &f.nodes

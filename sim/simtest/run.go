@@ -33,9 +33,7 @@ const (
 // logs the run's notes, and logs its history if the test fails.
 func Run(t *testing.T, cfg sim.Config, clock Clock) *sim.Result {
 	t.Helper()
-	if cfg.Cluster.Backend == sim.BackendRedis {
-		RequireRedisServer(t)
-	}
+	requireServer(t, cfg.Cluster)
 	if cfg.Cluster.Dir == "" {
 		cfg.Cluster.Dir = t.TempDir()
 	}

@@ -42,6 +42,31 @@ func RequireRedisServer(t testing.TB) {
 	}
 }
 
+// RequireValkey skips the test when valkey-server (for --server valkey)
+// is not in PATH, or fails it when LOCKSIM_REQUIRE_REDIS=1.
+func RequireValkey(t testing.TB) {
+	t.Helper()
+	if _, err := sim.LookupServer(sim.ServerValkey, ""); err != nil {
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatalf("%v (%s=1 makes this a failure)", err, RequireEnv)
+		}
+		t.Skipf("skipping: %v (set %s=1 to fail instead)", err, RequireEnv)
+	}
+}
+
+// requireServer skips (or fails) a test whose cluster runs on a server
+// that is not installed: redis-server, or valkey-server for ServerValkey.
+func requireServer(t testing.TB, cfg sim.ClusterConfig) {
+	t.Helper()
+	switch {
+	case cfg.Backend != sim.BackendRedis:
+	case cfg.Server == sim.ServerValkey:
+		RequireValkey(t)
+	default:
+		RequireRedisServer(t)
+	}
+}
+
 // RequireTool returns the path of the first of names found in PATH. When
 // none is, it skips the test with a message naming install (how to get
 // the tool, e.g. "apt-get install chromium"), or fails it when
@@ -102,9 +127,7 @@ func Cluster(t testing.TB, backend sim.Backend, nodes int) (*sim.Cluster, []redi
 // empty cfg.Dir becomes a test temp dir.
 func ClusterWith(t testing.TB, cfg sim.ClusterConfig) (*sim.Cluster, []redis.UniversalClient) {
 	t.Helper()
-	if cfg.Backend == sim.BackendRedis {
-		RequireRedisServer(t)
-	}
+	requireServer(t, cfg)
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()
 	}

@@ -1,0 +1,67 @@
+package scenarios_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/simtest"
+)
+
+// valkeyShapes are one pair of each shape the redis backend starts: a
+// single master, a master and its replica failed over by three
+// sentinels, and Redlock's five independent masters.
+var valkeyShapes = map[string]string{
+	"gc-pause-after-check":       "setpx",
+	"failover-async-replication": "setpx",
+	"redlock-restart-no-fsync":   "redlock",
+}
+
+// TestCatalogueOnValkey runs the catalogue on the redis backend with
+// --server valkey: valkey-server nodes and valkey-sentinel processes in
+// place of Redis's, under the same expectations, so that a verdict that
+// differs between the two servers fails here. Every pair in the full suite
+// (CI's catalogue step), one pair of each cluster shape otherwise. Each
+// run's verdict.json must name Valkey as its server.
+func TestCatalogueOnValkey(t *testing.T) {
+	full := os.Getenv(catalogueEnv) == "full"
+	switch {
+	case raceEnabled && !full:
+		t.Skipf("timing-sensitive under -race; CI runs it in its catalogue step without -race (%s=full forces it)", catalogueEnv)
+	case testing.Short() && !full:
+		t.Skipf("-short: the Valkey catalogue runs in the full suite (%s=full forces it)", catalogueEnv)
+	}
+	simtest.RequireValkey(t)
+	var pairs []pair
+	shapes := map[string]bool{}
+	for _, s := range scenarios.Builtin() {
+		s.Backend, s.Server = string(sim.BackendRedis), string(sim.ServerValkey)
+		for _, algo := range s.Algorithms() {
+			if full || valkeyShapes[s.Name] == algo {
+				pairs = append(pairs, pair{s, algo})
+				shapes[s.Name] = true
+			}
+		}
+	}
+	for name := range valkeyShapes {
+		if !shapes[name] {
+			t.Fatalf("scenario %s is not in the catalogue: valkeyShapes must name one of each cluster shape", name)
+		}
+	}
+	runPairs(t, pairs, realTime, func(t *testing.T, o scenarios.Outcome) {
+		if o.Dir == "" {
+			return // skipped by expectation
+		}
+		v, err := report.ReadVerdict(filepath.Join(o.Dir, "verdict.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(v.Config.Server, "valkey ") {
+			t.Errorf("%s/%s: verdict.json names server %q, want valkey and its version", o.Scenario, o.Algorithm, v.Config.Server)
+		}
+	})
+}
