@@ -16,6 +16,7 @@ import (
 	"github.com/locksim/locksim/bench"
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/artifact"
+	"github.com/locksim/locksim/internal/dups"
 	"github.com/locksim/locksim/internal/progress"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/matrix"
@@ -101,7 +102,7 @@ func (f *reviewFlags) check(cmd *cobra.Command) error {
 			return fmt.Errorf("--algos: %w", err)
 		}
 	}
-	if dup := firstDup(f.algos); dup != "" {
+	if dup, ok := dups.First(f.algos); ok {
 		return fmt.Errorf("--algos: %q given twice", dup)
 	}
 	switch {
@@ -124,17 +125,6 @@ func (f *reviewFlags) check(cmd *cobra.Command) error {
 		}
 	}
 	return nil
-}
-
-func firstDup(xs []string) string {
-	seen := map[string]bool{}
-	for _, x := range xs {
-		if seen[x] {
-			return x
-		}
-		seen[x] = true
-	}
-	return ""
 }
 
 // benchConfig is the sweep the page's cost table reads.
