@@ -105,6 +105,10 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	if hasExp {
 		out.Expected = exp.String()
 		if exp.Verdict == Skip {
+			// what the backend cannot do comes before the design's skip
+			if err := s.BackendRefuses(algo, o); err != nil {
+				return out, err
+			}
 			out.Skipped, out.AsExpected = exp.Reason, true
 			return out, nil
 		}

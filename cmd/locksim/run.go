@@ -169,6 +169,9 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	cfgs := map[string]sim.Config{}
 	for _, algo := range algos {
 		if e, ok := s.Expect(algo); ok && e.Verdict == scenarios.Skip {
+			if err := s.BackendRefuses(algo, opts); err != nil {
+				return usageErr(err)
+			}
 			continue
 		}
 		cfg, err := s.RunConfig(algo, opts)
