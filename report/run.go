@@ -127,9 +127,10 @@ var ErrInterrupted = errors.New("interrupted before the report's pictures were d
 
 // WriteRun writes the run directory dir. The files are written into a
 // sibling temporary directory, synced, and the directory is renamed to dir
-// at the end, so dir either holds a complete report or does not exist: on
-// any error nothing is left at dir and the temporary directory is removed.
-// dir must not exist yet (see RunDir); its parent is created if needed.
+// at the end, so dir either holds a report or does not exist: on any error
+// but ErrInterrupted nothing is left at dir and the temporary directory is
+// removed. dir must not exist yet (see RunDir); its parent is created if
+// needed.
 //
 // The pictures (check.html, timeline.svg, timeline.png) are drawn while
 // ctx lasts: a dense run's take seconds, and an interrupt must not wait
