@@ -146,11 +146,6 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	algos := f.algos
 	if len(algos) == 0 {
 		algos = s.Algorithms()
-		for _, info := range lock.Algorithms() {
-			if m := info.Missing(); m != "" && s.Covers(info.Name) {
-				fmt.Fprintf(stderr, "note: %s left out: not available here: %s\n", info.Name, m)
-			}
-		}
 	}
 	// A design named on the command line that cannot run on this machine
 	// fails the run, saying what is missing; left to the scenario's
@@ -179,6 +174,14 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 			return usageErr(err)
 		}
 		cfgs[algo] = cfg
+	}
+	if len(f.algos) == 0 {
+		// said once the input is known good, so that a refusal is one line
+		for _, info := range lock.Algorithms() {
+			if m := info.Missing(); m != "" && s.Covers(info.Name) {
+				fmt.Fprintf(stderr, "note: %s left out: not available here: %s\n", info.Name, m)
+			}
+		}
 	}
 	if err := report.CheckOutRoot(f.out); err != nil {
 		return usageErr(fmt.Errorf("--out %q: %w", f.out, err))
