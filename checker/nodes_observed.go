@@ -166,8 +166,8 @@ func addObserved(lanes []NodeLane, observed [][]NodeHold, seen []bool) {
 
 // holdIndex finds, among a lane's derived holds, those that can cut an
 // observed hold: of its key, and within observedSlack of it. A dense run
-// has thousands of both on one lane, and looking at every pair made
-// drawing its timeline cost minutes.
+// has thousands of both on one lane, where looking at every pair would
+// cost minutes of CPU.
 type holdIndex struct {
 	holds []NodeHold
 	// byKey: each key's holds as indices into holds, by start, with the
