@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/internal/dups"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 )
@@ -203,7 +204,7 @@ func (c Config) Validate() error {
 			return bad("algos: %v", err)
 		}
 	}
-	if dup := firstDup(c.Algorithms); dup != "" {
+	if dup, ok := dups.First(c.Algorithms); ok {
 		return bad("algos: %q given twice", dup)
 	}
 	for _, n := range c.Clients {
@@ -255,15 +256,4 @@ func (c Config) validateUnder(bad func(string, ...any) error) error {
 		}
 	}
 	return nil
-}
-
-func firstDup(xs []string) string {
-	seen := map[string]bool{}
-	for _, x := range xs {
-		if seen[x] {
-			return x
-		}
-		seen[x] = true
-	}
-	return ""
 }

@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/locksim/locksim/history"
@@ -31,6 +32,10 @@ type Span struct {
 type segment struct {
 	at, reading time.Duration
 	rate        float64
+	// floor is the lowest reading of this segment and every later one
+	// (each starts at its lowest): a deadline at or below it is past for
+	// the rest of the run.
+	floor time.Duration
 }
 
 // clockCourse is one client's clock over the run, as its records give it.
@@ -47,7 +52,14 @@ func clockCourses(h history.History) map[int]clockCourse {
 	}
 	for c, segs := range out {
 		slices.SortStableFunc(segs, func(a, b segment) int { return cmp.Compare(a.at, b.at) })
-		out[c] = append(clockCourse{{at: 0, reading: 0, rate: 1}}, segs...)
+		cc := append(clockCourse{{at: 0, reading: 0, rate: 1}}, segs...)
+		for i := len(cc) - 1; i >= 0; i-- {
+			cc[i].floor = cc[i].reading
+			if i+1 < len(cc) {
+				cc[i].floor = min(cc[i].floor, cc[i+1].floor)
+			}
+		}
+		out[c] = cc
 	}
 	return out
 }
@@ -66,7 +78,15 @@ func (cc clockCourse) entitled(from, deadline time.Duration) []Span {
 		return nil
 	}
 	var out []Span
-	for i, s := range cc {
+	// A dense run's clock has thousands of segments and as many leases:
+	// start at the segment from falls in, and stop where the clock never
+	// again reads below the deadline.
+	first := max(sort.Search(len(cc), func(i int) bool { return cc[i].at > from })-1, 0)
+	for i := first; i < len(cc); i++ {
+		s := cc[i]
+		if s.floor > deadline {
+			break
+		}
 		segEnd := forever
 		if i+1 < len(cc) {
 			segEnd = cc[i+1].at

@@ -154,9 +154,9 @@ func addObserved(lanes []NodeLane, observed [][]NodeHold, seen []bool) {
 			break
 		}
 		lanes[i].Observed = seen[i]
-		derived := slices.Clone(lanes[i].Holds)
+		derived := newHoldIndex(lanes[i].Holds)
 		for _, o := range observed[i] {
-			for _, piece := range uncovered(o, derived) {
+			for _, piece := range uncovered(o, derived.near(o)) {
 				lanes[i].Holds = append(lanes[i].Holds, piece)
 			}
 		}
@@ -164,8 +164,69 @@ func addObserved(lanes []NodeLane, observed [][]NodeHold, seen []bool) {
 	}
 }
 
+// holdIndex finds, among a lane's derived holds, those that can cut an
+// observed hold: of its key, and within observedSlack of it. A dense run
+// has thousands of both on one lane, where looking at every pair would
+// cost minutes of CPU.
+type holdIndex struct {
+	holds []NodeHold
+	// byKey: each key's holds as indices into holds, by start, with the
+	// latest end among each prefix of them.
+	byKey map[string]keyHolds
+}
+
+type keyHolds struct {
+	idx    []int
+	maxEnd []time.Duration
+}
+
+func newHoldIndex(holds []NodeHold) holdIndex {
+	x := holdIndex{holds: slices.Clone(holds), byKey: map[string]keyHolds{}}
+	for i, h := range x.holds {
+		k := x.byKey[h.Key]
+		k.idx = append(k.idx, i)
+		x.byKey[h.Key] = k
+	}
+	for key, k := range x.byKey {
+		slices.SortStableFunc(k.idx, func(a, b int) int { return cmp.Compare(x.holds[a].Start, x.holds[b].Start) })
+		k.maxEnd = make([]time.Duration, len(k.idx))
+		for j, i := range k.idx {
+			k.maxEnd[j] = x.holds[i].End
+			if j > 0 {
+				k.maxEnd[j] = max(k.maxEnd[j], k.maxEnd[j-1])
+			}
+		}
+		x.byKey[key] = k
+	}
+	return x
+}
+
+// near is the derived holds of o's key that come within observedSlack of
+// it, in the lane's order: the only ones uncovered can cut o with.
+func (x holdIndex) near(o NodeHold) []NodeHold {
+	k := x.byKey[o.Key]
+	// those that start before o ends (widened by the slack)...
+	hi, _ := slices.BinarySearchFunc(k.idx, o.End, func(i int, end time.Duration) int {
+		return cmp.Compare(x.holds[i].Start-observedSlack, end)
+	})
+	var picked []int
+	// ...and, walking back while some earlier one may still reach o, end
+	// after it starts
+	for j := hi - 1; j >= 0 && k.maxEnd[j]+observedSlack > o.Start; j-- {
+		if i := k.idx[j]; x.holds[i].End+observedSlack > o.Start {
+			picked = append(picked, i)
+		}
+	}
+	slices.Sort(picked)
+	out := make([]NodeHold, len(picked))
+	for j, i := range picked {
+		out[j] = x.holds[i]
+	}
+	return out
+}
+
 // uncovered cuts from o the spans of the derived holds of its key,
-// widened by observedSlack.
+// widened by observedSlack; what is left of o stays within o.
 func uncovered(o NodeHold, derived []NodeHold) []NodeHold {
 	pieces := []NodeHold{o}
 	for _, d := range derived {
@@ -181,12 +242,12 @@ func uncovered(o NodeHold, derived []NodeHold) []NodeHold {
 			}
 			if p.Start < lo {
 				before := p
-				before.End, before.Ended = d.Start, HoldTaken
+				before.End, before.Ended = min(d.Start, p.End), HoldTaken
 				next = append(next, before)
 			}
 			if hi < p.End {
 				after := p
-				after.Start = d.End
+				after.Start = max(d.End, p.Start)
 				next = append(next, after)
 			}
 		}

@@ -215,14 +215,6 @@ func planCell(cfg Config, s *scenarios.Scenario, algo string) (Cell, *scenarios.
 		c.Reason = "the scenario runs only " + strings.Join(s.Algorithm, ", ")
 		return c, nil, nil
 	}
-	exp, has := s.Expect(algo)
-	if has {
-		c.Expected, c.ExpectedVerdict, c.ExpectedChecks = exp.String(), exp.Verdict, exp.Checks
-		if exp.Verdict == scenarios.Skip {
-			c.Status, c.Reason, c.AsExpected = CellSkip, exp.Reason, true
-			return c, nil, nil
-		}
-	}
 	run := *s
 	external := len(cfg.Addrs) > 0
 	if cfg.Backend != "" && !external {
@@ -230,6 +222,20 @@ func planCell(cfg Config, s *scenarios.Scenario, algo string) (Cell, *scenarios.
 	}
 	if cfg.Server != "" && sim.Backend(run.Backend) == sim.BackendRedis {
 		run.Server = cfg.Server
+	}
+	exp, has := s.Expect(algo)
+	if has {
+		c.Expected, c.ExpectedVerdict, c.ExpectedChecks = exp.String(), exp.Verdict, exp.Checks
+		if exp.Verdict == scenarios.Skip {
+			// What the backend asked for cannot do is the reason given
+			// first: it holds whatever the design.
+			if err := run.BackendRefuses(algo, scenarios.RunOptions{Addrs: cfg.Addrs}); err != nil && (run.Backend != s.Backend || external) {
+				c.Status, c.Reason, c.AsExpected = CellSkip, fmt.Sprintf("not on backend %s: %v", cfg.Backend, err), true
+				return c, nil, nil
+			}
+			c.Status, c.Reason, c.AsExpected = CellSkip, exp.Reason, true
+			return c, nil, nil
+		}
 	}
 	if _, err := run.RunConfig(algo, scenarios.RunOptions{Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy}); err != nil {
 		// A scenario that resolves on its own backend but not on the one

@@ -254,3 +254,52 @@ func TestQuantileSince(t *testing.T) {
 func TestBadMatrixIsConfig(t *testing.T) {
 	assert.True(t, errors.Is(badMatrix("x"), sim.ErrConfig))
 }
+
+// TestPlanMatrixBackendBeforeSkip: a pair the backend cannot play is
+// skipped for that reason, on the external backend and on a --backend
+// override alike, even where the scenario expects the design as skip for
+// a reason of its own: the backend's holds whatever the design. On the
+// scenario's own backend the scenario's reason stands.
+func TestPlanMatrixBackendBeforeSkip(t *testing.T) {
+	killNode := mustParse(t, `name: kill
+nodes: 3
+faults:
+  - {kind: kill-node, node: 0, at: 10ms, restart_after: 50ms}
+expect: {redlock: any, "*": {verdict: skip, reason: "a Redlock scenario"}}
+`)
+	fsync := mustParse(t, `name: fsync
+backend: redis
+persistence: always
+nodes: 3
+expect: {redlock: any, "*": {verdict: skip, reason: "a Redlock scenario"}}
+`)
+	for _, tc := range []struct {
+		name   string
+		cfg    Config
+		reason []string
+		not    string
+	}{
+		{"external, kill-node", Config{Scenarios: []*scenarios.Scenario{killNode}, Addrs: threeAddrs}, []string{"not on backend external", "kill-node", "process control"}, "a Redlock scenario"},
+		{"miniredis, persistence", Config{Scenarios: []*scenarios.Scenario{fsync}, Backend: "miniredis"}, []string{"not on backend miniredis", "persistence"}, "a Redlock scenario"},
+		{"own backend", Config{Scenarios: []*scenarios.Scenario{killNode}}, []string{"a Redlock scenario"}, "backend"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.Algorithms = []string{"setpx", "redlock"}
+			p, err := makePlan(tc.cfg)
+			require.NoError(t, err)
+			var c *Cell
+			for i := range p.cells {
+				if p.cells[i].Algorithm == "setpx" {
+					c = &p.cells[i]
+				}
+			}
+			require.NotNil(t, c)
+			assert.Equal(t, CellSkip, c.Status)
+			assert.True(t, c.AsExpected)
+			for _, r := range tc.reason {
+				assert.Contains(t, c.Reason, r)
+			}
+			assert.NotContains(t, c.Reason, tc.not)
+		})
+	}
+}

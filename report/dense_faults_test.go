@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"testing"
@@ -26,7 +27,7 @@ func TestDenseFaultsAreDrawnByPixel(t *testing.T) {
 			Target: &history.Target{Kind: "pause-client", Clients: []int{i % 2}}})
 	}
 	in := newRun(t, "dense", "redlock", h, 3, "")
-	tl, err := newTimeline(in)
+	tl, err := newTimeline(context.Background(), in)
 	require.NoError(t, err)
 	require.NoError(t, tl.writeTo(io.Discard, "svg"))
 	for _, p := range tl.panels {
@@ -38,7 +39,7 @@ func TestDenseFaultsAreDrawnByPixel(t *testing.T) {
 	}
 	// A panel with few faults is not thinned: every fault asks for its label.
 	few := gcPauseRun(t)
-	tl, err = newTimeline(few)
+	tl, err = newTimeline(context.Background(), few)
 	require.NoError(t, err)
 	require.NoError(t, tl.writeTo(io.Discard, "svg"))
 	assert.NotEmpty(t, tl.panels[0].labels.reqs)

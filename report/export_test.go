@@ -1,6 +1,9 @@
 package report
 
-import "io"
+import (
+	"context"
+	"io"
+)
 
 // LaidOutLabel is a label a timeline panel laid out: its text and box, in
 // the canvas's points.
@@ -21,7 +24,7 @@ type PanelLayout struct {
 // TimelineNodeRows lays out in's timeline and returns the nodes it has a
 // row for.
 func TimelineNodeRows(in Run) ([]int, error) {
-	tl, err := newTimeline(in)
+	tl, err := newTimeline(context.Background(), in)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +40,7 @@ func TimelineNodeRows(in Run) ([]int, error) {
 // TimelineLayout draws in's timeline and returns each panel's labels and
 // reference lines as the drawing placed them.
 func TimelineLayout(in Run) ([]PanelLayout, error) {
-	tl, err := newTimeline(in)
+	tl, err := newTimeline(context.Background(), in)
 	if err != nil {
 		return nil, err
 	}
@@ -56,4 +59,12 @@ func TimelineLayout(in Run) ([]PanelLayout, error) {
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// OnDrawStart makes f run as a report starts on its pictures, until the
+// returned function restores the default.
+func OnDrawStart(f func()) (restore func()) {
+	old := drawStarts
+	drawStarts = f
+	return func() { drawStarts = old }
 }

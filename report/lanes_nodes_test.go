@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,7 +36,7 @@ func setnxExpireDeadlock() history.History {
 // share one row that says so.
 func TestTimelineDrawsKeyWithoutTTL(t *testing.T) {
 	in := newRun(t, "crash-between-setnx-expire", "setnx-expire", setnxExpireDeadlock(), 2, "deadlock")
-	tl, err := newTimeline(in)
+	tl, err := newTimeline(context.Background(), in)
 	require.NoError(t, err)
 
 	rows := tl.lanes.nodeRows
@@ -71,7 +72,7 @@ func TestNodeRowsSayWhyEmpty(t *testing.T) {
 	assert.Equal(t, emptyNoKey, rows[2].Empty)
 	assert.Equal(t, emptyNotRead, rows[3].Empty)
 
-	tl, err := newTimeline(newRun(t, "control-contention", "redlock", history.History{Ops: b.ops}, 1, "safe"))
+	tl, err := newTimeline(context.Background(), newRun(t, "control-contention", "redlock", history.History{Ops: b.ops}, 1, "safe"))
 	require.NoError(t, err)
 	var svg bytes.Buffer
 	require.NoError(t, tl.writeTo(&svg, "svg"))

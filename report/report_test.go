@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"flag"
@@ -53,7 +54,7 @@ func TestWriteRunWritesEveryFile(t *testing.T) {
 	require.Equal(t, checker.Unsafe, in.Check.Verdict, "fixture: %+v", in.Check.Checks)
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "run")
-	require.NoError(t, WriteRun(dir, in))
+	require.NoError(t, WriteRun(context.Background(), dir, in))
 
 	got := listDir(t, dir)
 	want := slices.Clone(allFiles)
@@ -101,7 +102,7 @@ func TestWriteRunPictures(t *testing.T) {
 		in := gcPauseRun(t)
 		in.Pictures = tc.pictures
 		dir := filepath.Join(t.TempDir(), "run")
-		require.NoError(t, WriteRun(dir, in))
+		require.NoError(t, WriteRun(context.Background(), dir, in))
 		var want []string
 		for _, f := range allFiles {
 			if !slices.Contains(tc.missing, f) {
@@ -127,7 +128,7 @@ func TestWriteRunPictures(t *testing.T) {
 func TestVerdictRoundTrip(t *testing.T) {
 	in := gcPauseRun(t)
 	dir := filepath.Join(t.TempDir(), "run")
-	require.NoError(t, WriteRun(dir, in))
+	require.NoError(t, WriteRun(context.Background(), dir, in))
 	v, err := ReadVerdict(filepath.Join(dir, FileVerdict))
 	require.NoError(t, err)
 
@@ -197,7 +198,7 @@ func TestVerdictExpectations(t *testing.T) {
 			in := newRun(t, "s", "redlock", tc.h, 2, tc.expected)
 			in.ExpectedChecks, in.Misses = tc.checks, tc.misses
 			dir := filepath.Join(t.TempDir(), "run")
-			require.NoError(t, WriteRun(dir, in))
+			require.NoError(t, WriteRun(context.Background(), dir, in))
 			v, err := ReadVerdict(filepath.Join(dir, FileVerdict))
 			require.NoError(t, err)
 			assert.Equal(t, tc.verdict, v.Verdict)
@@ -211,7 +212,7 @@ func TestIncompleteRunIsNeverAsExpected(t *testing.T) {
 	in := newRun(t, "s", "redlock", fencedPause(), 2, "safe")
 	in.Sim.Incomplete = true
 	dir := filepath.Join(t.TempDir(), "run")
-	require.NoError(t, WriteRun(dir, in))
+	require.NoError(t, WriteRun(context.Background(), dir, in))
 	v, err := ReadVerdict(filepath.Join(dir, FileVerdict))
 	require.NoError(t, err)
 	assert.Equal(t, checker.Safe, v.Verdict)
@@ -282,13 +283,13 @@ func TestTimelinePNG(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := newRun(t, "s", "redlock", tc.h, tc.clients, "")
 			dir := filepath.Join(t.TempDir(), "run")
-			require.NoError(t, WriteRun(dir, in))
+			require.NoError(t, WriteRun(context.Background(), dir, in))
 			f, err := os.Open(filepath.Join(dir, FilePNG))
 			require.NoError(t, err)
 			defer f.Close()
 			img, err := png.Decode(f)
 			require.NoError(t, err)
-			tl, err := newTimeline(in)
+			tl, err := newTimeline(context.Background(), in)
 			require.NoError(t, err)
 			assert.Equal(t, image.Pt(1400, int(math.Round(float64(tl.h)*dpi/72))), img.Bounds().Size())
 			assert.Equal(t, tc.framed, len(tl.panels) == 2, "a witness gets a zoomed panel")
@@ -325,7 +326,7 @@ func countColor(img image.Image, c interface{ RGBA() (r, g, b, a uint32) }, tol 
 func TestTimelineSVGIsXML(t *testing.T) {
 	in := gcPauseRun(t)
 	dir := filepath.Join(t.TempDir(), "run")
-	require.NoError(t, WriteRun(dir, in))
+	require.NoError(t, WriteRun(context.Background(), dir, in))
 	b, err := os.ReadFile(filepath.Join(dir, FileSVG))
 	require.NoError(t, err)
 	dec := xml.NewDecoder(bytes.NewReader(b))
@@ -358,7 +359,7 @@ func TestWriteRunFromFlagsWritesConfigYAML(t *testing.T) {
 	in.Sim.Config.Options.Retry.MaxTries = 4
 	in.Sim.Config.Faults = []sim.Planned{{Fault: testFault("pause-client 0"), Start: sim.Trigger{At: 100 * time.Millisecond}, For: time.Second}}
 	dir := filepath.Join(t.TempDir(), "run")
-	require.NoError(t, WriteRun(dir, in))
+	require.NoError(t, WriteRun(context.Background(), dir, in))
 	b, err := os.ReadFile(filepath.Join(dir, FileScenario))
 	require.NoError(t, err)
 	var back map[string]any
@@ -396,7 +397,7 @@ func TestWriteRunIsAtomic(t *testing.T) {
 			}
 			parent := t.TempDir()
 			dir := filepath.Join(parent, "run")
-			err := WriteRun(dir, gcPauseRun(t))
+			err := WriteRun(context.Background(), dir, gcPauseRun(t))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), step)
 			assert.Empty(t, listDir(t, parent), "nothing is left after a failed write")
@@ -410,7 +411,7 @@ func TestWriteRunEmptyIncompleteHistory(t *testing.T) {
 	in := newRun(t, "s", "redlock", history.History{}, 2, "safe")
 	in.Sim.Incomplete = true
 	dir := filepath.Join(t.TempDir(), "run")
-	require.NoError(t, WriteRun(dir, in))
+	require.NoError(t, WriteRun(context.Background(), dir, in))
 	assert.Len(t, listDir(t, dir), len(allFiles))
 	v, err := ReadVerdict(filepath.Join(dir, FileVerdict))
 	require.NoError(t, err)
@@ -422,7 +423,7 @@ func TestWriteRunParentIsAFile(t *testing.T) {
 	parent := t.TempDir()
 	file := filepath.Join(parent, "file")
 	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
-	err := WriteRun(filepath.Join(file, "run"), gcPauseRun(t))
+	err := WriteRun(context.Background(), filepath.Join(file, "run"), gcPauseRun(t))
 	require.Error(t, err)
 	assert.Equal(t, []string{"file"}, listDir(t, parent))
 }
@@ -431,7 +432,7 @@ func TestWriteRunWithoutVerboseCheckFails(t *testing.T) {
 	in := gcPauseRun(t)
 	in.Check = checker.Check(in.Sim.History, checker.Config{}) // no linearization info
 	parent := t.TempDir()
-	err := WriteRun(filepath.Join(parent, "run"), in)
+	err := WriteRun(context.Background(), filepath.Join(parent, "run"), in)
 	require.Error(t, err, "check.html cannot be drawn")
 	assert.Contains(t, err.Error(), "check.html")
 	assert.Empty(t, listDir(t, parent))
@@ -452,7 +453,7 @@ func TestWriteRunUnusableResourceLog(t *testing.T) {
 	in := newRun(t, "s", "redlock", h, 3, "")
 	require.Equal(t, checker.Unknown, in.Check.Check("exclusion").Verdict)
 	dir := filepath.Join(t.TempDir(), "run")
-	require.NoError(t, WriteRun(dir, in), "the runs that cannot be judged are the ones whose files matter most")
+	require.NoError(t, WriteRun(context.Background(), dir, in), "the runs that cannot be judged are the ones whose files matter most")
 	page, err := os.ReadFile(filepath.Join(dir, FileCheck))
 	require.NoError(t, err)
 	assert.Contains(t, string(page), "No porcupine visualization")
@@ -462,7 +463,7 @@ func TestWriteRunUnusableResourceLog(t *testing.T) {
 func TestWriteRunRefusesAnExistingDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	require.NoError(t, os.Mkdir(dir, 0o755)) // empty: rename(2) would replace it
-	err := WriteRun(dir, gcPauseRun(t))
+	err := WriteRun(context.Background(), dir, gcPauseRun(t))
 	require.Error(t, err)
 	assert.Empty(t, listDir(t, dir), "the existing directory is untouched")
 	assert.Equal(t, []string{"run"}, listDir(t, filepath.Dir(dir)))
@@ -473,7 +474,7 @@ func TestRunDir(t *testing.T) {
 	started := time.Date(2025, 3, 14, 10, 26, 53, 0, time.FixedZone("CET", 3600))
 	first := runDir(t, root, "gc-pause-after-check", "setpx", started, 6)
 	assert.Equal(t, filepath.Join(root, "locksim", "gc-pause-after-check", "20250314T092653Z-setpx-s6"), first, "stamped in UTC, named by the design")
-	require.NoError(t, WriteRun(first, gcPauseRun(t)))
+	require.NoError(t, WriteRun(context.Background(), first, gcPauseRun(t)))
 	second := runDir(t, root, "gc-pause-after-check", "setpx", started, 6)
 	assert.Equal(t, first+"-2", second)
 	require.NoError(t, os.MkdirAll(second, 0o755))
@@ -513,7 +514,7 @@ func TestRunDirFailsOnAPermanentError(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	in := gcPauseRun(t)
-	_, err := WriteNewRun(filepath.Join(file, "x"), "s", time.Now(), 1, in)
+	_, err := WriteNewRun(context.Background(), filepath.Join(file, "x"), "s", time.Now(), 1, in)
 	assert.ErrorIs(t, err, syscall.ENOTDIR)
 	assertHistoryKept(t, err, tmp, in)
 }
@@ -547,7 +548,7 @@ func TestFailedReportKeepsTheHistory(t *testing.T) {
 		return nil
 	}
 	in := gcPauseRun(t)
-	dir, err := WriteNewRun(root, "s", time.Now(), 1, in)
+	dir, err := WriteNewRun(context.Background(), root, "s", time.Now(), 1, in)
 	assert.ErrorIs(t, err, syscall.ENOSPC)
 	assert.Empty(t, dir)
 	assertHistoryKept(t, err, tmp, in)
@@ -569,7 +570,7 @@ func TestWriteNewRunConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			dirs[i], errs[i] = WriteNewRun(root, "same", started, 1, in)
+			dirs[i], errs[i] = WriteNewRun(context.Background(), root, "same", started, 1, in)
 		}()
 	}
 	wg.Wait()
@@ -631,7 +632,7 @@ func TestExample(t *testing.T) {
 		t.Skip("set LOCKSIM_REPORT_EXAMPLE=dir or -update to write the example run directory")
 	}
 	require.NoError(t, os.RemoveAll(dir))
-	require.NoError(t, WriteRun(dir, gcPauseRun(t)))
+	require.NoError(t, WriteRun(context.Background(), dir, gcPauseRun(t)))
 	for _, x := range []struct {
 		name, algo string
 		h          history.History
@@ -642,7 +643,7 @@ func TestExample(t *testing.T) {
 		{"busy", "redlock", busy(), 6},
 	} {
 		require.NoError(t, os.RemoveAll(dir+"-"+x.name))
-		require.NoError(t, WriteRun(dir+"-"+x.name, newRun(t, "example-"+x.name, x.algo, x.h, x.clients, "")))
+		require.NoError(t, WriteRun(context.Background(), dir+"-"+x.name, newRun(t, "example-"+x.name, x.algo, x.h, x.clients, "")))
 	}
 	t.Logf("wrote %s", dir)
 }

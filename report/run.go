@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,6 +61,10 @@ type Run struct {
 	// check's witness; empty, or a check without a witness: the first
 	// witness of any check.
 	Zoom string
+	// cut: the pictures were not drawn because the run's context ended
+	// first (WriteRun); drawnWhole: it ended only once the run was over,
+	// so the history is whole.
+	cut, drawnWhole bool
 }
 
 // Pictures says which of a run's pictures its report draws.
@@ -116,12 +121,30 @@ const (
 // prove that a failed run leaves nothing behind.
 var beforeWrite = func(name string) error { return nil }
 
+// drawStarts runs as the report starts on its pictures; tests interrupt
+// the drawing there.
+var drawStarts = func() {}
+
+// ErrInterrupted: the run's context ended before the report's pictures
+// were drawn (an interrupted run, or an interrupt while they were drawn).
+// The run directory was written without them, marked incomplete.
+var ErrInterrupted = errors.New("interrupted before the report's pictures were drawn")
+
 // WriteRun writes the run directory dir. The files are written into a
 // sibling temporary directory, synced, and the directory is renamed to dir
-// at the end, so dir either holds a complete report or does not exist: on
-// any error nothing is left at dir and the temporary directory is removed.
-// dir must not exist yet (see RunDir); its parent is created if needed.
-func WriteRun(dir string, in Run) (err error) {
+// at the end, so dir either holds a report or does not exist: on any error
+// but ErrInterrupted nothing is left at dir and the temporary directory is
+// removed. dir must not exist yet (see RunDir); its parent is created if
+// needed.
+//
+// The pictures (check.html, timeline.svg, timeline.png) are drawn while
+// ctx lasts: a dense run's take seconds, and an interrupt must not wait
+// for them. When ctx ends before they are all drawn, none is kept (a
+// picture cut midway is never written), and the rest of the report
+// (scenario.yaml, history.jsonl, verdict.json, summary.md) is written
+// marked incomplete; WriteRun then returns an error wrapping
+// ErrInterrupted, dir written.
+func WriteRun(ctx context.Context, dir string, in Run) (err error) {
 	if in.Sim == nil {
 		return errors.New("report: no simulation result")
 	}
@@ -134,11 +157,21 @@ func WriteRun(dir string, in Run) (err error) {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
+	published := false
 	defer func() {
-		if err != nil {
+		if err != nil && !published {
 			d.Discard()
 		}
 	}()
+	write := func(name string, f func(io.Writer) error) error {
+		if err := beforeWrite(name); err != nil {
+			return fmt.Errorf("report: %s: %w", name, err)
+		}
+		if err := d.WriteNew(name, f); err != nil {
+			return fmt.Errorf("report: %s: %w", name, err)
+		}
+		return nil
+	}
 
 	scenarioYAML := in.ScenarioYAML
 	if scenarioYAML == nil {
@@ -146,39 +179,101 @@ func WriteRun(dir string, in Run) (err error) {
 			return err
 		}
 	}
-	var tl *timeline
-	if in.Pictures != NoPictures {
-		if tl, err = newTimeline(in); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
+	if err := write(FileScenario, func(w io.Writer) error { _, err := w.Write(scenarioYAML); return err }); err != nil {
+		return err
 	}
-	files := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
-		{FileScenario, func(w io.Writer) error { _, err := w.Write(scenarioYAML); return err }},
-		{FileHistory, in.Sim.History.WriteJSONL},
-		{FileVerdict, func(w io.Writer) error { return writeVerdict(w, in) }},
-		{FileCheck, func(w io.Writer) error { return writeCheckHTML(w, in) }},
-		{FileSVG, func(w io.Writer) error { return tl.writeTo(w, "svg") }},
-		{FilePNG, func(w io.Writer) error { return tl.writeTo(w, "png") }},
-		{FileSummary, func(w io.Writer) error { return writeSummary(w, in) }},
+	if err := write(FileHistory, in.Sim.History.WriteJSONL); err != nil {
+		return err
 	}
-	for _, f := range files {
-		if !in.Pictures.draws(f.name) {
-			continue
-		}
-		if err := beforeWrite(f.name); err != nil {
-			return fmt.Errorf("report: %s: %w", f.name, err)
-		}
-		if err := d.WriteNew(f.name, f.write); err != nil {
-			return fmt.Errorf("report: %s: %w", f.name, err)
-		}
+	cut, err := writePictures(ctx, d.Path(), in, write)
+	if err != nil {
+		return err
+	}
+	if cut {
+		in = in.picturesCut()
+	}
+	if err := write(FileVerdict, func(w io.Writer) error { return writeVerdict(w, in) }); err != nil {
+		return err
+	}
+	if err := write(FileSummary, func(w io.Writer) error { return writeSummary(w, in) }); err != nil {
+		return err
 	}
 	if err := d.Publish(dir, false); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
+	published = true
+	if cut {
+		return fmt.Errorf("report: %w (%w)", ErrInterrupted, context.Cause(ctx))
+	}
 	return nil
+}
+
+// writePictures draws in's pictures into tmp, the report's directory
+// under construction, while ctx lasts. cut reports that ctx ended first:
+// the pictures already written are then removed, so that a report has
+// all its pictures or none.
+func writePictures(ctx context.Context, tmp string, in Run, write func(string, func(io.Writer) error) error) (cut bool, err error) {
+	if in.Pictures == NoPictures {
+		return false, nil
+	}
+	if context.Cause(ctx) != nil {
+		return true, nil
+	}
+	drawStarts()
+	var written []string
+	drop := func() (bool, error) {
+		for _, name := range written {
+			if err := os.Remove(filepath.Join(tmp, name)); err != nil {
+				return true, fmt.Errorf("report: %w", err)
+			}
+		}
+		return true, nil
+	}
+	tl, err := newTimeline(ctx, in)
+	if err != nil {
+		if context.Cause(ctx) != nil {
+			return drop()
+		}
+		return false, fmt.Errorf("report: %w", err)
+	}
+	pictures := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{FileCheck, func(w io.Writer) error { return writeCheckHTML(w, in) }},
+		{FileSVG, func(w io.Writer) error { return tl.writeTo(w, "svg") }},
+		{FilePNG, func(w io.Writer) error { return tl.writeTo(w, "png") }},
+	}
+	for _, p := range pictures {
+		if !in.Pictures.draws(p.name) {
+			continue
+		}
+		if context.Cause(ctx) != nil {
+			return drop()
+		}
+		if err := write(p.name, p.write); err != nil {
+			if context.Cause(ctx) != nil {
+				return drop()
+			}
+			return false, err
+		}
+		written = append(written, p.name)
+	}
+	return false, nil
+}
+
+// picturesCut is in as its report says it when its pictures were not
+// drawn because the run's context ended first: incomplete, without
+// pictures, with a note saying so.
+func (in Run) picturesCut() Run {
+	res := *in.Sim
+	in.drawnWhole = !res.Incomplete
+	if in.drawnWhole {
+		res.Notes = append(slices.Clone(res.Notes), "interrupted while its report was drawn: the history is whole, the pictures were not drawn")
+	}
+	res.Incomplete = true
+	in.Sim, in.Pictures, in.cut = &res, NoPictures, true
+	return in
 }
 
 func writeVerdict(w io.Writer, in Run) error {
@@ -231,15 +326,19 @@ var ErrExists = artifact.ErrExists
 // loser takes the next free name.
 // When the report cannot be written the history is saved on its own and
 // the error names the file, so that no run's evidence is lost.
-func WriteNewRun(root, scenario string, started time.Time, seed uint64, in Run) (string, error) {
+//
+// ctx is the run's, as WriteRun takes it: when it ends before the pictures
+// are drawn, the directory is written without them and returned with an
+// error wrapping ErrInterrupted.
+func WriteNewRun(ctx context.Context, root, scenario string, started time.Time, seed uint64, in Run) (string, error) {
 	for range 100 {
 		dir, err := RunDir(root, scenario, in.Algorithm, started, seed)
 		if err != nil {
 			return "", withKeptHistory(err, in)
 		}
-		err = WriteRun(dir, in)
-		if err == nil {
-			return dir, nil
+		err = WriteRun(ctx, dir, in)
+		if err == nil || errors.Is(err, ErrInterrupted) {
+			return dir, err
 		}
 		if !errors.Is(err, ErrExists) {
 			return "", withKeptHistory(err, in)

@@ -27,7 +27,10 @@ func writeSummary(w io.Writer, in Run) error {
 	l := readLanes(res.History, res.Config.Clients, res.Config.Cluster.Nodes)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s — %s\n\n", in.Scenario, in.Algorithm)
-	if res.Incomplete {
+	switch {
+	case in.drawnWhole:
+		b.WriteString("**incomplete run — not a verdict.** The run was interrupted while its report was drawn: the history is whole, but the run is not presented as a verdict.\n\n")
+	case res.Incomplete:
 		b.WriteString("**incomplete run — not a verdict.** The run was interrupted; what follows describes a partial history.\n\n")
 	}
 	fmt.Fprintf(&b, "**Verdict: %s** · %s\n\n", r.Verdict, expectationMarkdown(in))
@@ -125,10 +128,12 @@ func writeSummary(w io.Writer, in Run) error {
 		}
 		fmt.Fprintf(&b, "- F%d %s: %s\n", f.ID, f.Desc, faultSpan(f))
 	}
-	switch in.Pictures {
-	case NoPictures:
+	switch {
+	case in.cut:
+		b.WriteString("\nNo timeline or check.html for this run: it was interrupted before they were drawn (`locksim run` of its scenario.yaml draws them) · ")
+	case in.Pictures == NoPictures:
 		b.WriteString("\nNo timeline or check.html for this run: its caller drew pictures only for the runs a reader is sent to, and this one came out as expected (`locksim run` of its scenario.yaml draws them) · ")
-	case VectorPictures:
+	case in.Pictures == VectorPictures:
 		b.WriteString("\n[timeline.svg](timeline.svg) (no PNG: this run came out safe as expected; `locksim run` of its scenario.yaml draws one) · [check.html](check.html) (porcupine, with fault windows) · ")
 	default:
 		b.WriteString("\n[timeline.png](timeline.png) ([svg](timeline.svg)) · [check.html](check.html) (porcupine, with fault windows) · ")

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image/color"
 	"io"
@@ -161,6 +162,9 @@ type row struct {
 
 // timeline is one run's chart, ready to be drawn in any format.
 type timeline struct {
+	// ctx is the run's: once it is done, laying out and drawing stop
+	// where they are, and writeTo writes nothing (stopped).
+	ctx      context.Context
 	lanes    lanes
 	overlaps []overlap
 	rows     []row
@@ -202,8 +206,11 @@ type drawnEvent struct {
 	x vg.Length
 }
 
-func newTimeline(in Run) (*timeline, error) {
+// newTimeline lays out in's chart. When ctx is done before it is laid
+// out, it returns ctx's error.
+func newTimeline(ctx context.Context, in Run) (*timeline, error) {
 	t := &timeline{
+		ctx:      ctx,
 		lanes:    readLanes(in.Sim.History, in.Sim.Config.Clients, in.Sim.Config.Cluster.Nodes),
 		overlaps: zoomFirst(overlaps(in.Check), in.Zoom),
 	}
@@ -219,6 +226,9 @@ func newTimeline(in Run) (*timeline, error) {
 		t.runEnd = t.lanes.end
 	}
 	t.faults = t.faultMarks()
+	if err := t.stopped(); err != nil {
+		return nil, err
+	}
 	t.failPhases, t.failEvents = failoverLayout(checker.Failovers(in.Sim.History))
 
 	t.title = fmt.Sprintf("%s — %s — verdict: %s", in.Scenario, in.Algorithm, strings.ToUpper(string(in.Check.Verdict)))
@@ -254,8 +264,13 @@ func newTimeline(in Run) (*timeline, error) {
 			return nil, err
 		}
 	}
-	return t, nil
+	return t, t.stopped()
 }
+
+// stopped is the run's context's error once it is done: a dense run's
+// chart takes seconds to lay out and draw, and an interrupt must not wait
+// for it. Every loop over a run's operations or faults asks it.
+func (t *timeline) stopped() error { return context.Cause(t.ctx) }
 
 func (t *timeline) newPanel(lo, hi time.Duration, zoom bool, title string) *panel {
 	p := &panel{t: t, lo: lo, hi: hi, zoom: zoom, title: title}
@@ -414,7 +429,9 @@ func (p *panel) rowTicks() []plot.Tick {
 	return ticks
 }
 
-// writeTo renders the chart as "png" or "svg".
+// writeTo renders the chart as "png" or "svg". A drawing the run's
+// context stopped midway is not written: it returns the context's error,
+// having written nothing to w.
 func (t *timeline) writeTo(w io.Writer, format string) error {
 	switch format {
 	case "png":
@@ -422,6 +439,9 @@ func (t *timeline) writeTo(w io.Writer, format string) error {
 	case "svg":
 		cw := vgsvg.New(t.w, t.h)
 		t.draw(draw.New(cw))
+		if err := t.stopped(); err != nil {
+			return err
+		}
 		var buf bytes.Buffer
 		if _, err := cw.WriteTo(&buf); err != nil {
 			return err
@@ -452,6 +472,9 @@ func (t *timeline) draw(c draw.Canvas) {
 	}
 	y := c.Max.Y - px(headerPx)
 	for _, p := range t.panels {
+		if t.stopped() != nil {
+			return
+		}
 		h := px(float64(p.heightPx()))
 		area := draw.Crop(c, px(10), -px(24), y-h-c.Min.Y, y-c.Max.Y)
 		if p.zoom {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"io"
 	"testing"
 )
@@ -13,7 +14,7 @@ func BenchmarkTimeline(b *testing.B) {
 	for _, format := range []string{"png", "svg"} {
 		b.Run(format, func(b *testing.B) {
 			for b.Loop() {
-				tl, err := newTimeline(in)
+				tl, err := newTimeline(context.Background(), in)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -63,7 +64,7 @@ func TestTimelineSentinelPhasesAtSummaryTimes(t *testing.T) {
 	sum := failoverSection(in.Sim.Config, in.Sim.History)
 	require.Contains(t, sum, "master down at 5.7 ms by fault 3")
 
-	tl, err := newTimeline(in)
+	tl, err := newTimeline(context.Background(), in)
 	require.NoError(t, err)
 	require.NoError(t, tl.writeTo(io.Discard, "svg"))
 
@@ -122,7 +123,7 @@ func TestFaultToTheEndOnlyWhenItLasted(t *testing.T) {
 		b.probe(3002, 3003, history.OK)
 		in := newRun(t, "long-pause", "setpx", history.History{Ops: b.ops}, 2, "")
 		in.Sim.Config.Duration = 3 * time.Second
-		tl, err := newTimeline(in)
+		tl, err := newTimeline(context.Background(), in)
 		require.NoError(t, err)
 		require.NoError(t, tl.writeTo(io.Discard, "svg"))
 		texts := tl.panels[0].labels.texts
@@ -146,7 +147,7 @@ func TestSetupCountsTheNodesTheDesignUsed(t *testing.T) {
 	} {
 		in := newRun(t, "s", algo, h, 2, "")
 		assert.Contains(t, setup(in.Sim.Config, h), want)
-		tl, err := newTimeline(in)
+		tl, err := newTimeline(context.Background(), in)
 		require.NoError(t, err)
 		assert.Contains(t, tl.subtitle[0], want)
 	}
@@ -175,7 +176,7 @@ func TestTimelineFramesTheFirstWitnessAndCountsTheRest(t *testing.T) {
 	b.res(history.KindExit, 0, 400, "c0-1", 0, history.OK)
 	b.release(0, 401, history.OK, "c0-1")
 	b.probe(500, 501, history.OK)
-	tl, err := newTimeline(newRun(t, "pile", "setpx", history.History{Ops: b.ops}, 2, "unsafe"))
+	tl, err := newTimeline(context.Background(), newRun(t, "pile", "setpx", history.History{Ops: b.ops}, 2, "unsafe"))
 	require.NoError(t, err)
 	require.Greater(t, len(tl.overlaps), 2)
 	require.NoError(t, tl.writeTo(io.Discard, "svg"))

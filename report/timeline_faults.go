@@ -54,6 +54,9 @@ func (t *timeline) faultMarks() []faultMark {
 	end := max(t.lanes.end, time.Millisecond)
 	var out []faultMark
 	for _, f := range t.lanes.faults {
+		if t.stopped() != nil {
+			return nil
+		}
 		m := faultMark{f: f, label: faultLabel(f), short: fmt.Sprintf("F%d", f.ID),
 			runLong: f.End-f.Start >= end*85/100}
 		tg := f.Target
@@ -316,15 +319,23 @@ func (l *labeler) free(box vg.Rectangle) bool {
 // else.
 type labelsLast struct{ p *panel }
 
-func (l labelsLast) Plot(draw.Canvas, *plot.Plot) { l.p.labels.layout() }
+func (l labelsLast) Plot(draw.Canvas, *plot.Plot) {
+	if l.p.t.stopped() == nil {
+		l.p.labels.layout(l.p.t.stopped)
+	}
+}
 
-func (l *labeler) layout() {
+// layout places and draws the labels asked for, until stop says to stop.
+func (l *labeler) layout(stop func() error) {
 	if l.placed {
 		return
 	}
 	l.placed = true
 	for _, first := range []bool{true, false} {
 		for _, r := range l.reqs {
+			if stop() != nil {
+				return
+			}
 			if r.first != first {
 				continue
 			}
@@ -500,6 +511,9 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 		return true
 	}
 	for _, m := range t.faults {
+		if t.stopped() != nil {
+			return
+		}
 		if !m.visible(d.p.lo, d.p.hi) {
 			continue
 		}
@@ -541,6 +555,9 @@ func (d faultDraw) Plot(c draw.Canvas, pl *plot.Plot) {
 			}
 		}
 		for i, r := range m.rows {
+			if t.stopped() != nil {
+				return
+			}
 			if !once(r, x0, x1, kind) {
 				continue
 			}

@@ -17,5 +17,8 @@ var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed}
 func (t *timeline) writePNG(w io.Writer) error {
 	c := vgimg.NewWith(vgimg.UseWH(t.w, t.h), vgimg.UseDPI(dpi))
 	t.draw(draw.New(c))
+	if err := t.stopped(); err != nil {
+		return err
+	}
 	return pngEncoder.Encode(w, c.Image())
 }

@@ -47,7 +47,7 @@ func (b clientBars) Plot(c draw.Canvas, pl *plot.Plot) {
 	t := b.p.t
 	tx, ty := pl.Transforms(&c)
 	for r, rw := range t.rows {
-		if rw.kind != rowClient {
+		if rw.kind != rowClient || t.stopped() != nil {
 			continue
 		}
 		lane := t.lanes.byClient[rw.id]
@@ -65,6 +65,9 @@ func (b clientBars) Plot(c draw.Canvas, pl *plot.Plot) {
 			drawWait(c, tx, ty, w, y+leaseY, hue)
 		}
 		for _, f := range lane.failed {
+			if t.stopped() != nil {
+				return
+			}
 			fill, edge := tint(grey, 0.55), grey
 			if f.Outcome != "fail" {
 				fill, edge = tint(unknownHue, 0.5), unknownHue
@@ -87,6 +90,9 @@ func (b clientBars) Plot(c draw.Canvas, pl *plot.Plot) {
 			b.p.labels.put(c, sty, words, at...)
 		}
 		for _, a := range lane.acquires {
+			if t.stopped() != nil {
+				return
+			}
 			drawAttempt(c, tx, ty, a, y+leaseY, hue)
 		}
 		for _, s := range lane.leases {
@@ -116,6 +122,9 @@ func (b nodeBars) Plot(c draw.Canvas, pl *plot.Plot) {
 	t := b.p.t
 	tx, ty := pl.Transforms(&c)
 	for _, nr := range t.lanes.nodeRows {
+		if t.stopped() != nil {
+			return
+		}
 		r := t.rowOf(rowNode, nr.Nodes[0])
 		if r < 0 {
 			continue
@@ -143,6 +152,9 @@ func (b nodeBars) Plot(c draw.Canvas, pl *plot.Plot) {
 			b.p.labels.put(c, sty, s.State, vg.Point{X: x0 + px(3), Y: ty(y + holdY)}, vg.Point{X: x1 + px(3), Y: ty(y + holdY)})
 		}
 		for _, h := range n.Holds {
+			if t.stopped() != nil {
+				return
+			}
 			x0, x1, ok := xSpan(c, tx, h.Start, h.End, px(3))
 			if !ok {
 				continue
@@ -292,7 +304,7 @@ func (m rejectedMarks) Plot(c draw.Canvas, pl *plot.Plot) {
 	t := m.p.t
 	tx, ty := pl.Transforms(&c)
 	for r, rw := range t.rows {
-		if rw.kind != rowClient {
+		if rw.kind != rowClient || t.stopped() != nil {
 			continue
 		}
 		for _, at := range t.lanes.byClient[rw.id].rejected {

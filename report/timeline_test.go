@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,7 +52,7 @@ func clockJump() history.History {
 
 func TestTimelineNodeLanesAndZoom(t *testing.T) {
 	in := newRun(t, "redlock-node-clock-jump", "redlock", clockJump(), 2, "unsafe")
-	tl, err := newTimeline(in)
+	tl, err := newTimeline(context.Background(), in)
 	require.NoError(t, err)
 
 	var nodes []string
@@ -98,7 +99,7 @@ func TestTimelineNodeLanesAndZoom(t *testing.T) {
 func TestWriteRunTellsFailedAcquiresAndExplainsCheckHTML(t *testing.T) {
 	in := newRun(t, "redlock-node-clock-jump", "redlock", clockJump(), 2, "unsafe")
 	dir := filepath.Join(t.TempDir(), "run")
-	require.NoError(t, WriteRun(dir, in))
+	require.NoError(t, WriteRun(context.Background(), dir, in))
 
 	sum, err := os.ReadFile(filepath.Join(dir, FileSummary))
 	require.NoError(t, err)
@@ -141,7 +142,7 @@ func TestTimelineDrawsUnlockWaits(t *testing.T) {
 	b.probe(210, 211, history.OK)
 	const label = "waiting for the unlock message (wait: notify)"
 
-	tl, err := newTimeline(newRun(t, "notify-contention", "setpx", history.History{Ops: b.ops}, 2, "safe"))
+	tl, err := newTimeline(context.Background(), newRun(t, "notify-contention", "setpx", history.History{Ops: b.ops}, 2, "safe"))
 	require.NoError(t, err)
 	assert.Equal(t, []span{{start: msd(6), end: msd(101)}}, tl.lanes.byClient[1].waits)
 	assert.Empty(t, tl.lanes.byClient[0].waits)
@@ -150,7 +151,7 @@ func TestTimelineDrawsUnlockWaits(t *testing.T) {
 	assert.Contains(t, svg.String(), label)
 
 	b.ops[4].WaitFrom = 0 // polling: the same attempts, no wait recorded
-	tl, err = newTimeline(newRun(t, "control-contention", "setpx", history.History{Ops: b.ops}, 2, "safe"))
+	tl, err = newTimeline(context.Background(), newRun(t, "control-contention", "setpx", history.History{Ops: b.ops}, 2, "safe"))
 	require.NoError(t, err)
 	assert.Empty(t, tl.lanes.byClient[1].waits)
 	svg.Reset()

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,19 +19,19 @@ func TestTimelineZoomsOnTheNamedCheck(t *testing.T) {
 	}
 	require.True(t, checks["exclusion"] && checks["claim"], "the fixture has witnesses of both checks: %v", checks)
 
-	tl, err := newTimeline(in)
+	tl, err := newTimeline(context.Background(), in)
 	require.NoError(t, err)
 	require.Len(t, tl.panels, 2)
 	assert.Contains(t, tl.panels[1].title, "(exclusion)")
 
 	in.Zoom = "claim"
-	tl, err = newTimeline(in)
+	tl, err = newTimeline(context.Background(), in)
 	require.NoError(t, err)
 	require.Len(t, tl.panels, 2)
 	assert.Contains(t, tl.panels[1].title, "(claim)")
 
 	in.Zoom = "liveness" // no witness of it: the first of any check
-	tl, err = newTimeline(in)
+	tl, err = newTimeline(context.Background(), in)
 	require.NoError(t, err)
 	assert.Contains(t, tl.panels[1].title, "(exclusion)")
 }

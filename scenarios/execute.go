@@ -108,6 +108,10 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	if hasExp {
 		out.Expected = exp.String()
 		if exp.Verdict == Skip {
+			// what the backend cannot do comes before the design's skip
+			if err := s.BackendRefuses(algo, o); err != nil {
+				return out, err
+			}
 			out.Skipped, out.AsExpected = exp.Reason, true
 			return out, nil
 		}
@@ -180,12 +184,24 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 		in.Pictures = o.Pictures(out)
 	}
 
-	dir, err := report.WriteNewRun(o.Out, s.Name, res.Started, cfg.Seed, in)
-	if err != nil {
+	// The report's pictures are drawn while the run's context lasts: an
+	// interrupt (or the timeout) while they are drawn stops them, and the
+	// run is reported as interrupted, its directory written without them.
+	dir, err := report.WriteNewRun(rctx, o.Out, s.Name, res.Started, cfg.Seed, in)
+	switch {
+	case errors.Is(err, report.ErrInterrupted):
+		out.Incomplete, out.AsExpected = true, false
+		if runErr == nil {
+			runErr = fmt.Errorf("run interrupted while its report was drawn: %w", context.Cause(rctx))
+			if ctx.Err() == nil {
+				runErr = fmt.Errorf("%w: run exceeded its timeout of %v while its report was drawn, and was stopped", sim.ErrHarness, o.Timeout)
+			}
+		}
+	case err != nil:
 		return out, fmt.Errorf("%w: write report: %w", sim.ErrHarness, err)
 	}
 	out.Dir = dir
-	if !res.Incomplete {
+	if !out.Incomplete {
 		// latest-<design> is the design's newest run, latest the newest
 		// of any design (the last one written).
 		for _, link := range []string{report.LatestFor(algo), report.LatestLink} {

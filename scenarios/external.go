@@ -27,16 +27,14 @@ import (
 // process control (naming the fault), replicas or persistence, or a node
 // count other than the number of addresses.
 func (s *Scenario) RunConfig(algo string, o RunOptions) (sim.Config, error) {
+	// What the backend cannot do (on --addrs: process control) is the
+	// reason given first: it holds whatever the design.
+	if err := s.BackendRefuses(algo, o); err != nil {
+		return sim.Config{}, err
+	}
 	run, err := s.onAddrs(o.Addrs)
 	if err != nil {
 		return sim.Config{}, err
-	}
-	if len(o.Addrs) > 0 {
-		// What the external backend cannot do (process control) is the
-		// reason given first: it holds whatever the design.
-		if err := run.externalRefuses(algo, o.Addrs); err != nil {
-			return sim.Config{}, err
-		}
 	}
 	cfg, err := run.Config(algo)
 	if err != nil {
@@ -60,6 +58,26 @@ func (s *Scenario) RunConfig(algo string, o RunOptions) (sim.Config, error) {
 		return sim.Config{}, err
 	}
 	return cfg, nil
+}
+
+// BackendRefuses is why the backend the run goes on cannot play the
+// scenario for algo, nil when it can: the scenario's own backend (a
+// command line's --backend set on s) refuses what s.check finds, and the
+// external servers o.Addrs name refuse a node count other than theirs and
+// a fault that needs process control (kill-node, node clocks, failover).
+// It is the first reason a pair does not run, given before any the design
+// brings (an expected skip, an option the design lacks): whatever the
+// design, the backend cannot play it. Callers ask it before honouring an
+// expected skip; RunConfig asks it first.
+func (s *Scenario) BackendRefuses(algo string, o RunOptions) error {
+	run, err := s.onAddrs(o.Addrs)
+	if err != nil {
+		return err
+	}
+	if len(o.Addrs) == 0 {
+		return run.check()
+	}
+	return run.externalRefuses(algo, o.Addrs)
 }
 
 // externalRefuses is the external backend's refusal of the scenario's

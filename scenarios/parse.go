@@ -113,11 +113,16 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 	}
 	// Resolving for every design it runs finds what only the built faults
 	// can check (a partition whose groups choose no link), with its line.
-	// What only some designs cannot take is said when one of them is
-	// resolved for a run (RunConfig, before anything starts), so that
-	// --algos naming another design is not refused for it.
+	// What a design cannot take (checkDesign: a watchdog it lacks, a
+	// majority it can never reach) is said when that design is resolved
+	// for a run (RunConfig, before anything starts), once the command line
+	// is known: --algos may name a design that takes the file, and on
+	// --addrs what the backend cannot do is said first.
 	var first error
 	for _, algo := range checked.Algorithms() {
+		if checked.checkDesign(algo) != nil {
+			continue
+		}
 		_, err := checked.Config(algo)
 		if err == nil {
 			return &s, nil

@@ -219,16 +219,10 @@ func TestParseBad(t *testing.T) {
 		{"sentinel setting for direct", "name: x\nbackend: redis\nreplicas: 1\nfailover: {mode: direct, down_after: 1s}\n", 4, "failover", []string{"Sentinel's settings"}},
 		{"replicas", "name: x\nreplicas: 2\n", 2, "replicas", []string{"0 or 1", "(2)"}},
 		{"read ratio range", "name: x\nread_ratio: 1.5\n", 2, "read_ratio", []string{"(1.5)"}},
-		{"read ratio without read lock", "name: x\nalgorithm: setpx\nread_ratio: 0.5\n", 3, "read_ratio", []string{"setpx has no read lock", "(0.5)"}},
 		{"roles count", "name: x\nalgorithm: rwlock\nclients: 3\nroles: [read, write]\n", 4, "roles", []string{"2 roles for 3 clients"}},
 		{"unknown role", "name: x\nalgorithm: rwlock\nroles: [read, reader]\n", 3, "roles[1]", []string{"want read, write or any", "reader"}},
-		{"read role without read lock", "name: x\nalgorithm: setpx\nroles: [read, write]\n", 3, "roles", []string{"setpx has no read lock"}},
 		{"nest zero", "name: x\nalgorithm: reentrant\nnest: 0\n", 3, "nest", []string{"at least 1", "(0)"}},
-		{"nest without reentrancy", "name: x\nalgorithm: setpx\nnest: 3\n", 3, "nest", []string{"setpx is not reentrant", "(3)"}},
-		{"watchdog without one", "name: x\nalgorithm: setnx-expire\noptions:\n  watchdog: true\n", 4, "options.watchdog", []string{"setnx-expire has no watchdog", "(true)"}},
 		{"bad wait", "name: x\nalgorithm: setpx\noptions: {wait: pol}\n", 3, "options.wait", []string{"must be poll or notify", "(pol)"}},
-		{"notify without a publishing release", "name: x\nalgorithm: setpx-del\noptions:\n  wait: notify\n", 4, "options.wait", []string{"setpx-del cannot notify", "(notify)"}},
-		{"fencing without tokens", "name: x\nalgorithm: setpx\noptions: {fencing: true}\n", 3, "options.fencing", []string{"setpx has no fencing", "(true)"}},
 		{"alias", "name: x\nhold: &h 10ms\nthink: *h\n", 3, "", []string{"aliases are not supported", "(*h)"}},
 		{"merge key", "name: x\noptions: &o {ttl: 1s}\nfaults:\n  - <<: *o\n", 4, "", []string{"aliases"}},
 		{"yaml syntax", "name: x\nfaults: [\n", 2, "", []string{"did not find expected"}},
@@ -374,5 +368,45 @@ func TestReadRatioForEveryDesign(t *testing.T) {
 	assert.Equal(t, "read_ratio", e.Field)
 	for _, w := range []string{"setpx has no read lock", "expect", "skip"} {
 		assert.Contains(t, err.Error(), w)
+	}
+}
+
+// TestDesignRefusedWhenResolved: what the file's own design cannot take
+// loads, and is refused in one line naming that design, at the file's line,
+// when the design is resolved for a run; a design given with --algos that
+// takes the file resolves.
+func TestDesignRefusedWhenResolved(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		line       int
+		field      string
+		has        []string
+		takes      string // a design that takes the file
+	}{
+		{"read ratio without read lock", "name: x\nalgorithm: setpx\nread_ratio: 0.5\n", 3, "read_ratio", []string{"setpx has no read lock", "(0.5)"}, "rwlock"},
+		{"read role without read lock", "name: x\nalgorithm: setpx\nroles: [read, write]\n", 3, "roles", []string{"setpx has no read lock"}, "rwlock"},
+		{"nest without reentrancy", "name: x\nalgorithm: setpx\nnest: 3\n", 3, "nest", []string{"setpx is not reentrant", "(3)"}, "reentrant"},
+		{"watchdog without one", "name: x\nalgorithm: setnx-expire\noptions:\n  watchdog: true\n", 4, "options.watchdog", []string{"setnx-expire has no watchdog", "(true)"}, "reentrant"},
+		{"notify without a publishing release", "name: x\nalgorithm: setpx-del\noptions:\n  wait: notify\n", 4, "options.wait", []string{"setpx-del cannot notify", "(notify)"}, "setpx"},
+		{"fencing without tokens", "name: x\nalgorithm: setpx\noptions: {fencing: true}\n", 3, "options.fencing", []string{"setpx has no fencing", "(true)"}, "fenced"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("bad.yaml", []byte(c.yaml))
+			require.NoError(t, err)
+			_, err = s.Config(s.Algorithm[0])
+			var e *Error
+			require.True(t, errors.As(err, &e), "error type %T: %v", err, err)
+			assert.Equal(t, c.line, e.Line, "line: %v", err)
+			assert.Equal(t, c.field, e.Field, "field: %v", err)
+			msg := err.Error()
+			assert.NotContains(t, msg, "\n", "one line")
+			assert.True(t, strings.HasPrefix(msg, "bad.yaml:"+strconv.Itoa(c.line)+": "+c.field+": "), msg)
+			for _, h := range c.has {
+				assert.Contains(t, msg, h)
+			}
+			_, err = s.Config(c.takes)
+			assert.NoError(t, err, "--algos %s", c.takes)
+		})
 	}
 }

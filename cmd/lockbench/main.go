@@ -103,6 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ran { // --help
 		return exitOK
 	}
+	reclaimPartialDirs(stderr, out)
 	if w.given() {
 		return measureWait(ctx, wcfg, out, f.timeout, "lockbench "+strings.Join(args, " "), stdout, stderr)
 	}

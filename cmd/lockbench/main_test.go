@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -280,4 +282,28 @@ func TestBaselineExitsOneWhenARatioFell(t *testing.T) {
 		"--out-dir", filepath.Join(t.TempDir(), "run")}, &stdout, &stderr)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr.String(), "--baseline: not with --under")
+}
+
+// TestPartialDirsAreReclaimed: the unfinished result directories a killed
+// lockbench left beside --out are removed by the next run when their owner
+// is gone, in one line; a running process's stay, and so does a published
+// run.
+func TestPartialDirsAreReclaimed(t *testing.T) {
+	ended := exec.Command("true")
+	require.NoError(t, ended.Run())
+	dead, live := strconv.Itoa(ended.Process.Pid), strconv.Itoa(os.Getpid())
+	parent := t.TempDir()
+	deadRun := filepath.Join(parent, ".20260101T000000Z.partial-pid"+dead+"-123")
+	liveRun := filepath.Join(parent, ".20260101T000001Z.partial-pid"+live+"-456")
+	kept := filepath.Join(parent, "20260101T000000Z")
+	for _, d := range []string{deadRun, liveRun, kept} {
+		require.NoError(t, os.MkdirAll(filepath.Join(d, "x"), 0o755))
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), tinyRun(filepath.Join(parent, "run")), &stdout, &stderr)
+	require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
+	assert.Contains(t, stderr.String(), "lockbench: removed 1 unfinished result directory that ended runs left in "+parent+" (pid "+dead+")\n")
+	assert.NoDirExists(t, deadRun)
+	assert.DirExists(t, liveRun)
+	assert.DirExists(t, kept)
 }

@@ -260,6 +260,11 @@ func TestExternalBadInput(t *testing.T) {
 	// the design given is setpx, and the real reason is process control.
 	twoDown := file("twodown", "name: twodown\nalgorithm: [redlock, setpx]\nnodes: 3\nduration: 300ms\nfaults:\n"+
 		"  - {kind: kill-node, node: 0, at: 10ms}\n  - {kind: kill-node, node: 1, at: 10ms}\n")
+	// The file names redlock alone, which could not reach a majority;
+	// setpx given with --algos could run, but not on servers locksim
+	// cannot kill.
+	onlyRedlock := file("one", "name: one\nalgorithm: redlock\nnodes: 3\nduration: 300ms\nfaults:\n"+
+		"  - {kind: kill-node, node: 0, at: 10ms}\n  - {kind: kill-node, node: 1, at: 10ms}\n")
 	down := closedAddr(t)
 	ts := startToxiproxy(t)
 	for _, tc := range []struct {
@@ -283,6 +288,10 @@ func TestExternalBadInput(t *testing.T) {
 		{"kill-node on external", []string{"run", "redlock-restart-no-fsync", "--addrs", five}, []string{"kill-node", "external backend", "process control"}},
 		{"kill-node on external, another design given", []string{"run", twoDown, "--algos", "setpx", "--addrs", strings.Join(addrs[:3], ",")},
 			[]string{"twodown.yaml:6", "kill-node", "external backend", "process control"}},
+		{"kill-node on external, the design given expected as skip", []string{"run", "redlock-restart-no-fsync", "--algos", "setpx", "--addrs", five},
+			[]string{"kill-node", "external backend", "process control"}},
+		{"kill-node on external, a file of another design", []string{"run", onlyRedlock, "--algos", "setpx", "--addrs", strings.Join(addrs[:3], ",")},
+			[]string{"one.yaml:6", "kill-node", "external backend", "process control"}},
 		{"clock-jump-node on external", []string{"run", clockJump, "--addrs", five}, []string{"clock.yaml:", "clock-jump-node", "external backend"}},
 		{"pause-node without for on external", []string{"run", pauseOpen, "--addrs", five}, []string{"pause.yaml:", "pause-node", "external backend", "for"}},
 		{"replicas on external", []string{"run", "--algos", "setpx", "--addrs", addrs[0], "failover-async-replication"}, []string{"failover", "external backend"}},

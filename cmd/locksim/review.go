@@ -17,6 +17,7 @@ import (
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/artifact"
 	"github.com/locksim/locksim/internal/outflag"
+	"github.com/locksim/locksim/internal/dups"
 	"github.com/locksim/locksim/internal/progress"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/matrix"
@@ -108,7 +109,7 @@ func (f *reviewFlags) check(cmd *cobra.Command) error {
 			return fmt.Errorf("--algos: %w", err)
 		}
 	}
-	if dup := firstDup(f.algos); dup != "" {
+	if dup, ok := dups.First(f.algos); ok {
 		return fmt.Errorf("--algos: %q given twice", dup)
 	}
 	switch {
@@ -129,17 +130,6 @@ func (f *reviewFlags) check(cmd *cobra.Command) error {
 	// Checked again, with the review's own stamp, when it starts.
 	_, err := f.out.Resolve("review", artifact.Stamp(time.Now()))
 	return err
-}
-
-func firstDup(xs []string) string {
-	seen := map[string]bool{}
-	for _, x := range xs {
-		if seen[x] {
-			return x
-		}
-		seen[x] = true
-	}
-	return ""
 }
 
 // benchConfig is the sweep the page's cost table reads.

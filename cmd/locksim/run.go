@@ -149,11 +149,6 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	algos := f.algos
 	if len(algos) == 0 {
 		algos = s.Algorithms()
-		for _, info := range lock.Algorithms() {
-			if m := info.Missing(); m != "" && s.Covers(info.Name) {
-				fmt.Fprintf(stderr, "note: %s left out: not available here: %s\n", info.Name, m)
-			}
-		}
 	}
 	if f.determinism != 0 {
 		return f.replay(ctx, stdout, stderr, s, algos)
@@ -175,6 +170,9 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	cfgs := map[string]sim.Config{}
 	for _, algo := range algos {
 		if e, ok := s.Expect(algo); ok && e.Verdict == scenarios.Skip {
+			if err := s.BackendRefuses(algo, opts); err != nil {
+				return usageErr(err)
+			}
 			continue
 		}
 		cfg, err := s.RunConfig(algo, opts)
@@ -182,6 +180,14 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 			return usageErr(err)
 		}
 		cfgs[algo] = cfg
+	}
+	if len(f.algos) == 0 {
+		// said once the input is known good, so that a refusal is one line
+		for _, info := range lock.Algorithms() {
+			if m := info.Missing(); m != "" && s.Covers(info.Name) {
+				fmt.Fprintf(stderr, "note: %s left out: not available here: %s\n", info.Name, m)
+			}
+		}
 	}
 	if err := report.CheckOutRoot(f.out); err != nil {
 		return usageErr(fmt.Errorf("--out %q: %w", f.out, err))

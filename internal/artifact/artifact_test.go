@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -95,4 +96,32 @@ func TestDirPublish(t *testing.T) {
 	require.ErrorIs(t, d2.Publish(final, true), ErrExists, "a non-empty directory is never replaced")
 	d2.Discard()
 	assert.Equal(t, []string{"20261124T000000Z"}, listDir(t, parent), "a discarded directory leaves nothing")
+}
+
+// TestReclaimPartialBeside: the sweep for one results directory removes
+// the dead owners' unfinished siblings in its parent and does not walk
+// below them; a live owner's stays, and so does a published directory.
+func TestReclaimPartialBeside(t *testing.T) {
+	ended := exec.Command("true")
+	require.NoError(t, ended.Run())
+	dead, live := strconv.Itoa(ended.Process.Pid), strconv.Itoa(os.Getpid())
+	parent := t.TempDir()
+	deadDir := filepath.Join(parent, ".20260101T000000Z.partial-pid"+dead+"-1")
+	liveDir := filepath.Join(parent, ".20260101T000001Z.partial-pid"+live+"-2")
+	published := filepath.Join(parent, "20260101T000000Z")
+	deeper := filepath.Join(published, "sub", ".x.partial-pid"+dead+"-3")
+	for _, d := range []string{deadDir, liveDir, deeper} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	removed, err := ReclaimPartialBeside(filepath.Join(parent, "20260102T000000Z"))
+	require.NoError(t, err)
+	require.Len(t, removed, 1)
+	assert.Equal(t, Partial{Path: deadDir, PID: ended.Process.Pid}, removed[0])
+	assert.NoDirExists(t, deadDir)
+	assert.DirExists(t, liveDir)
+	assert.DirExists(t, deeper, "only the parent is looked in")
+
+	removed, err = ReclaimPartialBeside(filepath.Join(t.TempDir(), "none", "run"))
+	assert.NoError(t, err, "a parent that does not exist yet has none")
+	assert.Empty(t, removed)
 }

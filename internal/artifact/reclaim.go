@@ -33,10 +33,25 @@ type Partial struct {
 // processes are left alone; so are those of an unknown owner. A root that
 // does not exist has none.
 func ReclaimPartial(root string) ([]Partial, error) {
+	return reclaim(root, reclaimDepth)
+}
+
+// ReclaimPartialBeside is ReclaimPartial for one results directory that a
+// caller is about to write (lockbench's --out): it looks only in dir's
+// parent, where NewDir builds dir and its siblings, not below it, so that
+// an --out in a shared directory (/tmp/run) does not walk that
+// directory's tree.
+func ReclaimPartialBeside(dir string) ([]Partial, error) {
+	return reclaim(filepath.Dir(filepath.Clean(dir)), 1)
+}
+
+// reclaim removes the dead owners' temporary directories under root, down
+// to depth levels.
+func reclaim(root string, depth int) ([]Partial, error) {
 	var removed []Partial
 	var errs []error
-	var walk func(dir string, depth int)
-	walk = func(dir string, depth int) {
+	var walk func(dir string, level int)
+	walk = func(dir string, level int) {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
@@ -59,8 +74,8 @@ func ReclaimPartial(root string) ([]Partial, error) {
 				}
 				continue
 			}
-			if depth < reclaimDepth && !strings.HasPrefix(e.Name(), ".") {
-				walk(path, depth+1)
+			if level < depth && !strings.HasPrefix(e.Name(), ".") {
+				walk(path, level+1)
 			}
 		}
 	}
