@@ -61,7 +61,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Short: "Throughput and latency of every lock design, beside redsync, redislock and the raw Redis limit",
 		Long: "lockbench sweeps lock designs x clients x nodes x contention on redis-server nodes it starts and stops,\n" +
 			"measures lock cycles per second and acquire/cycle latency percentiles, and writes bench.csv, bench.json,\n" +
-			"summary.md and charts (SVG and PNG) under --out. --under SCENARIO runs the load while a scenario's faults play.",
+			"summary.md and charts (SVG and PNG) to OUT/lockbench/<UTC stamp>/ under the results root --out (or exactly --out-dir).\n" +
+			"--under SCENARIO runs the load while a scenario's faults play. Progress and notes go to stderr, results to stdout.",
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
