@@ -55,7 +55,7 @@ func TestCausesOfGroups(t *testing.T) {
 	assert.Len(t, lines, 5, "%s", strings.Join(lines, "\n"))
 	assert.Contains(t, lines, "+2 signatures covered by these causes", "the cause's others, shrunk to it or covered")
 	assert.Contains(t, lines, "+2 not shrunk (budget)")
-	assert.Contains(t, lines, "+1 not shrunk: did not fail again in 8 of 10 reruns")
+	assert.Contains(t, lines, "+1 not shrunk: did not fail again as a scenario")
 	md := r.Markdown()
 	assert.Less(t, strings.Index(md, "## Causes"), strings.Index(md, "## Signatures"))
 	assert.Contains(t, md, "| 1. x | claim | unsafe | 1 | 3 (#1, #2, #3) | 13 |")
