@@ -60,6 +60,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{
 		Algorithm: cfg.Algorithm, Seed: cfg.Seed, Shard: fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards),
 		Kinds: cfg.Kinds, Points: points, World: worldOf(cfg), Violations: []Violation{},
+		Reference: cfg.reference(), Strict: cfg.Strict,
 	}
 	table, runs, notPlayed, runErr := sweep(ctx, cfg, points, began)
 	rep.Runs, rep.NotPlayed = runs, notPlayed
@@ -77,6 +78,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 		list = append(list, f)
 	}
 	sort.Slice(list, func(a, b int) bool { return list[a].foundSeq < list[b].foundSeq })
+	ownFirst(list)
 	shrinker := newFinisher(cfg, rep)
 	shrunk := 0
 	for i, f := range list {
@@ -85,6 +87,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 			Seed: deref(f.s.Seed, 0), Schedule: f.j, Hits: f.hits, FaultsBefore: len(f.s.Faults),
 			FoundAfter: f.at.Seconds(), FoundAtRun: f.atRun, Reason: f.finding.Reason,
 		}
+		cfg.markKnown(&v, f.finding)
 		if cfg.Progress != nil {
 			cfg.Progress(Progress{Runs: runs, Found: countHits(list), Distinct: len(list), RunsPerMin: rep.RunsPerMin,
 				Phase: fmt.Sprintf("shrink %d/%d", i+1, len(list)), Line: "shrinking " + v.Signature})
@@ -97,13 +100,16 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 			rep.Violations = append(rep.Violations, v)
 			continue
 		}
-		shrink := !cfg.NoShrink && shrunk < cfg.MaxShrink && ctx.Err() == nil
+		shrink := !cfg.NoShrink && shrunk < cfg.MaxShrink && ctx.Err() == nil && cfg.shrinks(f.finding)
 		if shrink {
 			shrunk++
 		}
 		if err := shrinker.finish(ctx, &v, f, i+1, shrink); err != nil && ctx.Err() == nil {
 			rep.Pending = len(list) - i
 			return rep, keep(rep, cfg.Out, err)
+		}
+		if shrink {
+			shrinker.referenceOnShrunk(ctx, &v, f.finding)
 		}
 		rep.Violations = append(rep.Violations, v)
 		if cfg.Out != "" && i+1 < len(list) {
@@ -199,6 +205,9 @@ func sweep(ctx context.Context, cfg Config, points []string, began time.Time) (m
 				}
 				s := Generate(cfg, points, j)
 				o, err := runOnce(ctx, s, cfg.Algorithm, deref(s.Seed, 0))
+				if err == nil && o.Violation() {
+					o.Finding = cfg.judge(ctx, s, o.Finding)
+				}
 				mu.Lock()
 				switch {
 				case ctx.Err() != nil:

@@ -43,7 +43,7 @@ type finisher struct {
 func (fi *finisher) coveredBy(f Finding) int {
 	best := 0
 	for n, c := range fi.causes {
-		if !c.Same(f) || len(c.Kinds) == 0 {
+		if !c.Same(f) || len(c.Kinds) == 0 || c.Known != f.Known {
 			continue
 		}
 		all := true
@@ -84,11 +84,13 @@ func (fi *finisher) finish(ctx context.Context, v *Violation, f *found, n int, s
 			s = sh.Scenario
 			v.ShrinkSteps, v.ShrinkTries = sh.Steps, sh.Tries
 			v.ShrunkSignature = sh.Found.Signature()
-			fi.causes[n] = Finding{Check: target.Check, Verdict: target.Verdict, Kinds: sh.Found.Kinds}
+			fi.causes[n] = Finding{Check: target.Check, Verdict: target.Verdict, Kinds: sh.Found.Kinds, Known: target.Known}
 		}
 		markUnfired(s, sh.Unfired)
 	} else if ctx.Err() != nil {
 		v.Note = "not shrunk: the exploration was interrupted"
+	} else if !fi.cfg.shrinks(target) {
+		v.Note = "not shrunk or replayed: the reference fails it too, a known weakness of the family (--strict shrinks it)"
 	} else {
 		v.Note = fmt.Sprintf("not shrunk or replayed: past the first %d distinct violations (or --no-shrink)", fi.cfg.MaxShrink)
 	}

@@ -33,6 +33,11 @@ type Report struct {
 	Points      []string `json:"points"`
 	World       World    `json:"world"`
 	Interrupted bool     `json:"interrupted,omitempty"`
+	// Reference is the design the violating schedules were run on too
+	// ("" for none); Strict: every violation fails, not only the
+	// candidate's own (Failing).
+	Reference string `json:"reference,omitempty"`
+	Strict    bool   `json:"strict,omitempty"`
 	// Pending counts the violations found but not yet finished (shrunk,
 	// written, replayed) when the file was written: explore.json is
 	// written again as each one is done, so that an interruption or a
@@ -92,6 +97,13 @@ type Violation struct {
 	// and size x1.5) the written scenario went through after shrinking,
 	// because as shrunk it reproduced too rarely on redis-server.
 	Strengthened int `json:"strengthened,omitempty"`
+	// Known: the reference failed the same check on the schedule as
+	// found (a weakness of the family); KnownWhy says which check and
+	// why. ReferenceReproduced is how often the reference failed the
+	// shrunk scenario of a violation it does not share ("k/K").
+	Known               bool   `json:"known,omitempty"`
+	KnownWhy            string `json:"known_why,omitempty"`
+	ReferenceReproduced string `json:"reference_reproduced,omitempty"`
 }
 
 // Reproduced says how often the shrunk scenario failed the same check
@@ -160,7 +172,8 @@ func Merge(reports []*Report) []*Report {
 	for _, r := range reports {
 		m := byAlgo[r.Algorithm]
 		if m == nil {
-			m = &Report{Algorithm: r.Algorithm, Seed: r.Seed, Kinds: r.Kinds, Points: r.Points, World: r.World, Violations: []Violation{}}
+			m = &Report{Algorithm: r.Algorithm, Seed: r.Seed, Kinds: r.Kinds, Points: r.Points, World: r.World, Violations: []Violation{},
+				Reference: r.Reference, Strict: r.Strict}
 			byAlgo[r.Algorithm] = m
 			order = append(order, r.Algorithm)
 		}
@@ -327,6 +340,7 @@ func (r *Report) Markdown() string {
 	if r.NotPlayed > 0 {
 		fmt.Fprintf(&b, "%d of the %d runs tested nothing (their faults kept every client from a lease): not played, neither safe nor a violation.\n\n", r.NotPlayed, r.Runs)
 	}
+	b.WriteString(r.differentialMarkdown())
 	if len(r.Violations) == 0 {
 		b.WriteString("**No violation found.** Every other run was safe (or covered by fencing).\n")
 		return b.String()

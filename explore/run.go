@@ -32,6 +32,10 @@ type Finding struct {
 	Kinds []string
 	// Reason is the checker's reason for an unknown verdict.
 	Reason string
+	// Known: the reference design (Config.Against) failed the same check
+	// with the same verdict on the same schedule: a weakness of the
+	// family, not of this design alone.
+	Known bool
 	// NotPlayed: the run tested nothing (no lease granted, every check
 	// skipped); it is counted, neither safe nor a violation.
 	NotPlayed bool `json:"-"`
@@ -47,7 +51,11 @@ func (f Finding) Signature() string {
 	if check == "" {
 		check = "run"
 	}
-	return fmt.Sprintf("%s %s [%s]", check, f.Verdict, strings.Join(f.Kinds, " "))
+	sig := fmt.Sprintf("%s %s [%s]", check, f.Verdict, strings.Join(f.Kinds, " "))
+	if f.Known {
+		sig += " known"
+	}
+	return sig
 }
 
 // Same reports whether g is the same failure as f for shrinking: the same

@@ -41,6 +41,8 @@ type exploreFlags struct {
 	asJSON    bool
 	workers   int
 	noShrink  bool
+	against   string
+	strict    bool
 }
 
 func exploreCmd() *cobra.Command {
@@ -56,9 +58,13 @@ Each shrunk scenario is written as YAML with its expect (locksim run replays
 it) and run once more for a normal run directory; --confirm redis (the
 default when redis-server is on PATH) replays it 10 times on redis-server in
 real time. --shard i/n runs the schedules j with j mod n == i; 'locksim
-explore merge DIR...' merges the shards' results. Exit codes: 0 nothing
-found, 1 violations found, 2 bad input, 3 locksim failed or was interrupted
-(what was found so far is written).`,
+explore merge DIR...' merges the shards' results. A design with a reference
+(its Like, or --against NAME) has every violating schedule run on the
+reference too: what the reference also fails is a known weakness of the
+family, kept as found. Exit codes: 0 nothing found (with a reference:
+nothing the reference does not share; --strict: nothing at all), 1
+violations found, 2 bad input, 3 locksim failed or was interrupted (what
+was found so far is written).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfgs, err := f.configs(cmd)
@@ -87,6 +93,8 @@ found, 1 violations found, 2 bad input, 3 locksim failed or was interrupted
 	fl.BoolVar(&f.asJSON, "json", false, "print the result as JSON on stdout (one object; an array for several designs)")
 	fl.IntVar(&f.workers, "workers", 0, "runs at once (default GOMAXPROCS)")
 	fl.BoolVar(&f.noShrink, "no-shrink", false, "keep the violations as found")
+	fl.StringVar(&f.against, "against", "", "reference design each violating schedule is run on too; violations it shares are known weaknesses of the family (default: the design's Like; none: no reference)")
+	fl.BoolVar(&f.strict, "strict", false, "exit 1 on every violation, also those the reference shares")
 	cmd.AddCommand(exploreMergeCmd())
 	return cmd
 }
@@ -156,7 +164,7 @@ func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
 			Algorithm: a, Kinds: f.kinds, Runs: f.runs, For: f.forDur,
 			Clients: f.clients, Nodes: f.nodes, TTL: f.ttl, Duration: f.duration, Hold: f.hold,
 			MaxFaults: f.maxFaults, Seed: f.seed, Shard: shard, Shards: shards,
-			Confirm: confirm, Workers: f.workers, NoShrink: f.noShrink,
+			Confirm: confirm, Workers: f.workers, NoShrink: f.noShrink, Against: f.against, Strict: f.strict,
 			Out: filepath.Join(f.out, a),
 		}.WithDefaults()
 		if err := cfg.Validate(); err != nil {
@@ -192,7 +200,7 @@ func (f *exploreFlags) run(ctx context.Context, stdout, stderr io.Writer, cfgs [
 		bar.Finish()
 		if rep != nil {
 			reps = append(reps, rep)
-			found += len(rep.Violations)
+			found += len(rep.Failing())
 			if !f.asJSON {
 				printReport(stdout, rep)
 			}
@@ -244,8 +252,11 @@ func printReport(w io.Writer, r *explore.Report) {
 		fmt.Fprint(w, " (interrupted)")
 	}
 	fmt.Fprintln(w)
+	if d := r.DifferentialLine(); d != "" {
+		fmt.Fprintln(w, "  "+d)
+	}
 	for _, v := range r.Violations {
-		fmt.Fprintln(w, "  "+v.Line())
+		fmt.Fprintln(w, "  "+v.Line()+v.KnownTag())
 	}
 }
 
@@ -299,7 +310,7 @@ violations found, 2 bad input.`,
 				if err := r.Write(dir); err != nil {
 					return harnessErr(err)
 				}
-				found += len(r.Violations)
+				found += len(r.Failing())
 				if !asJSON {
 					printReport(cmd.OutOrStdout(), r)
 				}
