@@ -432,7 +432,7 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 			add(c)
 		}
 	}
-	return out
+	return append(out, workloadCandidates(s)...)
 }
 
 // widenHold is how much longer widened holds the lock.
