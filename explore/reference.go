@@ -155,9 +155,9 @@ func (r *Report) DifferentialLine() string {
 		return ""
 	}
 	known := len(r.Violations) - len(r.onlyCandidate())
-	fails := "only these fail it"
+	fails := "only the first fail the exploration"
 	if r.Strict {
-		fails = "--strict: every violation fails it"
+		fails = "--strict: both fail the exploration"
 	}
 	return fmt.Sprintf("against %s: %d distinct violations only %s has, %d that %s has too (%s)",
 		r.Reference, len(r.onlyCandidate()), r.Algorithm, known, r.Reference, fails)
