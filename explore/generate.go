@@ -23,7 +23,7 @@ var LoopPoints = []string{"before-acquire", "after-acquire", "after-check", "aft
 // On a multi-node design a node fault is sometimes a burst: the same
 // fault on a majority of the nodes at one moment (burst).
 // The clients' workload is drawn too (drawWorkload): the watchdog, the
-// nesting, the reads, the hold and the wait, as far as the design has them.
+// nesting, the reads and the hold, as far as the design has them.
 // The draw depends on cfg.Seed, j, the world of cfg and points only, so it
 // is the same on every machine and in every shard. The scenario's own seed
 // is derived from (cfg.Seed, j) too.

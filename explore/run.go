@@ -45,7 +45,9 @@ type Finding struct {
 func (f Finding) Violation() bool { return f.Verdict != "" }
 
 // Signature groups findings: the check, its verdict and the kinds active
-// at the witness, as "claim unsafe [kill-node pause-client]".
+// at the witness, as "claim unsafe [kill-node pause-client]", followed by
+// "known" when the reference fails it too, so that a design's own failure
+// never hides in a group of the family's.
 func (f Finding) Signature() string {
 	check := f.Check
 	if check == "" {
