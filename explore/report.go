@@ -337,6 +337,7 @@ func (r *Report) Markdown() string {
 	fmt.Fprintf(&b, "World: %d clients, %d nodes (one for single-master designs), ttl %s, %s simulated per run, hold %s, up to %d faults per schedule.\n\n",
 		r.World.Clients, r.World.Nodes, r.World.TTL, r.World.Duration, r.World.Hold, r.World.MaxFaults)
 	fmt.Fprintf(&b, "Fault kinds: %s.\n\nPoints: %s.\n\n", strings.Join(r.Kinds, ", "), strings.Join(r.Points, ", "))
+	b.WriteString(workloadNote(r.Algorithm))
 	if r.NotPlayed > 0 {
 		fmt.Fprintf(&b, "%d of the %d runs tested nothing (their faults kept every client from a lease): not played, neither safe nor a violation.\n\n", r.NotPlayed, r.Runs)
 	}

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/lock"
@@ -101,4 +102,21 @@ func workloadCandidates(s *scenarios.Scenario) []candidate {
 		out = append(out, candidate{s: c})
 	}
 	return out
+}
+
+// workloadNote is summary.md's line on what the schedules of algo drew
+// beside the faults.
+func workloadNote(algo string) string {
+	info, _ := lock.Lookup(algo)
+	drawn := []string{"the hold (the world's, near the TTL or, with a watchdog, past it)"}
+	if info.Watchdog {
+		drawn = append(drawn, "the watchdog on or off")
+	}
+	if info.Reentrant {
+		drawn = append(drawn, "nesting 1 to 3 deep")
+	}
+	if info.ReadWrite {
+		drawn = append(drawn, "the share of read holds")
+	}
+	return "Workload drawn per schedule: " + strings.Join(drawn, ", ") + "; each scenario file says its own.\n\n"
 }
