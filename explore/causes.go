@@ -34,6 +34,9 @@ type Cause struct {
 	Reproduced Reproduced `json:"reproduced"`
 	Scenario   string     `json:"scenario,omitempty"`
 	Replay     string     `json:"replay,omitempty"`
+	// Known: the design's reference fails every one of its violations too
+	// (Violation.Known), a weakness of the family rather than the design's.
+	Known bool `json:"known,omitempty"`
 }
 
 // causeOf describes the faults of a shrunk scenario s as a cause: each
@@ -121,9 +124,10 @@ func causesOf(vs []Violation) []Cause {
 		if !ok {
 			c = len(out)
 			index[key] = c
-			out = append(out, Cause{Check: v.Check, Verdict: v.Verdict, Faults: v.Cause})
+			out = append(out, Cause{Check: v.Check, Verdict: v.Verdict, Faults: v.Cause, Known: true})
 		}
 		cs := &out[c]
+		cs.Known = cs.Known && v.Known
 		cs.Violations = append(cs.Violations, i+1)
 		cs.Hits += v.Hits
 		if v.CoveredBy > 0 {
@@ -164,10 +168,11 @@ var unshrunkWhy = map[string]string{
 	UnshrunkNoShrink:    "not shrunk (--no-shrink)",
 	UnshrunkRule:        "not shrunk: did not fail again as a scenario",
 	UnshrunkError:       "not shrunk: its runs failed",
+	UnshrunkKnown:       "not shrunk: the reference fails them too (a known weakness of the family; --strict shrinks them)",
 }
 
 // unshrunkOrder is the order the counts are printed in.
-var unshrunkOrder = []string{UnshrunkBudget, UnshrunkInterrupted, UnshrunkMax, UnshrunkNoShrink, UnshrunkRule, UnshrunkError}
+var unshrunkOrder = []string{UnshrunkKnown, UnshrunkBudget, UnshrunkInterrupted, UnshrunkMax, UnshrunkNoShrink, UnshrunkRule, UnshrunkError}
 
 func orDefault(s, def string) string {
 	if s == "" {

@@ -71,6 +71,12 @@ type Config struct {
 	MaxShrink int
 	// NoShrink keeps every violation as found.
 	NoShrink bool
+	// Against is the reference design every violating schedule is run on
+	// too [the design's lock.Info.Like; AgainstNone: none]; a violation
+	// the reference shares is Known. Strict fails the exploration on every
+	// violation, not only on those the reference does not share.
+	Against string
+	Strict  bool
 	// Workers run schedules at once [GOMAXPROCS].
 	Workers int
 	// Out is the exploration's directory (explore.json, summary.md, the
@@ -161,6 +167,9 @@ func (c Config) Validate() error {
 	}
 	if info.Process {
 		return bad("--algos %s: explore runs in virtual time; %s is a process design that runs in real time only", c.Algorithm, c.Algorithm)
+	}
+	if err := c.validateAgainst(); err != nil {
+		return err
 	}
 	for _, k := range c.Kinds {
 		if k == KindNone {

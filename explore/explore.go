@@ -117,7 +117,8 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{
 		Algorithm: cfg.Algorithm, Seed: cfg.Seed, Shard: fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards),
 		Kinds: cfg.Kinds, Points: points, World: worldOf(cfg), Violations: []Violation{},
-		Budget: budgetOf(plan),
+		Budget:    budgetOf(plan),
+		Reference: cfg.reference(), Strict: cfg.Strict,
 	}
 	sched, cfg := newScheduler(ctx, cfg, points)
 	table, runs, notPlayed, runErr := sweep(ctx, cfg, sched, began, plan.Search)
@@ -145,6 +146,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		return list[a].foundSeq < list[b].foundSeq
 	})
+	ownFirst(list)
 	bud := newBudget(ctx, plan, began, now)
 	defer bud.cancel()
 	shrinker := newFinisher(cfg, rep, points)
@@ -155,6 +157,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 			Seed: deref(f.s.Seed, 0), Schedule: f.j, Hits: f.hits, FaultsBefore: len(f.s.Faults),
 			FoundAfter: f.at.Seconds(), FoundAtRun: f.atRun, Reason: f.finding.Reason,
 		}
+		cfg.markKnown(&v, f.finding)
 		if cfg.Progress != nil {
 			cfg.Progress(Progress{Runs: runs, Found: countHits(list), Distinct: len(list), RunsPerMin: rep.RunsPerMin,
 				Phase: fmt.Sprintf("shrink %d/%d", i+1, len(list)), Line: "shrinking " + v.Signature})
@@ -168,13 +171,16 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 			rep.Violations = append(rep.Violations, v)
 			continue
 		}
-		shrink := !cfg.NoShrink && shrunk < cfg.MaxShrink && ctx.Err() == nil && !bud.over()
+		shrink := !cfg.NoShrink && shrunk < cfg.MaxShrink && ctx.Err() == nil && !bud.over() && cfg.shrinks(f.finding)
 		if shrink {
 			shrunk++
 		}
 		if err := shrinker.finish(bud, &v, f, i+1, shrink); err != nil && ctx.Err() == nil {
 			rep.Pending = len(list) - i
 			return rep, keep(rep, cfg.Out, err)
+		}
+		if shrink {
+			shrinker.referenceOnShrunk(ctx, &v, f.finding)
 		}
 		rep.Violations = append(rep.Violations, v)
 		if cfg.Out != "" && i+1 < len(list) && shrink {
@@ -282,6 +288,9 @@ func sweep(ctx context.Context, cfg Config, sched *scheduler, began time.Time, s
 					return // ctx ended while a guided draw waited
 				}
 				o, err := runOnce(ctx, s, cfg.Algorithm, deref(s.Seed, 0))
+				if err == nil && o.Violation() {
+					o.Finding = cfg.judge(ctx, s, o.Finding)
+				}
 				sched.ran(j, s, o, err)
 				mu.Lock()
 				switch {

@@ -46,7 +46,7 @@ type finisher struct {
 func (fi *finisher) coveredBy(f Finding) int {
 	best := 0
 	for n, c := range fi.causes {
-		if !c.Same(f) || len(c.Kinds) == 0 {
+		if !c.Same(f) || len(c.Kinds) == 0 || c.Known != f.Known {
 			continue
 		}
 		all := true
@@ -141,7 +141,7 @@ func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool
 			v.ShrinkSteps, v.ShrinkTries = sh.Steps, sh.Tries
 			v.ShrunkSignature = sh.Found.Signature()
 			v.Cause = causeOf(s, target, fi.cfg)
-			fi.causes[n] = Finding{Check: target.Check, Verdict: target.Verdict, Kinds: sh.Found.Kinds}
+			fi.causes[n] = Finding{Check: target.Check, Verdict: target.Verdict, Kinds: sh.Found.Kinds, Known: target.Known}
 			if cut {
 				v.CutShort = true
 				v.Note = joinNote(v.Note, "shrinking cut short (budget): the scenario meets the rule, a smaller one may too")
@@ -154,6 +154,9 @@ func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool
 	case fi.cfg.NoShrink:
 		v.Unshrunk = UnshrunkNoShrink
 		v.Note = "not shrunk or replayed: --no-shrink"
+	case !fi.cfg.shrinks(target):
+		v.Unshrunk = UnshrunkKnown
+		v.Note = "not shrunk or replayed: the reference fails it too, a known weakness of the family (--strict shrinks it)"
 	case b.shrinkOver():
 		v.Unshrunk = UnshrunkBudget
 		v.Note = "not shrunk (budget): the time for shrinking had ended"

@@ -12,7 +12,8 @@ import (
 )
 
 // LoopPoints are the client loop's points a schedule may trigger at (the
-// nesting points need nest > 1, which explorations do not use).
+// nesting points are reached only in the schedules drawn with nest > 1,
+// so no fault waits for them).
 var LoopPoints = []string{"before-acquire", "after-acquire", "after-check", "after-enter", "before-exit", "before-release"}
 
 // Generate draws schedule j of cfg (with defaults filled in) as a
@@ -21,6 +22,8 @@ var LoopPoints = []string{"before-acquire", "after-acquire", "after-check", "aft
 // reaches one of points for the first to third time, with a random length.
 // On a multi-node design a node fault is sometimes a burst: the same
 // fault on a majority of the nodes at one moment (burst).
+// The clients' workload is drawn too (drawWorkload): the watchdog, the
+// nesting, the reads and the hold, as far as the design has them.
 // The draw depends on cfg.Seed, j, the world of cfg and points only, so it
 // is the same on every machine and in every shard. The scenario's own seed
 // is derived from (cfg.Seed, j) too.
@@ -74,6 +77,7 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 	if info.MultiNode {
 		g.keepQuorum(s)
 	}
+	drawWorkload(cfg, info, s, j)
 	return s
 }
 

@@ -41,6 +41,11 @@ type Report struct {
 	Points      []string `json:"points"`
 	World       World    `json:"world"`
 	Interrupted bool     `json:"interrupted,omitempty"`
+	// Reference is the design the violating schedules were run on too
+	// ("" for none); Strict: every violation fails, not only the
+	// candidate's own (Failing).
+	Reference string `json:"reference,omitempty"`
+	Strict    bool   `json:"strict,omitempty"`
 	// Pending counts the violations found but not yet finished (shrunk,
 	// written, replayed) when the file was written: explore.json is
 	// written again as each one is done, so that an interruption or a
@@ -78,6 +83,7 @@ const (
 	UnshrunkNoShrink    = "no-shrink"   // NoShrink
 	UnshrunkRule        = "rule"        // its run as a scenario did not fail the check again
 	UnshrunkError       = "error"       // shrinking could not run it
+	UnshrunkKnown       = "known"       // the reference fails it too (shrunk only with Strict)
 )
 
 // World is what every schedule of an exploration shares.
@@ -146,6 +152,13 @@ type Violation struct {
 	// and size x1.5) the written scenario went through after shrinking,
 	// because as shrunk it reproduced too rarely on redis-server.
 	Strengthened int `json:"strengthened,omitempty"`
+	// Known: the reference failed the same check on the schedule as
+	// found (a weakness of the family); KnownWhy says which check and
+	// why. ReferenceReproduced is how often the reference failed the
+	// shrunk scenario of a violation it does not share ("k/K").
+	Known               bool   `json:"known,omitempty"`
+	KnownWhy            string `json:"known_why,omitempty"`
+	ReferenceReproduced string `json:"reference_reproduced,omitempty"`
 }
 
 // Reproduced says how often the shrunk scenario failed the same check
@@ -215,7 +228,8 @@ func Merge(reports []*Report) []*Report {
 	for _, r := range reports {
 		m := byAlgo[r.Algorithm]
 		if m == nil {
-			m = &Report{Algorithm: r.Algorithm, Seed: r.Seed, Kinds: r.Kinds, Points: r.Points, World: r.World, Violations: []Violation{}}
+			m = &Report{Algorithm: r.Algorithm, Seed: r.Seed, Kinds: r.Kinds, Points: r.Points, World: r.World, Violations: []Violation{},
+				Reference: r.Reference, Strict: r.Strict}
 			byAlgo[r.Algorithm] = m
 			order = append(order, r.Algorithm)
 		}
@@ -384,9 +398,13 @@ func (c Cause) Line() string {
 		faults = fmt.Sprintf("%d faults", c.FaultCount)
 	}
 	where := orDash(c.Scenario)
-	return fmt.Sprintf("%-9s %-8s %s  %s  %s  (%s, %s)  %s",
+	known := ""
+	if c.Known {
+		known = "  (reference fails it too)"
+	}
+	return fmt.Sprintf("%-9s %-8s %s  %s  %s  (%s, %s)  %s%s",
 		orDash(c.Check), strings.ToUpper(c.Verdict), faults, reproLine(c.Reproduced, 0), c.Faults,
-		plural(len(c.Violations), "signature"), plural(c.Hits, "run"), where)
+		plural(len(c.Violations), "signature"), plural(c.Hits, "run"), where, known)
 }
 
 // maxCauseLines bounds the causes Lines prints; the rest are counted.
@@ -485,10 +503,11 @@ func (r *Report) Markdown() string {
 	fmt.Fprintf(&b, "World: %d clients, %d nodes (one for single-master designs), ttl %s, %s simulated per run, hold %s, up to %d faults per schedule.\n\n",
 		r.World.Clients, r.World.Nodes, r.World.TTL, r.World.Duration, r.World.Hold, r.World.MaxFaults)
 	fmt.Fprintf(&b, "Fault kinds: %s.\n\nPoints: %s.\n\n", strings.Join(r.Kinds, ", "), strings.Join(r.Points, ", "))
+	b.WriteString(workloadNote(r.Algorithm))
 	if r.NotPlayed > 0 {
 		fmt.Fprintf(&b, "%d of the %d runs tested nothing (their faults kept every client from a lease): not played, neither safe nor a violation.\n\n", r.NotPlayed, r.Runs)
 	}
-	b.WriteString(r.Sweep.markdown() + r.Coverage.markdown())
+	b.WriteString(r.Sweep.markdown() + r.Coverage.markdown() + r.differentialMarkdown())
 	if len(r.Violations) == 0 {
 		b.WriteString("**No violation found.** Every other run was safe (or covered by fencing).\n")
 		return b.String()

@@ -32,6 +32,10 @@ type Finding struct {
 	Kinds []string
 	// Reason is the checker's reason for an unknown verdict.
 	Reason string
+	// Known: the reference design (Config.Against) failed the same check
+	// with the same verdict on the same schedule: a weakness of the
+	// family, not of this design alone.
+	Known bool
 	// NotPlayed: the run tested nothing (no lease granted, every check
 	// skipped); it is counted, neither safe nor a violation.
 	NotPlayed bool `json:"-"`
@@ -41,13 +45,19 @@ type Finding struct {
 func (f Finding) Violation() bool { return f.Verdict != "" }
 
 // Signature groups findings: the check, its verdict and the kinds active
-// at the witness, as "claim unsafe [kill-node pause-client]".
+// at the witness, as "claim unsafe [kill-node pause-client]", followed by
+// "known" when the reference fails it too, so that a design's own failure
+// never hides in a group of the family's.
 func (f Finding) Signature() string {
 	check := f.Check
 	if check == "" {
 		check = "run"
 	}
-	return fmt.Sprintf("%s %s [%s]", check, f.Verdict, strings.Join(f.Kinds, " "))
+	sig := fmt.Sprintf("%s %s [%s]", check, f.Verdict, strings.Join(f.Kinds, " "))
+	if f.Known {
+		sig += " known"
+	}
+	return sig
 }
 
 // Same reports whether g is the same failure as f for shrinking: the same

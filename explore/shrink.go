@@ -439,7 +439,7 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 			add(c)
 		}
 	}
-	return out
+	return append(out, workloadCandidates(s)...)
 }
 
 // widenHold is how much longer stretched holds the lock.

@@ -45,6 +45,8 @@ type exploreFlags struct {
 	noShrink  bool
 	exhaust   bool
 	unguided  bool
+	against   string
+	strict    bool
 }
 
 func exploreCmd() *cobra.Command {
@@ -69,7 +71,10 @@ shrinking and confirmation, and writing (the split is printed on stderr);
 --for with --timeout bounds the search by --for and the whole by --timeout;
 --runs alone has no time bound. What the budget leaves unshrunk or
 unconfirmed is recorded as such. Process designs (redis-py, node-redlock,
-process:CMD) run in real time only and are refused. Random draws are
+process:CMD) run in real time only and are refused. A design with a
+reference (its Like, or --against NAME) has every violating schedule run on
+the reference too: what the reference also fails is a known weakness of the
+family, kept as found. Random draws are
 steered toward the (point, fault kind) pairs earlier batches of runs did
 not reach (--unguided: not); summary.md shows the pairs reached as a grid.
 --exhaustive runs every single-fault schedule instead (each kind, target,
@@ -78,7 +83,8 @@ design's nodes), then pairs while --runs or --for lasts, and states the
 bound: no violation under any single fault, or how many break the design.
 --shard i/n runs the
 schedules j with j mod n == i; 'locksim explore merge DIR...' merges the
-shards' results. Exit codes: 0 nothing found, 1 violations found, 2 bad
+shards' results. Exit codes: 0 nothing found (with a reference: nothing the reference does
+not share; --strict: nothing at all), 1 violations found, 2 bad
 input, 3 locksim failed or was interrupted (what was found so far is
 written).`,
 		Args: cobra.NoArgs,
@@ -111,6 +117,8 @@ written).`,
 	fl.BoolVar(&f.noShrink, "no-shrink", false, "keep the violations as found")
 	fl.BoolVar(&f.exhaust, "exhaustive", false, "run every single-fault schedule (each kind, target, point, visit 1-3, size), then pairs while --runs or --for lasts; states the bound it reached")
 	fl.BoolVar(&f.unguided, "unguided", false, "draw schedule j from (seed, j) alone, not steered toward the (point, kind) pairs not yet reached")
+	fl.StringVar(&f.against, "against", "", "reference design each violating schedule is run on too; violations it shares are known weaknesses of the family (default: the design's Like; none: no reference)")
+	fl.BoolVar(&f.strict, "strict", false, "exit 1 on every violation, also those the reference shares")
 	cmd.AddCommand(exploreMergeCmd())
 	return cmd
 }
@@ -192,6 +200,7 @@ func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
 			Clients: f.clients, Nodes: f.nodes, TTL: f.ttl, Duration: f.duration, Hold: f.hold,
 			MaxFaults: f.maxFaults, Seed: f.seed, Shard: shard, Shards: shards,
 			Confirm: confirm, Workers: f.workers, NoShrink: f.noShrink, Exhaustive: f.exhaust, Unguided: f.unguided,
+			Against: f.against, Strict: f.strict,
 			Out: filepath.Join(f.out, a),
 		}.WithDefaults()
 		if err := cfg.Validate(); err != nil {
@@ -227,7 +236,7 @@ func (f *exploreFlags) run(ctx context.Context, stdout, stderr io.Writer, cfgs [
 		bar.Finish()
 		if rep != nil {
 			reps = append(reps, rep)
-			found += len(rep.Violations)
+			found += len(rep.Failing())
 			causes += len(rep.Causes)
 			if !f.asJSON {
 				printReport(stdout, rep)
@@ -324,6 +333,9 @@ func printReport(w io.Writer, r *explore.Report) {
 	if r.Sweep != nil {
 		fmt.Fprintln(w, "  "+r.Sweep.Statement)
 	}
+	if d := r.DifferentialLine(); d != "" {
+		fmt.Fprintln(w, "  "+d)
+	}
 	for _, line := range r.Lines() {
 		fmt.Fprintln(w, "  "+line)
 	}
@@ -378,7 +390,7 @@ violations found, 2 bad input.`,
 				if err := r.Write(dir); err != nil {
 					return harnessErr(err)
 				}
-				found += len(r.Violations)
+				found += len(r.Failing())
 				if !asJSON {
 					printReport(cmd.OutOrStdout(), r)
 				}
