@@ -56,7 +56,7 @@ func TestBenchOnValkey(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--server", "valkey", "--algos", "setpx,raw", "--clients", "1",
 		"--nodes", "1", "--contention", "per-client", "--duration", "100ms", "--rounds", "1", "--warmup", "10ms",
-		"--out", out}, &stdout, &stderr)
+		"--out-dir", out}, &stdout, &stderr)
 	require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
 	b, err := os.ReadFile(filepath.Join(out, bench.FileJSON))
 	require.NoError(t, err)

@@ -15,13 +15,13 @@ func TestExploreAgainst(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"explore", "--algos", "setpx", "--against", "setpx", "--kinds", "pause-client", "--runs", "60",
 		"--duration", "1s", "--hold", "100ms", "--confirm", "none"}
-	stdout, stderr, code := executeVirtual(t, append(args, "--out", filepath.Join(dir, "a"))...)
+	stdout, stderr, code := executeVirtual(t, append(args, "--out-dir", filepath.Join(dir, "a"))...)
 	require.Equal(t, exitOK, code, "setpx's overlaps under pauses are setpx's too: %s", stderr)
 	assert.Contains(t, stdout, "against setpx: 0 distinct violations only setpx has")
-	assert.Contains(t, stdout, "(reference fails it too)")
+	assert.Contains(t, stdout, "+1 not shrunk: the reference fails them too")
 	assert.FileExists(t, filepath.Join(dir, "a", "setpx", "summary.md"))
 
-	_, stderr, code = executeVirtual(t, append(args, "--strict", "--out", filepath.Join(dir, "b"))...)
+	_, stderr, code = executeVirtual(t, append(args, "--strict", "--out-dir", filepath.Join(dir, "b"))...)
 	assert.Equal(t, exitMismatch, code, stderr)
 
 	_, stderr, code = execute(t, "explore", "--algos", "setpx", "--against", "paxos")

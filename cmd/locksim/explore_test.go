@@ -141,7 +141,7 @@ func TestExploreCommandAndMerge(t *testing.T) {
 func TestExploreKeepsItsBudget(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "x")
 	start := time.Now()
-	stdout, stderr, code := executeVirtual(t, "explore", "--algos", "setnx-expire", "--for", "3s", "--confirm", "none", "--out", out)
+	stdout, stderr, code := executeVirtual(t, "explore", "--algos", "setnx-expire", "--for", "3s", "--confirm", "none", "--out-dir", out)
 	took := time.Since(start)
 	require.Equal(t, exitMismatch, code, stderr)
 	assert.Less(t, took, 3*time.Second+20*time.Second, "--for 3s is the whole command")
@@ -163,7 +163,7 @@ func TestExploreKeepsItsBudgetConfirming(t *testing.T) {
 	simtest.RequireRedisServer(t)
 	out := filepath.Join(t.TempDir(), "x")
 	start := time.Now()
-	_, stderr, code := executeVirtual(t, "explore", "--algos", "setnx-expire", "--for", "2s", "--timeout", "8s", "--confirm", "redis", "--out", out)
+	_, stderr, code := executeVirtual(t, "explore", "--algos", "setnx-expire", "--for", "2s", "--timeout", "8s", "--confirm", "redis", "--out-dir", out)
 	took := time.Since(start)
 	require.Equal(t, exitMismatch, code, stderr)
 	assert.Less(t, took, 8*time.Second+20*time.Second, "--timeout 8s is the whole command")
@@ -176,7 +176,7 @@ func TestExploreKeepsItsBudgetConfirming(t *testing.T) {
 func TestExploreExhaustiveStatesTheBound(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "sweep")
 	stdout, stderr, code := executeVirtual(t, "explore", "--algos", "fenced", "--kinds", "crash-client", "--exhaustive",
-		"--duration", "1s", "--confirm", "none", "--out", out)
+		"--duration", "1s", "--confirm", "none", "--out-dir", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "exhaustive (every single-fault schedule)")
 	assert.Regexp(t, `\n  fenced: no violation under any single crash-client fault at any of its \d+ points \([\d,]+ schedules; 2 clients, 1 node, ttl 500ms\)\n`, stdout)
@@ -186,7 +186,7 @@ func TestExploreExhaustiveStatesTheBound(t *testing.T) {
 	assert.Contains(t, string(summary), "## Coverage: points x fault kinds")
 
 	stdout, stderr, code = executeVirtual(t, "explore", "--algos", "fenced", "--kinds", "crash-client", "--exhaustive",
-		"--duration", "1s", "--confirm", "none", "--json", "--out", filepath.Join(t.TempDir(), "json"))
+		"--duration", "1s", "--confirm", "none", "--json", "--out-dir", filepath.Join(t.TempDir(), "json"))
 	require.Equal(t, exitOK, code, stderr)
 	var rep struct {
 		Sweep struct {

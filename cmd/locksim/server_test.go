@@ -23,10 +23,10 @@ func TestServerFlagBadInput(t *testing.T) {
 		args  []string
 		wants []string
 	}{
-		{"run: unknown server", []string{"run", "--algo", "setpx", "--server", "mongo"}, []string{`--server "mongo"`, "redis or valkey"}},
-		{"run: empty server", []string{"run", "--algo", "setpx", "--server", ""}, []string{`--server ""`, "redis or valkey"}},
-		{"run: valkey on miniredis", []string{"run", "--algo", "setpx", "--backend", "miniredis", "--server", "valkey"}, []string{"--server valkey", "--backend redis", "not --backend miniredis"}},
-		{"run: valkey on --addrs", []string{"run", "--algo", "setpx", "--addrs", "127.0.0.1:1", "--server", "valkey"}, []string{"--server valkey", "--addrs"}},
+		{"run: unknown server", []string{"run", "--algos", "setpx", "--server", "mongo"}, []string{`--server "mongo"`, "redis or valkey"}},
+		{"run: empty server", []string{"run", "--algos", "setpx", "--server", ""}, []string{`--server ""`, "redis or valkey"}},
+		{"run: valkey on miniredis", []string{"run", "--algos", "setpx", "--backend", "miniredis", "--server", "valkey"}, []string{"--server valkey", "--backend redis", "not --backend miniredis"}},
+		{"run: valkey on --addrs", []string{"run", "--algos", "setpx", "--addrs", "127.0.0.1:1", "--server", "valkey"}, []string{"--server valkey", "--addrs"}},
 		{"run: valkey on a miniredis scenario", []string{"run", "gc-pause-after-check", "--algos", "setpx", "--server", "valkey"}, []string{"--server valkey", "runs on backend miniredis", "--backend redis"}},
 		{"matrix: unknown server", []string{"matrix", "--server", "Valkey"}, []string{`--server "Valkey"`, "redis or valkey"}},
 		{"matrix: valkey on miniredis", []string{"matrix", "--backend", "miniredis", "--server", "valkey"}, []string{"--server valkey", "not --backend miniredis"}},
@@ -81,7 +81,7 @@ func TestMissingValkeyServer(t *testing.T) {
 	}
 	t.Setenv("PATH", path)
 	out := filepath.Join(t.TempDir(), "results")
-	_, stderr, code := execute(t, "run", "--algo", "setpx", "--backend", "redis", "--server", "valkey", "--duration", "100ms", "--out", out)
+	_, stderr, code := execute(t, "run", "--algos", "setpx", "--backend", "redis", "--server", "valkey", "--duration", "100ms", "--out", out)
 	assert.Equal(t, exitUsage, code, stderr)
 	assert.Contains(t, lastLine(stderr), "valkey-server not found in PATH")
 	assert.Contains(t, lastLine(stderr), "valkey-sentinel")
