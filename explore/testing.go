@@ -87,7 +87,7 @@ func (r *Report) Failures() []string {
 			r.Algorithm, orDash(c.Check), strings.ToUpper(c.Verdict), repro, plural(c.FaultCount, "fault"), c.Faults,
 			plural(len(c.Violations), "signature"), where))
 	}
-	counts := unshrunkCounts(r.Violations)
+	counts := unshrunkCounts(r.Failing())
 	for _, why := range unshrunkOrder {
 		if n := counts[why]; n > 0 {
 			out = append(out, fmt.Sprintf("%s: %d more %s (see %s)", r.Algorithm, n, strings.TrimPrefix(plural(n, "signature"), fmt.Sprint(n)+" ")+" "+unshrunkWhy[why], orDefault(r.Written, "the report")))
