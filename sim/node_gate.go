@@ -57,7 +57,20 @@ func (g *gate) pass() bool {
 	}
 	if wait != nil {
 		<-wait
-		g.sched.Gate(key)
+		// In the run's order, unless the node is killed first: then it is
+		// dropped at once, not through the scheduler. The kill holds the
+		// node's lock until miniredis has closed every connection, this
+		// one's included, and a goroutine waiting for that lock (the
+		// observer reading the node) is not durably blocked, so the
+		// scheduler would never get to pick it. Every held command is
+		// dropped, in whatever order: nothing depends on it.
+		picked := make(chan struct{})
+		g.sched.Post(key, func() { close(picked) })
+		select {
+		case <-picked:
+		case <-g.died():
+			return false
+		}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
