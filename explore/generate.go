@@ -9,6 +9,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
 )
 
 // LoopPoints are the client loop's points a schedule may trigger at (the
@@ -235,7 +236,7 @@ func (g *gen) fault(kind string) scenarios.FaultSpec {
 		f.Rate = ptr(rates[g.rnd.IntN(len(rates))])
 	case faults.KindDelay:
 		f.Client = ptr(c)
-		f.Latency = dur(g.between(ttl/10, ttl))
+		f.Latency = dur(g.latency())
 	case faults.KindPartition, faults.KindDrop:
 		f.Client = ptr(c)
 		if kind == faults.KindDrop || g.rnd.IntN(2) == 0 {
@@ -264,6 +265,22 @@ func (g *gen) fault(kind string) scenarios.FaultSpec {
 		}
 	}
 	return f
+}
+
+// latency draws a delay's latency, each way. Half the draws are slow but
+// answered: a round trip of a fifth to nine tenths of the design's node
+// timeout, so that the reply comes back late instead of timing out. Such
+// an acquire takes a good part of the TTL (up to nearly half of it for a
+// single-node design), which only a lease whose validity is measured from
+// the send accounts for. The other half range over a tenth of the TTL to
+// the TTL: a link slower than a command may wait.
+func (g *gen) latency() time.Duration {
+	ttl := g.cfg.TTL
+	if g.rnd.IntN(2) == 0 {
+		return g.between(ttl/10, ttl)
+	}
+	nt := sim.Config{Algorithm: g.cfg.Algorithm, Options: lock.Options{TTL: ttl}}.WithDefaults().Options.NodeTimeout
+	return g.between(nt/10, nt*9/20)
 }
 
 // trigger draws a time in the first 80% of the run or a point.

@@ -393,29 +393,25 @@ func (r *mutantRedlock) Extend(ctx context.Context, l *lock.Lease) error {
 }
 
 // mutant is one entry of the suite: the registered name, the design it
-// was copied from (its Like) and the line it changes. A hard mutant is
-// measured, not required: the default kinds have not found it within the
-// budget (a validity measured from the reply breaks the claim only when a
-// delay lies on the acquire's reply and the hold outlasts the key).
+// was copied from (its Like) and the line it changes.
 type mutant struct {
 	name, like, change string
-	hard               bool
 }
 
 // mutants are the suite, in the order of the table in docs/results.md.
 var mutants = []mutant{
-	{"mutant-setpx-del-unlock", "setpx", "release: DEL without the owner check", false},
-	{"mutant-setpx-get-then-del", "setpx", "release: GET and compare in the client, then DEL (not atomic)", false},
-	{"mutant-setpx-set-without-nx", "setpx", "acquire: SET PX without NX", false},
-	{"mutant-setpx-ex-ms-as-seconds", "setpx", "acquire: the TTL's milliseconds passed as seconds (EX 500)", false},
-	{"mutant-setpx-validity-reply", "setpx", "acquire: validity measured from the reply instead of the send", true},
-	{"mutant-setpx-renew-any", "setpx", "watchdog renewal: PEXPIRE without the owner check", false},
-	{"mutant-setpx-pexpire-seconds", "setpx", "watchdog renewal: the TTL's seconds passed as milliseconds (PEXPIRE 0)", false},
-	{"mutant-setpx-extend-ignores-no", "setpx", "watchdog renewal: a refused renewal counts as renewed", false},
-	{"mutant-fenced-fence-clock", "fenced", "fencing token: the client's clock in ms instead of INCR", false},
-	{"mutant-reentrant-unlock-at-one", "reentrant", "release: DEL when the count reaches 1 instead of 0", false},
-	{"mutant-redlock-minority", "redlock", "quorum: N/2 instead of N/2+1", false},
-	{"mutant-redlock-validity-reply", "redlock", "validity measured from the last reply instead of the first send", true},
+	{"mutant-setpx-del-unlock", "setpx", "release: DEL without the owner check"},
+	{"mutant-setpx-get-then-del", "setpx", "release: GET and compare in the client, then DEL (not atomic)"},
+	{"mutant-setpx-set-without-nx", "setpx", "acquire: SET PX without NX"},
+	{"mutant-setpx-ex-ms-as-seconds", "setpx", "acquire: the TTL's milliseconds passed as seconds (EX 500)"},
+	{"mutant-setpx-validity-reply", "setpx", "acquire: validity measured from the reply instead of the send"},
+	{"mutant-setpx-renew-any", "setpx", "watchdog renewal: PEXPIRE without the owner check"},
+	{"mutant-setpx-pexpire-seconds", "setpx", "watchdog renewal: the TTL's seconds passed as milliseconds (PEXPIRE 0)"},
+	{"mutant-setpx-extend-ignores-no", "setpx", "watchdog renewal: a refused renewal counts as renewed"},
+	{"mutant-fenced-fence-clock", "fenced", "fencing token: the client's clock in ms instead of INCR"},
+	{"mutant-reentrant-unlock-at-one", "reentrant", "release: DEL when the count reaches 1 instead of 0"},
+	{"mutant-redlock-minority", "redlock", "quorum: N/2 instead of N/2+1"},
+	{"mutant-redlock-validity-reply", "redlock", "validity measured from the last reply instead of the first send"},
 }
 
 // controlSetPX is a correct lock under another name: setpx's own factory,

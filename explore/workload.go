@@ -58,7 +58,7 @@ func drawWorkload(cfg Config, info lock.Info, s *scenarios.Scenario, j int) {
 	// its next holder, which says nothing of the design.
 	switch r := rnd.IntN(4); {
 	case r == 2:
-		s.Hold = dur(between(ttl/2, ttl*9/10))
+		s.Hold = dur(between(ttl/2, ttl*49/50))
 	case r == 3 && watchdog:
 		s.Hold = dur(between(ttl*11/10, 2*ttl))
 	case r == 3:

@@ -41,8 +41,11 @@ type miniNode struct {
 
 	pushMu sync.Mutex // orders clock pushes so SetTime never goes backwards
 
-	waits  atomic.Int64 // emulated WAITs, for their scheduler keys
-	mu     sync.Mutex   // serializes lifecycle changes
+	waits atomic.Int64 // emulated WAITs, for their scheduler keys
+	// life serializes kills and restarts; mu guards up and closed and is
+	// held only briefly, never across the server's Close (killLocked).
+	life   sync.Mutex
+	mu     sync.Mutex
 	up     bool
 	closed bool
 }
@@ -189,17 +192,26 @@ func (n *miniNode) Resume() error {
 }
 
 func (n *miniNode) Kill() error {
-	n.mu.Lock()
-	defer n.mu.Unlock()
+	n.life.Lock()
+	defer n.life.Unlock()
 	n.killLocked()
 	return nil
 }
 
+// killLocked stops the server; n.life is held. A dial or a poll of Up
+// during the kill must not wait on n.mu while Close waits for the
+// connection goroutines: in virtual time a goroutine blocked on a mutex
+// keeps the scheduler from letting a released command go on, and Close
+// would wait for that command forever. So n.mu only marks the node down
+// (a dial after that is refused), and Close runs without it.
 func (n *miniNode) killLocked() {
-	if !n.up {
+	n.mu.Lock()
+	up := n.up
+	n.up = false
+	n.mu.Unlock()
+	if !up {
 		return
 	}
-	n.up = false
 	// Release held commands first: miniredis's Close waits for every
 	// connection goroutine, and a held one would wait for Resume forever.
 	n.gate.kill()
@@ -207,6 +219,8 @@ func (n *miniNode) killLocked() {
 }
 
 func (n *miniNode) Restart(keepData bool) error {
+	n.life.Lock()
+	defer n.life.Unlock()
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
@@ -269,9 +283,11 @@ func (n *miniNode) Emulated() []string {
 
 // close stops the node for good.
 func (n *miniNode) close() error {
+	n.life.Lock()
+	defer n.life.Unlock()
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	n.closed = true
+	n.mu.Unlock()
 	n.killLocked()
 	return nil
 }
