@@ -22,18 +22,18 @@ var ErrNoHost = vtime.ErrNoHost
 // failure, not a verdict), the exploration stops with an error.
 const maxRunErrors = 5
 
-// found is a signature's violating runs: every hit (its schedule index and
-// what makes it promising to shrink), the most promising one's schedule
-// and finding, and when the signature first came up. The hits are kept,
-// not only the best, so that the choice does not depend on the order the
-// workers finished them in, and so that the next most promising can be
-// shrunk when the best does not meet the rule.
+// found is a signature's violating runs: how many, the most promising
+// few (alternatives of them, each with its schedule as it ran), the most
+// promising one's schedule and finding, and when the signature first came
+// up. The best few are kept by a total order, so that the choice does not
+// depend on the order the workers finished them in, and so that the next
+// most promising can be shrunk when the best does not fail again.
 type found struct {
 	j        int
 	s        *scenarios.Scenario
 	finding  Finding
 	hits     int
-	list     []hit
+	list     []hit         // the most promising hits, best first
 	at       time.Duration // wall time since the start when first seen
 	atRun    int           // runs finished when first seen
 	foundSeq int           // order of discovery
@@ -44,15 +44,27 @@ type hit struct {
 	j      int
 	faults int
 	dur    time.Duration // the schedule's simulated length
+	// s is the schedule as it ran: a guided draw or a sweep's schedule j
+	// is not Generate's j, so a hit is shrunk from what it ran.
+	s *scenarios.Scenario
 }
 
-// add counts the hit j (schedule s, finding o) and keeps it as the one to
-// shrink when it is more promising than the one kept.
+// add counts the hit j (schedule s, finding o) and keeps it among the most
+// promising, and as the one to shrink when it is the most promising.
 func (f *found) add(j int, s *scenarios.Scenario, o Finding) {
-	h := hit{j: j, faults: len(s.Faults), dur: deref(s.Duration, 0).D()}
+	h := hit{j: j, faults: len(s.Faults), dur: deref(s.Duration, 0).D(), s: s}
 	f.hits++
-	f.list = append(f.list, h)
-	if f.s == nil || h.promising(hit{j: f.j, faults: len(f.s.Faults), dur: deref(f.s.Duration, 0).D()}) {
+	i := 0
+	for i < len(f.list) && f.list[i].promising(h) {
+		i++
+	}
+	if i < alternatives {
+		f.list = slices.Insert(f.list, i, h)
+		if len(f.list) > alternatives {
+			f.list = f.list[:alternatives]
+		}
+	}
+	if i == 0 {
 		f.j, f.s, f.finding = j, s, o
 	}
 }
@@ -71,20 +83,8 @@ func (h hit) promising(g hit) bool {
 	return h.j < g.j
 }
 
-// ranked are f's hits, the most promising first.
-func (f *found) ranked() []hit {
-	out := slices.Clone(f.list)
-	slices.SortFunc(out, func(a, b hit) int {
-		switch {
-		case a.promising(b):
-			return -1
-		case b.promising(a):
-			return 1
-		}
-		return 0
-	})
-	return out
-}
+// ranked are f's most promising hits, the most promising first.
+func (f *found) ranked() []hit { return f.list }
 
 // Explore runs cfg's schedules (this shard's), keeps the violating runs by
 // signature, shrinks the most promising schedule of each (up to MaxShrink,

@@ -81,8 +81,8 @@ func (fi *finisher) shrinkBest(b *budget, f *found) (best shrinkTry, err error) 
 			break
 		}
 		best.from, best.j = f.s, f.j
-		if h.j != f.j {
-			best.from, best.j = Generate(fi.cfg, fi.points, h.j), h.j
+		if h.j != f.j && h.s != nil {
+			best.from, best.j = h.s, h.j
 		}
 		best.tried++
 		best.Shrunk, err = Shrink(b.shrink, clone(best.from), fi.cfg.Algorithm, f.finding, fi.rule)

@@ -15,6 +15,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -66,7 +67,7 @@ func findMutant(t *testing.T, m mutant) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(vtime.NewContext(context.Background(), vtime.ForTest(t)))
 	defer cancel()
-	cfg := explore.Config{Algorithm: m.name, For: mutantBudget, NoShrink: true, Confirm: explore.ConfirmNone,
+	cfg := explore.Config{Algorithm: m.name, For: mutantBudget, NoShrink: true, Confirm: explore.ConfirmNone, Out: t.TempDir(),
 		Progress: func(p explore.Progress) {
 			// A signature the reference shares ends in "known"; the
 			// first other one ends the search.
@@ -94,9 +95,11 @@ func findMutant(t *testing.T, m mutant) string {
 	full := cfg
 	full.Progress = nil
 	full = full.WithDefaults()
-	points, err := explore.Points(sctx, full)
+	// The schedule as it ran (a guided draw is not Generate's), as the
+	// exploration wrote it.
+	require.NotEmpty(t, first.Scenario, "the found schedule is written")
+	s, err := scenarios.LoadFile(first.Scenario)
 	require.NoError(t, err)
-	s := explore.Generate(full, points, first.Schedule)
 	target := explore.Finding{Check: first.Check, Verdict: checker.Verdict(first.Verdict)}
 	sh, err := explore.Shrink(sctx, s, m.name, target, explore.Rule{Reruns: 10, Need: 8, Workers: full.Workers})
 	require.NoError(t, err)
