@@ -7,16 +7,25 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/locksim/locksim/sim"
 )
+
+// stopGrace bounds how long a command may take to stop after the first
+// signal: reporting what was recorded takes seconds (adapter children get
+// one bounded grace period, drawing stops with the context).
+var stopGrace = 30 * time.Second
 
 // watchSignals cancels the returned context on the first SIGINT or
 // SIGTERM (the same for both: clients stop, faults heal, nodes and temp
 // dirs go, the partial run is reported as incomplete, exit 3). A second
 // one means the user will not wait for that: every redis-server is killed
-// and exit(exitHarness) is called at once, without a report. stop
-// unregisters the handler.
+// and exit(exitHarness) is called at once, without a report. So does a
+// command still running stopGrace after the first: a stop that hangs
+// (a run in virtual time whose clock no longer moves never sees the
+// cancellation) must not outlive a SIGTERM sent once, as by timeout(1) or
+// a service manager. stop unregisters the handler.
 func watchSignals(parent context.Context, stderr io.Writer, exit func(int)) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sigs := make(chan os.Signal, 2)
@@ -30,10 +39,16 @@ func watchSignals(parent context.Context, stderr io.Writer, exit func(int)) (ctx
 		case <-done:
 			return
 		}
+		grace := time.NewTimer(stopGrace)
+		defer grace.Stop()
 		select {
 		case sig := <-sigs:
 			sim.KillAll()
 			fmt.Fprintf(stderr, "locksim: second %s: killed every redis-server; exiting without a report\n", signalName(sig))
+			exit(exitHarness)
+		case <-grace.C:
+			sim.KillAll()
+			fmt.Fprintf(stderr, "locksim: still stopping %v after the signal: killed every redis-server; exiting without a report\n", stopGrace)
 			exit(exitHarness)
 		case <-done:
 		}
