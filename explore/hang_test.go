@@ -10,15 +10,19 @@ import (
 	"github.com/locksim/locksim/vtime"
 )
 
-// TestKillOfPausedNodeEnds plays a drawn schedule whose kill-node comes
-// while the node is paused with a command held and a client redials it
-// at the same instant: the run must end (a hang fails the test by its
-// timeout), so that such a schedule cannot stop an exploration's worker.
+// TestKillOfPausedNodeEnds plays drawn schedules that once could keep a
+// run in virtual time from ending: a kill-node that comes while the node
+// is paused with a command held and a client redials it at the same
+// instant, and a notified waiter under a client's delay and clock skew.
+// Each run must end (a hang fails the test by its timeout), so that no
+// such schedule can stop an exploration's worker.
 func TestKillOfPausedNodeEnds(t *testing.T) {
-	s, err := scenarios.LoadFile("testdata/kill-paused-node.yaml")
-	require.NoError(t, err)
-	ctx := vtime.NewContext(context.Background(), vtime.ForTest(t))
-	o, err := scenarios.Execute(ctx, s, "setpx", scenarios.RunOptions{Out: t.TempDir()})
-	require.NoError(t, err)
-	require.NotEmpty(t, o.Verdict)
+	for _, file := range []string{"testdata/kill-paused-node.yaml", "testdata/notify-hang.yaml"} {
+		s, err := scenarios.LoadFile(file)
+		require.NoError(t, err)
+		ctx := vtime.NewContext(context.Background(), vtime.ForTest(t))
+		o, err := scenarios.Execute(ctx, s, "setpx", scenarios.RunOptions{Out: t.TempDir()})
+		require.NoError(t, err, file)
+		require.NotEmpty(t, o.Verdict, file)
+	}
 }

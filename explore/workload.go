@@ -16,10 +16,10 @@ import (
 // or in an inner unlock shows only in a workload that reaches it; a fixed
 // workload never does.
 //
-// How a blocked acquire waits (options.wait) is not drawn: a notified
-// waiter of setpx under a client's delay and clock skew can keep a
-// simulated run from ending (explore/testdata/notify-hang.yaml), and one
-// such schedule stops an exploration's worker for good.
+// A design that can wait for the unlock message (lock.Info.Notify) waits
+// for it in half the schedules (options.wait: notify), polls in the
+// others; drawn last, so that the other fields are what they are without
+// it.
 //
 // It draws from its own source, seeded by (cfg.Seed, j) like the faults'
 // but apart from it, so that the faults of a schedule are the same with
@@ -63,6 +63,9 @@ func drawWorkload(cfg Config, info lock.Info, s *scenarios.Scenario, j int) {
 		s.Hold = dur(between(ttl*11/10, 2*ttl))
 	case r == 3:
 		s.Hold = dur(between(ttl/4, ttl/2))
+	}
+	if info.Notify && rnd.IntN(2) == 0 {
+		s.Options.Wait = ptr(lock.WaitNotify.String())
 	}
 }
 
@@ -117,6 +120,9 @@ func workloadNote(algo string) string {
 	}
 	if info.ReadWrite {
 		drawn = append(drawn, "the share of read holds")
+	}
+	if info.Notify {
+		drawn = append(drawn, "polling or waiting for the unlock message")
 	}
 	return "Workload drawn per schedule: " + strings.Join(drawn, ", ") + "; each scenario file says its own.\n\n"
 }
