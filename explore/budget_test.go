@@ -117,7 +117,7 @@ func TestMostPromisingHit(t *testing.T) {
 		for _, j := range order {
 			f.add(j, Generate(cfg, LoopPoints, j), Finding{Check: "claim", Verdict: "unsafe"})
 		}
-		return f.j, f.ranked()
+		return f.j, f.list
 	}
 	fwd, ranked := pick(scheds)
 	rev := make([]int, len(scheds))

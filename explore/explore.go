@@ -83,9 +83,6 @@ func (h hit) promising(g hit) bool {
 	return h.j < g.j
 }
 
-// ranked are f's most promising hits, the most promising first.
-func (f *found) ranked() []hit { return f.list }
-
 // Explore runs cfg's schedules (this shard's), keeps the violating runs by
 // signature, shrinks the most promising schedule of each (up to MaxShrink,
 // within the budget: Plan), groups them by shrunk cause, replays the
@@ -149,7 +146,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	ownFirst(list)
 	bud := newBudget(ctx, plan, began, now)
 	defer bud.cancel()
-	shrinker := newFinisher(cfg, rep, points)
+	shrinker := newFinisher(cfg, rep)
 	shrunk := 0
 	for i, f := range list {
 		v := Violation{

@@ -145,7 +145,7 @@ faults:
 `)
 	target := Finding{Check: "liveness", Verdict: "deadlock"}
 	r := Rule{Reruns: 10, Need: 8, Workers: 2}
-	sh, err := Shrink(hostCtx(t), s, "setnx-expire", target, r)
+	sh, err := Shrink(hostCtx(t), s, "setnx-expire", target)
 	require.NoError(t, err)
 	require.True(t, sh.Passed)
 	out, _ := MarshalScenario(sh.Scenario)
@@ -153,7 +153,7 @@ faults:
 	require.Len(t, sh.Scenario.Faults, 1)
 	assert.Equal(t, "crash-client", sh.Scenario.Faults[0].Kind)
 	assert.Less(t, *sh.Scenario.Clients, 3)
-	k, _, err := r.reproduce(hostCtx(t), sh.Scenario, "setnx-expire", target, false)
+	k, _, err := r.reproduce(hostCtx(t), sh.Scenario, "setnx-expire", target)
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, k, 8, "the shrunk scenario reproduces")
 }
@@ -175,7 +175,7 @@ faults:
   - {kind: delay, client: 0, latency: 10ms, at: 1s, for: 200ms}
 `)
 	target := Finding{Check: "exclusion", Verdict: "unsafe"}
-	sh, err := Shrink(hostCtx(t), s, "setpx", target, Rule{Reruns: 10, Need: 8, Workers: 2})
+	sh, err := Shrink(hostCtx(t), s, "setpx", target)
 	require.NoError(t, err)
 	require.True(t, sh.Passed)
 	out, _ := MarshalScenario(sh.Scenario)
@@ -191,7 +191,7 @@ faults:
 	// still fails as often as the rule asks.
 	short := clone(sh.Scenario)
 	short.Faults[0].For = dur(scaled(f.For.D(), margin).Round(time.Millisecond))
-	k, _, err := Rule{Reruns: 10, Need: 8, Workers: 2}.reproduce(hostCtx(t), short, "setpx", target, false)
+	k, _, err := Rule{Reruns: 10, Need: 8, Workers: 2}.reproduce(hostCtx(t), short, "setpx", target)
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, k, 8, "the pause %v keeps its margin", f.For.D())
 }
@@ -215,7 +215,7 @@ faults:
   - {kind: pause-client, client: 1, at: 1s, for: 300ms}
 `)
 	target := Finding{Check: "exclusion", Verdict: "unsafe"}
-	sh, err := Shrink(hostCtx(t), s, "setpx-del", target, Rule{Reruns: 10, Need: 8, Workers: 2})
+	sh, err := Shrink(hostCtx(t), s, "setpx-del", target)
 	require.NoError(t, err)
 	require.True(t, sh.Passed)
 	out, _ := MarshalScenario(sh.Scenario)

@@ -31,10 +31,9 @@ const (
 
 // finisher shrinks, writes and replays the violations of one exploration.
 type finisher struct {
-	cfg    Config
-	rep    *Report
-	rule   Rule
-	points []string // the exploration's points, to draw a hit's schedule again
+	cfg  Config
+	rep  *Report
+	rule Rule
 	// later are the shrunk violations to confirm and run (confirmAndRun).
 	later []later
 	// causes are the shrunk findings so far, by violation number.
@@ -60,8 +59,8 @@ func (fi *finisher) coveredBy(f Finding) int {
 	return best
 }
 
-func newFinisher(cfg Config, rep *Report, points []string) *finisher {
-	return &finisher{cfg: cfg, rep: rep, points: points, rule: Rule{Reruns: cfg.Reruns, Need: cfg.Need, Workers: cfg.Workers}, causes: map[int]Finding{}}
+func newFinisher(cfg Config, rep *Report) *finisher {
+	return &finisher{cfg: cfg, rep: rep, rule: Rule{Reruns: cfg.Reruns, Need: cfg.Need, Workers: cfg.Workers}, causes: map[int]Finding{}}
 }
 
 // alternatives bounds how many of a signature's hits are shrunk, the most
@@ -76,7 +75,7 @@ const alternatives = 3
 // that schedule's index.
 func (fi *finisher) shrinkBest(b *budget, f *found) (best shrinkTry, err error) {
 	best = shrinkTry{from: f.s, j: f.j}
-	for _, h := range f.ranked() {
+	for _, h := range f.list {
 		if best.tried == alternatives || b.ctx.Err() != nil || b.shrinkOver() {
 			break
 		}
@@ -85,7 +84,7 @@ func (fi *finisher) shrinkBest(b *budget, f *found) (best shrinkTry, err error) 
 			best.from, best.j = h.s, h.j
 		}
 		best.tried++
-		best.Shrunk, err = Shrink(b.shrink, clone(best.from), fi.cfg.Algorithm, f.finding, fi.rule)
+		best.Shrunk, err = Shrink(b.shrink, clone(best.from), fi.cfg.Algorithm, f.finding)
 		if err == nil && best.Passed {
 			break
 		}
@@ -178,7 +177,7 @@ func (fi *finisher) finish(b *budget, v *Violation, f *found, n int, shrink bool
 	k := -1
 	if shrunk && !b.wrapOver() && b.ctx.Err() == nil {
 		var err error
-		k, _, err = fi.rule.reproduce(b.wrap, s, algo, target, false)
+		k, _, err = fi.rule.reproduce(b.wrap, s, algo, target)
 		switch {
 		case b.ctx.Err() != nil:
 			return b.ctx.Err()

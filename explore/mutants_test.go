@@ -101,7 +101,7 @@ func findMutant(t *testing.T, m mutant) string {
 	s, err := scenarios.LoadFile(first.Scenario)
 	require.NoError(t, err)
 	target := explore.Finding{Check: first.Check, Verdict: checker.Verdict(first.Verdict)}
-	sh, err := explore.Shrink(sctx, s, m.name, target, explore.Rule{Reruns: 10, Need: 8, Workers: full.Workers})
+	sh, err := explore.Shrink(sctx, s, m.name, target)
 	require.NoError(t, err)
 	after := "not shrunk (under 8 of 10)"
 	shrunk := s

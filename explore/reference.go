@@ -254,7 +254,7 @@ func (fi *finisher) referenceOnShrunk(ctx context.Context, v *Violation, target 
 		v.ReferenceReproduced = "not played: " + err.Error()
 		return
 	}
-	k, _, err := fi.rule.reproduce(ctx, rs, ref, target, false)
+	k, _, err := fi.rule.reproduce(ctx, rs, ref, target)
 	if err != nil {
 		return
 	}

@@ -71,7 +71,7 @@ func (fi *finisher) robustify(ctx context.Context, v *Violation, s *scenarios.Sc
 			why = "no fault has a length or a size to grow"
 			break
 		}
-		k, first, err := fi.rule.reproduce(ctx, c, algo, target, false)
+		k, first, err := fi.rule.reproduce(ctx, c, algo, target)
 		if err == nil && !fi.rule.passes(k, first, target) {
 			// Longer faults change what happens (a node down longer
 			// than the hold), but a longer hold and run may still be
@@ -79,7 +79,7 @@ func (fi *finisher) robustify(ctx context.Context, v *Violation, s *scenarios.Sc
 			// inside shows on redis-server only if the holder is still
 			// inside once a killed node is back.
 			if h := stretched(cur); h != nil {
-				if kh, fh, errh := fi.rule.reproduce(ctx, h, algo, target, false); errh == nil && fi.rule.passes(kh, fh, target) {
+				if kh, fh, errh := fi.rule.reproduce(ctx, h, algo, target); errh == nil && fi.rule.passes(kh, fh, target) {
 					c, k, first = h, kh, fh
 				}
 			}

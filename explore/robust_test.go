@@ -250,7 +250,7 @@ faults:
 			_, ok, err = failsOnce(hostCtx(t), p, "setpx", target)
 			require.NoError(t, err)
 			assert.True(t, ok, "the polished scenario fails in its own seed's run")
-			k, _, err := r.reproduce(hostCtx(t), p, "setpx", target, false)
+			k, _, err := r.reproduce(hostCtx(t), p, "setpx", target)
 			require.NoError(t, err)
 			assert.GreaterOrEqual(t, k, r.Need, "and across seeds, as the confirmation's rule asks")
 			assert.Greater(t, p.Hold.D(), s.Hold.D(), "a wider hold")

@@ -28,9 +28,8 @@ type Rule struct {
 
 // Reproduce reruns s (with its own seed s.Seed, 0 when unset) Rule.Reruns
 // times in virtual time and counts the runs whose finding is the same as
-// target. With early set it stops as soon as the rule is decided (then the
-// count is a lower bound when it passed). last is rerun 0's outcome.
-func (r Rule) reproduce(ctx context.Context, s *scenarios.Scenario, algo string, target Finding, early bool) (k int, last outcome, err error) {
+// target. last is rerun 0's outcome.
+func (r Rule) reproduce(ctx context.Context, s *scenarios.Scenario, algo string, target Finding) (k int, last outcome, err error) {
 	seed := uint64(0)
 	if s.Seed != nil {
 		seed = *s.Seed
@@ -39,11 +38,7 @@ func (r Rule) reproduce(ctx context.Context, s *scenarios.Scenario, algo string,
 	if err != nil {
 		return 0, first, err
 	}
-	if !first.Same(target) {
-		if early {
-			return 0, first, nil
-		}
-	} else {
+	if first.Same(target) {
 		k = 1
 	}
 	var (
@@ -53,16 +48,13 @@ func (r Rule) reproduce(ctx context.Context, s *scenarios.Scenario, algo string,
 		firstErr error
 		wg       sync.WaitGroup
 	)
-	decided := func() bool { // with mu held
-		return early && (k >= r.Need || fails > r.Reruns-r.Need)
-	}
 	for range max(r.Workers, 1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				mu.Lock()
-				if next >= r.Reruns || decided() || firstErr != nil || ctx.Err() != nil {
+				if next >= r.Reruns || firstErr != nil || ctx.Err() != nil {
 					mu.Unlock()
 					return
 				}
@@ -135,10 +127,9 @@ func failsOnce(ctx context.Context, s *scenarios.Scenario, algo string, target F
 // gives the scenario the most margin for real time that still fails
 // (polishMargin) and drops the faults that made unneeded
 // (fewerAfterPolish). Each candidate runs once, in virtual time
-// (failsOnce); r is the rule the shrunk scenario is confirmed under
-// afterwards, on redis-server in real time, and shrinking does not use
-// it. A cancelled ctx ends it with what it has.
-func Shrink(ctx context.Context, s *scenarios.Scenario, algo string, target Finding, r Rule) (Shrunk, error) {
+// (failsOnce): a run in virtual time replays exactly, so one run says
+// whether the candidate fails. A cancelled ctx ends it with what it has.
+func Shrink(ctx context.Context, s *scenarios.Scenario, algo string, target Finding) (Shrunk, error) {
 	last, ok, err := failsOnce(ctx, s, algo, target)
 	if err != nil {
 		return Shrunk{Scenario: s}, err

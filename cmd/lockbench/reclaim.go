@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/locksim/locksim/internal/artifact"
 )
@@ -15,17 +13,8 @@ import (
 // before it could clean up), saying so in one line.
 func reclaimPartialDirs(stderr io.Writer, out string) {
 	removed, err := artifact.ReclaimPartialBeside(out)
-	if len(removed) > 0 {
-		pids := make([]string, len(removed))
-		for i, d := range removed {
-			pids[i] = strconv.Itoa(d.PID)
-		}
-		what := "directory"
-		if len(removed) > 1 {
-			what = "directories"
-		}
-		fmt.Fprintf(stderr, "lockbench: removed %d unfinished result %s that ended runs left in %s (pid %s)\n",
-			len(removed), what, filepath.Dir(filepath.Clean(out)), strings.Join(pids, ", "))
+	if line := artifact.Reclaimed(removed, "runs", filepath.Dir(filepath.Clean(out))); line != "" {
+		fmt.Fprintln(stderr, "lockbench: "+line)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "lockbench: warning:", oneLine(err))

@@ -102,3 +102,22 @@ func partialOwner(name string) (int, bool) {
 	n, err := strconv.Atoi(pid)
 	return n, err == nil && n > 0
 }
+
+// Reclaimed says in one line what a reclaim removed, e.g. "removed 2
+// unfinished result directories that ended locksim runs left in DIR (pid
+// 41, 42)"; runs names whose runs they were. Empty when nothing was.
+func Reclaimed(removed []Partial, runs, where string) string {
+	if len(removed) == 0 {
+		return ""
+	}
+	pids := make([]string, len(removed))
+	for i, d := range removed {
+		pids[i] = strconv.Itoa(d.PID)
+	}
+	what := "directory"
+	if len(removed) > 1 {
+		what = "directories"
+	}
+	return fmt.Sprintf("removed %d unfinished result %s that ended %s left in %s (pid %s)",
+		len(removed), what, runs, where, strings.Join(pids, ", "))
+}
