@@ -45,7 +45,9 @@ func TestCatalogue(t *testing.T) {
 			}
 		}
 	}
-	runPairs(t, pairs, virtualTime)
+	var g golden
+	runPairs(t, pairs, virtualTime, g.add)
+	g.compare(t, full)
 }
 
 // TestCatalogueInRealTime runs the catalogue on miniredis on the wall
