@@ -12,7 +12,8 @@ import (
 )
 
 // Config is one run: a design, a cluster, clients and the faults to play.
-// It is plain data; the scenario loader builds it from YAML.
+// It is plain data; the scenario loader builds it from YAML, and Resolve
+// turns it into the Spec a run takes.
 type Config struct {
 	Algorithm string
 	Options   lock.Options // TTL, drift, retry, watchdog, validity_check, fencing
