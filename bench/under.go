@@ -71,12 +71,9 @@ func runUnder(ctx context.Context, cfg Config) (*Report, error) {
 	for i, sc := range cfg.Under {
 		spec, err := sc.Resolve()
 		if err != nil {
-			err = fmt.Errorf("%w: %w", sim.ErrConfig, err)
+			return nil, fmt.Errorf("%w: under %s: %w: %w", ErrConfig, cfg.UnderName, sim.ErrConfig, err)
 		}
-		var res *sim.Result
-		if err == nil {
-			res, err = sim.Run(ctx, spec)
-		}
+		res, err := sim.Run(ctx, spec)
 		switch {
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
