@@ -142,7 +142,7 @@ func DefaultAlgorithms() []string {
 }
 
 // Resolve returns c with every unset field at its default, or the first
-// setting that cannot work (Validate's error).
+// setting that cannot work, named as the flag that sets it (ErrConfig).
 func (c Config) Resolve() (Config, error) {
 	c = c.withDefaults()
 	return c, c.validate()

@@ -183,8 +183,8 @@ func (ps *PointSpec) trigger(faultClient *int) sim.Trigger {
 }
 
 // Resolved writes the scenario as it runs for algo: that algorithm alone,
-// every default filled in (sim.Config.Resolve's), each trigger's client and nth explicit, and
-// only algo's expectation. It parses back to the same configuration; a run
+// every default filled in (sim.Config.Resolve's), each trigger's client
+// and nth explicit, and only algo's expectation. It parses back to the same configuration; a run
 // directory's scenario.yaml is this.
 //
 // Options.Retries stays out when the file leaves it out: its default is to
