@@ -150,9 +150,8 @@ func TestProcessCommand(t *testing.T) {
 
 // TestVirtualTimeRefused: a process design cannot run in virtual time.
 func TestVirtualTimeRefused(t *testing.T) {
-	cfg := sim.Config{Algorithm: "redis-py", VirtualTime: true}.WithDefaults()
-	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "virtual time") {
-		t.Errorf("Validate = %v, want a refusal naming virtual time", err)
+	if _, err := (sim.Config{Algorithm: "redis-py", VirtualTime: true}).Resolve(); err == nil || !strings.Contains(err.Error(), "virtual time") {
+		t.Errorf("Resolve = %v, want a refusal naming virtual time", err)
 	}
 }
 
@@ -163,16 +162,22 @@ func TestVirtualTimeRefused(t *testing.T) {
 // that asks for it.
 func TestProcessDesignFailsOverDirectly(t *testing.T) {
 	requireDesign(t, "redis-py")
-	cfg := sim.Config{Algorithm: "redis-py", Cluster: sim.ClusterConfig{Backend: sim.BackendRedis, Replicas: 1}}.WithDefaults()
-	if cfg.Cluster.Failover.Mode != sim.FailoverDirect {
+	spec, err := sim.Config{Algorithm: "redis-py", Cluster: sim.ClusterConfig{Backend: sim.BackendRedis, Replicas: 1}}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := spec.Config(); cfg.Cluster.Failover.Mode != sim.FailoverDirect {
 		t.Errorf("redis-py on redis with a replica fails over by %q, want direct", cfg.Cluster.Failover.Mode)
 	}
-	if setpx := (sim.Config{Algorithm: "setpx", Cluster: sim.ClusterConfig{Backend: sim.BackendRedis, Replicas: 1}}.WithDefaults()); setpx.Cluster.Failover.Mode != sim.FailoverSentinel {
+	spec, err = sim.Config{Algorithm: "setpx", Cluster: sim.ClusterConfig{Backend: sim.BackendRedis, Replicas: 1}}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if setpx := spec.Config(); setpx.Cluster.Failover.Mode != sim.FailoverSentinel {
 		t.Errorf("setpx fails over by %q, want sentinel (the default)", setpx.Cluster.Failover.Mode)
 	}
-	cfg = sim.Config{Algorithm: "redis-py", Cluster: sim.ClusterConfig{Backend: sim.BackendRedis, Replicas: 1, Failover: sim.FailoverConfig{Mode: sim.FailoverSentinel}}}.WithDefaults()
-	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "failover.mode sentinel") {
-		t.Errorf("Validate = %v, want a refusal naming failover.mode sentinel", err)
+	if _, err := (sim.Config{Algorithm: "redis-py", Cluster: sim.ClusterConfig{Backend: sim.BackendRedis, Replicas: 1, Failover: sim.FailoverConfig{Mode: sim.FailoverSentinel}}}).Resolve(); err == nil || !strings.Contains(err.Error(), "failover.mode sentinel") {
+		t.Errorf("Resolve = %v, want a refusal naming failover.mode sentinel", err)
 	}
 	s, err := scenarios.Parse("x.yaml", []byte("name: x\nalgorithm: setpx\nbackend: redis\nreplicas: 1\nfailover: {mode: sentinel}\n"))
 	if err != nil {

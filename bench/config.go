@@ -42,7 +42,7 @@ func ParseContention(s string) (Contention, error) {
 }
 
 // Config is one bench run. The zero value of each field takes the default
-// in brackets (WithDefaults).
+// in brackets (Resolve).
 type Config struct {
 	Backend sim.Backend // [redis]
 	// Server is the program the redis backend runs: redis or valkey
@@ -74,7 +74,7 @@ type Config struct {
 	// Hold is the time inside the critical section [0: measure the lock
 	// alone].
 	Hold time.Duration
-	// TTL is the lock expiry [500ms, the designs' default].
+	// TTL is the lock expiry [a run's default, sim.Defaults].
 	TTL time.Duration
 	// RetryInterval is the wait after a refused attempt before the next
 	// (lock.Blocking's policy, with jitter up to half of it, for every
@@ -141,8 +141,15 @@ func DefaultAlgorithms() []string {
 	return append(lock.Names(), Raw)
 }
 
-// WithDefaults returns c with every unset field at its default.
-func (c Config) WithDefaults() Config {
+// Resolve returns c with every unset field at its default, or the first
+// setting that cannot work, named as the flag that sets it (ErrConfig).
+func (c Config) Resolve() (Config, error) {
+	c = c.withDefaults()
+	return c, c.validate()
+}
+
+// withDefaults returns c with every unset field at its default.
+func (c Config) withDefaults() Config {
 	if c.Backend == "" {
 		c.Backend = sim.BackendRedis
 	}
@@ -168,7 +175,7 @@ func (c Config) WithDefaults() Config {
 		c.Warmup = DefaultWarmup
 	}
 	if c.TTL == 0 {
-		c.TTL = lock.Options{}.WithDefaults().TTL
+		c.TTL = sim.Defaults().Options.TTL
 	}
 	if c.RetryInterval == 0 {
 		c.RetryInterval = DefaultRetry
@@ -179,9 +186,9 @@ func (c Config) WithDefaults() Config {
 // ErrConfig marks bad input, as opposed to a failure while running.
 var ErrConfig = errors.New("bad bench configuration")
 
-// Validate names the first setting that cannot work, as the flag that sets
-// it is called. Call it on a config with defaults filled in.
-func (c Config) Validate() error {
+// validate names the first setting that cannot work, as the flag that sets
+// it is called, in a config with defaults filled in.
+func (c Config) validate() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
 	}
@@ -248,7 +255,7 @@ func (c Config) Validate() error {
 
 func (c Config) validateUnder(bad func(string, ...any) error) error {
 	for i, u := range c.Under {
-		if err := u.WithDefaults().Validate(); err != nil {
+		if _, err := u.Resolve(); err != nil {
 			return bad("under %s (%s): %v", c.UnderName, u.Algorithm, err)
 		}
 		if slices.ContainsFunc(c.Under[:i], func(v sim.Config) bool { return v.Algorithm == u.Algorithm }) {

@@ -45,7 +45,7 @@ func TestWriteAtomicallyIntoEmptyDir(t *testing.T) {
 }
 
 func TestPlanPutsDesignsAtTheirSizes(t *testing.T) {
-	cfg := Config{Algorithms: []string{"setpx", Raw, "redlock", "redsync"}}.WithDefaults()
+	cfg := Config{Algorithms: []string{"setpx", Raw, "redlock", "redsync"}}.withDefaults()
 	cells := plan(cfg)
 	require.Len(t, cells, 2*3*4, "contention x nodes x clients")
 	for _, c := range cells {
@@ -90,9 +90,10 @@ func TestFromHistory(t *testing.T) {
 		{Kind: history.KindSentinel, Client: history.NoClient, Call: ms(120), Return: ms(120), Event: "+odown", Detail: "master locksim-n0 127.0.0.1 1 #quorum 2/2", Source: "s0"},
 		{Kind: history.KindSentinel, Client: history.NoClient, Call: ms(300), Return: ms(300), Event: "+switch-master", Detail: "locksim-n0 127.0.0.1 1 127.0.0.1 2", Source: "s0"},
 	}}
-	cfg := sim.Config{Algorithm: "setpx", Cluster: sim.ClusterConfig{Backend: sim.BackendMiniredis, Nodes: 1},
-		Clients: 2, Duration: time.Second}.WithDefaults()
-	run, r := fromHistory(&sim.Result{Config: cfg, History: h}, "s")
+	spec, err := sim.Config{Algorithm: "setpx", Cluster: sim.ClusterConfig{Backend: sim.BackendMiniredis, Nodes: 1},
+		Clients: 2, Duration: time.Second}.Resolve()
+	require.NoError(t, err)
+	run, r := fromHistory(&sim.Result{Config: spec.Config(), History: h}, "s")
 	assert.Equal(t, []FaultWindow{{Fault: "pause-client 0", StartS: 0.002, EndS: 0.04}}, run.Faults)
 	assert.Equal(t, 2, run.Attempts.OK)
 	assert.Equal(t, 2, run.Attempts.Fail)

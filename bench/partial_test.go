@@ -10,7 +10,7 @@ import (
 // named, and a wider run stays full.
 func TestPartial(t *testing.T) {
 	full := func() *Report {
-		return &Report{Backend: "redis-server 7.0.15", Settings: settingsOf(Config{}.WithDefaults())}
+		return &Report{Backend: "redis-server 7.0.15", Settings: settingsOf(Config{}.withDefaults())}
 	}
 	assert.Empty(t, full().Partial())
 
@@ -20,7 +20,7 @@ func TestPartial(t *testing.T) {
 	assert.Empty(t, wider.Partial(), "more than the default sweep is still full")
 
 	quick := full()
-	quick.Settings = settingsOf(Quick().WithDefaults())
+	quick.Settings = settingsOf(Quick().withDefaults())
 	got := quick.Partial()
 	assert.Len(t, got, 4, "%q", got)
 	assert.Contains(t, got, "clients 1,4,16, not 1,4,16,64")

@@ -93,11 +93,13 @@ func unplanned(c Config) []string {
 // Size tells how many configurations a sweep measures and about how long it
 // takes (measured time and warm-ups; starting the nodes comes on top).
 func (c Config) Size() (configs int, estimate time.Duration) {
-	c = c.WithDefaults()
+	c = c.withDefaults()
 	if len(c.Under) > 0 {
 		for _, u := range c.Under {
-			u = u.WithDefaults()
-			estimate += u.Duration
+			// a configuration Resolve refuses does not run
+			if spec, err := u.Resolve(); err == nil {
+				estimate += spec.Config().Duration
+			}
 		}
 		return len(c.Under), estimate
 	}

@@ -24,8 +24,8 @@ const MiniredisWarning = "miniredis runs Lua in an interpreter written in Go (th
 // whether to write it); otherwise the report is nil. Whatever Run started
 // is stopped before it returns.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
+	cfg, err := cfg.Resolve()
+	if err != nil {
 		return nil, err
 	}
 	if len(cfg.Under) > 0 {

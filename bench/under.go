@@ -69,8 +69,11 @@ func runUnder(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{Machine: ThisMachine(), Started: time.Now().UTC(), Under: &UnderReport{Scenario: cfg.UnderName}}
 	backends := map[string]bool{}
 	for i, sc := range cfg.Under {
-		sc = sc.WithDefaults()
-		res, err := sim.Run(ctx, sc)
+		spec, err := sc.Resolve()
+		if err != nil {
+			return nil, fmt.Errorf("%w: under %s: %w: %w", ErrConfig, cfg.UnderName, sim.ErrConfig, err)
+		}
+		res, err := sim.Run(ctx, spec)
 		switch {
 		case ctx.Err() != nil:
 			return nil, ctx.Err()

@@ -68,13 +68,20 @@ type WaitConfig struct {
 	Duration    time.Duration // measured per variant and client count [2s]
 	Rounds      int           // the variants of one client count run interleaved in this many rounds [2]
 	Hold        time.Duration
-	TTL         time.Duration // [500ms]
+	TTL         time.Duration // [a run's default, sim.Defaults]
 	Seed        uint64
 	Progress    func(done, total int)
 }
 
-// WithDefaults fills the unset fields.
-func (c WaitConfig) WithDefaults() WaitConfig {
+// Resolve fills the unset fields and returns the comparison to run, or the
+// first setting that cannot work.
+func (c WaitConfig) Resolve() (WaitConfig, error) {
+	c = c.withDefaults()
+	return c, c.validate()
+}
+
+// withDefaults fills the unset fields.
+func (c WaitConfig) withDefaults() WaitConfig {
 	if c.Backend == "" {
 		c.Backend = sim.BackendRedis
 	}
@@ -94,13 +101,13 @@ func (c WaitConfig) WithDefaults() WaitConfig {
 		c.Rounds = 2
 	}
 	if c.TTL == 0 {
-		c.TTL = 500 * time.Millisecond
+		c.TTL = sim.Defaults().Options.TTL
 	}
 	return c
 }
 
-// Validate names the first setting that cannot work.
-func (c WaitConfig) Validate() error {
+// validate names the first setting that cannot work.
+func (c WaitConfig) validate() error {
 	info, err := lock.Lookup(c.Algorithm)
 	switch {
 	case err != nil:
@@ -157,8 +164,8 @@ type WaitReport struct {
 // client count run interleaved, Duration/Rounds at a time, so that a noisy
 // machine weighs on each alike.
 func RunWait(ctx context.Context, cfg WaitConfig) (*WaitReport, error) {
-	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
+	cfg, err := cfg.Resolve()
+	if err != nil {
 		return nil, err
 	}
 	rep := &WaitReport{Machine: ThisMachine(), Algorithm: cfg.Algorithm, Started: time.Now().UTC(),

@@ -35,10 +35,10 @@ func TestPlanSplitsTheTimeout(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := c.cfg
 			cfg.Algorithm = "setpx"
-			assert.Equal(t, c.want, cfg.WithDefaults().Plan())
+			assert.Equal(t, c.want, cfg.withDefaults().Plan())
 		})
 	}
-	err := Config{Algorithm: "setpx", For: time.Minute, Timeout: 30 * time.Second}.WithDefaults().Validate()
+	_, err := Config{Algorithm: "setpx", For: time.Minute, Timeout: 30 * time.Second}.Resolve()
 	require.ErrorIs(t, err, BadInput)
 	assert.Contains(t, err.Error(), "--timeout 30s: shorter than --for 1m0s")
 }
@@ -104,7 +104,7 @@ func TestBudgetEndLeavesTheRestUnshrunk(t *testing.T) {
 // Among a signature's hits the one with the fewest faults is shrunk, then
 // the shortest run, then the lowest index, whatever order they came in.
 func TestMostPromisingHit(t *testing.T) {
-	cfg := Config{Algorithm: "setpx", Kinds: []string{"pause-client", "kill-node"}}.WithDefaults()
+	cfg := Config{Algorithm: "setpx", Kinds: []string{"pause-client", "kill-node"}}.withDefaults()
 	var scheds []int
 	faults := map[int]int{}
 	for j := range 40 {

@@ -12,7 +12,7 @@ import (
 // or a length within its class of the lease are one cause; a length on
 // the other side of the lease, or another point, is another.
 func TestCauseOfClassesTheFaults(t *testing.T) {
-	cfg := Config{Algorithm: "setpx"}.WithDefaults()
+	cfg := Config{Algorithm: "setpx"}.withDefaults()
 	target := Finding{Check: "claim", Verdict: "unsafe"}
 	cause := func(faults string) string {
 		return causeOf(mustParse(t, "name: c\nalgorithm: setpx\noptions: {ttl: 200ms}\nfaults:\n"+faults), target, cfg)

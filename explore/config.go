@@ -24,7 +24,8 @@ const (
 )
 
 // Config is one exploration of one design. The zero value of every field
-// but Algorithm has a default (WithDefaults).
+// but Algorithm has a default (Resolve); those of a run's size and times
+// are the simulator's (sim.Defaults).
 type Config struct {
 	Algorithm string
 	// Kinds are the fault kinds schedules draw from; empty: DefaultKinds;
@@ -40,11 +41,11 @@ type Config struct {
 	// is recorded (Violation.Unshrunk). 0: no bound beyond Runs or For.
 	Timeout time.Duration
 
-	Clients  int           // [2]
-	Nodes    int           // [3]
-	TTL      time.Duration // [500ms]
-	Duration time.Duration // simulated run length [3s]
-	Hold     time.Duration // [20ms]
+	Clients  int           // [sim's]
+	Nodes    int           // [DefaultNodes]
+	TTL      time.Duration // [sim's]
+	Duration time.Duration // simulated run length [sim's]
+	Hold     time.Duration // [sim's]
 	// MaxFaults bounds the faults of one schedule [4].
 	MaxFaults int
 	// Exhaustive runs the bounded sweep instead of random draws: every
@@ -104,25 +105,33 @@ type Progress struct {
 	Line string
 }
 
-// WithDefaults fills in the unset fields.
-func (c Config) WithDefaults() Config {
+// Resolve fills in the unset fields and validates the result: the
+// exploration to run, or the first setting that cannot work (BadInput).
+func (c Config) Resolve() (Config, error) {
+	c = c.withDefaults()
+	return c, c.validate()
+}
+
+// withDefaults fills in the unset fields.
+func (c Config) withDefaults() Config {
+	run := sim.Defaults()
 	if c.Runs == 0 && c.For == 0 && c.Timeout == 0 && !c.Exhaustive {
 		c.Runs = 500
 	}
 	if c.Clients == 0 {
-		c.Clients = 2
+		c.Clients = run.Clients
 	}
 	if c.Nodes == 0 {
-		c.Nodes = 3
+		c.Nodes = DefaultNodes
 	}
 	if c.TTL == 0 {
-		c.TTL = 500 * time.Millisecond
+		c.TTL = run.Options.TTL
 	}
 	if c.Duration == 0 {
-		c.Duration = 3 * time.Second
+		c.Duration = run.Duration
 	}
 	if c.Hold == 0 {
-		c.Hold = 20 * time.Millisecond
+		c.Hold = run.Hold
 	}
 	if c.MaxFaults == 0 {
 		c.MaxFaults = 4
@@ -159,8 +168,8 @@ func bad(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", BadInput, fmt.Sprintf(format, args...))
 }
 
-// Validate checks a Config with defaults filled in.
-func (c Config) Validate() error {
+// validate checks a Config with defaults filled in.
+func (c Config) validate() error {
 	info, err := lock.Lookup(c.Algorithm)
 	if err != nil {
 		return bad("--algos: %v", err)

@@ -16,7 +16,7 @@ import (
 // reached, "-" where the kind is drawn but never reached there, and a
 // blank for a kind not drawn.
 func TestCoverageGrid(t *testing.T) {
-	cfg := Config{Algorithm: "setpx", Kinds: []string{"pause-client", "kill-node", "delay"}}.WithDefaults()
+	cfg := Config{Algorithm: "setpx", Kinds: []string{"pause-client", "kill-node", "delay"}}.withDefaults()
 	r := newReach(cfg, []string{"after-enter", "before-exit"})
 	s := &scenarios.Scenario{Faults: []scenarios.FaultSpec{
 		{Kind: "pause-client", When: &scenarios.PointSpec{Point: "after-enter"}},

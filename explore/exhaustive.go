@@ -10,6 +10,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
 )
 
 // The bounded sweep (Config.Exhaustive) runs every single-fault schedule
@@ -88,7 +89,7 @@ func newSweepPlan(ctx context.Context, cfg Config, points []string) *sweepPlan {
 	p.variants = make([][]variant, len(p.kinds))
 	for k, kind := range p.kinds {
 		p.offsets = append(p.offsets, len(p.units))
-		p.variants[k] = variantsOf(kind, cfg.TTL, driftMargin(cfg.TTL, info.MultiNode), lock.Options{}.WithDefaults().Drift)
+		p.variants[k] = variantsOf(kind, cfg.TTL, driftMargin(cfg.TTL, info.MultiNode), sim.Defaults().Options.Drift)
 		for _, t := range targetsOf(kind, cfg.Clients, nodes) {
 			for v := range p.variants[k] {
 				for _, trig := range p.triggers() {
@@ -136,7 +137,7 @@ func (p *sweepPlan) indexOf(u unit) int {
 // driftMargin is what a lease's validity leaves off the TTL for clock
 // drift: TTL*drift, and 2 ms more for Redlock's arithmetic.
 func driftMargin(ttl time.Duration, multiNode bool) time.Duration {
-	drift := lock.Options{}.WithDefaults().Drift
+	drift := sim.Defaults().Options.Drift
 	if multiNode {
 		return ttl - lock.RedlockValidity(ttl, 0, drift)
 	}

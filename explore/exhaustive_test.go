@@ -53,7 +53,7 @@ func TestSweepCounts(t *testing.T) {
 		{"setpx pause-client 3 clients", Config{Algorithm: "setpx", Kinds: []string{"pause-client"}, Clients: 3}, 3 * 2 * (9 + 2), 2 * (3 + 3 + 2), -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newSweepPlan(context.Background(), tc.cfg.WithDefaults(), enter)
+			p := newSweepPlan(context.Background(), tc.cfg.withDefaults(), enter)
 			assert.Len(t, p.units, tc.units, "singles with renamings")
 			if tc.reps >= 0 {
 				assert.Len(t, p.reps, tc.reps, "singles distinct up to renaming")
@@ -152,7 +152,7 @@ func bruteOrbits(p *sweepPlan) (int, int64) {
 // orbit once.
 func TestSweepSchedulesAreValid(t *testing.T) {
 	for _, algo := range []string{"setpx", "redlock", "fenced", "setpx-wait"} {
-		cfg := Config{Algorithm: algo}.WithDefaults()
+		cfg := Config{Algorithm: algo}.withDefaults()
 		p := newSweepPlan(context.Background(), cfg, append(slices.Clone(LoopPoints), "before-release-command"))
 		sc := &scheduler{plan: p, order: &pairOrder{plan: p}}
 		check := func(j int, s *scenarios.Scenario) {
@@ -184,7 +184,7 @@ func TestSweepSchedulesAreValid(t *testing.T) {
 
 // The whole order of a small sweep's pairs is every orbit once.
 func TestPairOrderVisitsEveryOrbitOnce(t *testing.T) {
-	p := newSweepPlan(context.Background(), Config{Algorithm: "redlock", Kinds: []string{"kill-node", "pause-client"}}.WithDefaults(), []string{"after-enter"})
+	p := newSweepPlan(context.Background(), Config{Algorithm: "redlock", Kinds: []string{"kill-node", "pause-client"}}.withDefaults(), []string{"after-enter"})
 	o := &pairOrder{plan: p}
 	seen := map[[2]int]bool{}
 	for q := 0; ; q++ {
@@ -212,9 +212,9 @@ func TestSweepRunsSinglesThenPairs(t *testing.T) {
 	base := Config{Algorithm: "setpx", Kinds: []string{"pause-client"}, Exhaustive: true, NoShrink: true, Workers: 2,
 		Duration: time.Second}
 	cfg := base
-	points, err := Points(hostCtx(t), cfg.WithDefaults())
+	points, err := Points(hostCtx(t), cfg.withDefaults())
 	require.NoError(t, err)
-	singles := len(newSweepPlan(context.Background(), cfg.WithDefaults(), points).reps)
+	singles := len(newSweepPlan(context.Background(), cfg.withDefaults(), points).reps)
 	cfg.Runs = singles + 5
 	rep, err := Explore(hostCtx(t), cfg)
 	require.NoError(t, err)
@@ -271,7 +271,7 @@ func TestSweepShardsMerge(t *testing.T) {
 }
 
 func TestBadSweepConfig(t *testing.T) {
-	err := Config{Algorithm: "setpx", Kinds: []string{KindNone}, Exhaustive: true}.WithDefaults().Validate()
+	_, err := Config{Algorithm: "setpx", Kinds: []string{KindNone}, Exhaustive: true}.Resolve()
 	require.ErrorIs(t, err, BadInput)
 	assert.Contains(t, err.Error(), "--exhaustive")
 }

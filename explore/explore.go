@@ -92,8 +92,8 @@ func (h hit) promising(g hit) bool {
 // written too; the error is ctx's. The end of the budget is no error: what
 // it left undone is recorded in each Violation.
 func Explore(ctx context.Context, cfg Config) (*Report, error) {
-	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
+	cfg, err := cfg.Resolve()
+	if err != nil {
 		return nil, err
 	}
 	if !vtime.FromContext(ctx).Valid() {

@@ -31,7 +31,7 @@ func hostCtx(t *testing.T) context.Context {
 func TestGenerateIsDeterministicAndValid(t *testing.T) {
 	points := append(slices.Clone(LoopPoints), "between-setnx-and-expire")
 	for _, algo := range lock.Names() {
-		cfg := Config{Algorithm: algo, Seed: 7}.WithDefaults()
+		cfg := Config{Algorithm: algo, Seed: 7}.withDefaults()
 		seen := map[string]bool{}
 		for j := range 60 {
 			a, err := MarshalScenario(Generate(cfg, points, j))
@@ -56,7 +56,7 @@ func TestGenerateIsDeterministicAndValid(t *testing.T) {
 // of the nodes at one moment (a burst); a single-master design never gets
 // one, and no schedule exceeds MaxFaults.
 func TestGenerateBursts(t *testing.T) {
-	cfg := Config{Algorithm: "redlock", Kinds: []string{"kill-node", "clock-jump-node"}, Seed: 1}.WithDefaults()
+	cfg := Config{Algorithm: "redlock", Kinds: []string{"kill-node", "clock-jump-node"}, Seed: 1}.withDefaults()
 	bursts := 0
 	for j := range 200 {
 		s := Generate(cfg, LoopPoints, j)
@@ -75,13 +75,13 @@ func TestGenerateBursts(t *testing.T) {
 	assert.Greater(t, bursts, 20, "bursts are drawn")
 	// No draw takes down a majority for good (schedule 95 of seed 0 once
 	// killed two of three nodes without restart).
-	zero := Config{Algorithm: "redlock", Kinds: []string{"kill-node", "clock-jump-node"}}.WithDefaults()
+	zero := Config{Algorithm: "redlock", Kinds: []string{"kill-node", "clock-jump-node"}}.withDefaults()
 	for j := range 400 {
 		s := Generate(zero, LoopPoints, j)
 		_, err := s.Config("redlock")
 		require.NoError(t, err, "schedule %d", j)
 	}
-	single := Config{Algorithm: "setpx", Kinds: []string{"kill-node"}, Seed: 1}.WithDefaults()
+	single := Config{Algorithm: "setpx", Kinds: []string{"kill-node"}, Seed: 1}.withDefaults()
 	for j := range 50 {
 		for _, f := range Generate(single, LoopPoints, j).Faults {
 			assert.Equal(t, 0, *f.Node)
@@ -90,8 +90,8 @@ func TestGenerateBursts(t *testing.T) {
 }
 
 func TestGenerateFaultFree(t *testing.T) {
-	cfg := Config{Algorithm: "setpx", Kinds: []string{KindNone}}.WithDefaults()
-	require.NoError(t, cfg.Validate())
+	cfg := Config{Algorithm: "setpx", Kinds: []string{KindNone}}.withDefaults()
+	require.NoError(t, cfg.validate())
 	for j := range 20 {
 		assert.Empty(t, Generate(cfg, LoopPoints, j).Faults)
 	}
@@ -397,7 +397,7 @@ func TestBadConfig(t *testing.T) {
 		{Config{Algorithm: "setpx", Clients: 99}, "--clients 99"},
 		{Config{Algorithm: "setpx", TTL: time.Millisecond}, "--ttl 1ms"},
 	} {
-		err := c.cfg.WithDefaults().Validate()
+		_, err := c.cfg.Resolve()
 		require.Error(t, err, "%+v", c.cfg)
 		assert.True(t, errors.Is(err, BadInput))
 		assert.Contains(t, err.Error(), c.want)

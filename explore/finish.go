@@ -343,8 +343,13 @@ func (fi *finisher) confirmRedis(ctx context.Context, s *scenarios.Scenario, tar
 	for i := range fi.rule.Reruns {
 		c := cfg
 		c.Seed = seed + uint64(i)
-		rctx, cancel := context.WithTimeout(ctx, c.WithDefaults().Duration+redisRunSlack)
-		o, err := play(rctx, rs, c)
+		spec, err := c.Resolve()
+		if err != nil {
+			t.err = fmt.Errorf("%w: %w", sim.ErrConfig, err)
+			return t
+		}
+		rctx, cancel := context.WithTimeout(ctx, spec.Config().Duration+redisRunSlack)
+		o, err := play(rctx, rs, spec)
 		cancel()
 		if ctx.Err() != nil {
 			break

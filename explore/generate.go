@@ -279,7 +279,7 @@ func (g *gen) latency() time.Duration {
 	if g.rnd.IntN(2) == 0 {
 		return g.between(ttl/10, ttl)
 	}
-	nt := sim.Config{Algorithm: g.cfg.Algorithm, Options: lock.Options{TTL: ttl}}.WithDefaults().Options.NodeTimeout
+	nt := sim.DefaultNodeTimeout(g.cfg.Algorithm, ttl)
 	return g.between(nt/10, nt*9/20)
 }
 

@@ -94,7 +94,8 @@ func findMutant(t *testing.T, m mutant) string {
 	sctx := vtime.NewContext(context.Background(), vtime.ForTest(t))
 	full := cfg
 	full.Progress = nil
-	full = full.WithDefaults()
+	full, err = full.Resolve()
+	require.NoError(t, err)
 	// The schedule as it ran (a guided draw is not Generate's), as the
 	// exploration wrote it.
 	require.NotEmpty(t, first.Scenario, "the found schedule is written")

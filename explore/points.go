@@ -16,9 +16,9 @@ import (
 // reaches. Which internal points a design reaches is found by one short
 // fault-free run in virtual time with a 1 ms pause of client 0 armed at
 // each of them: those that fired are reached. That works for designs
-// registered by their authors as well as for the built-in ones.
+// registered by their authors as well as for the built-in ones. cfg is as
+// Config.Resolve returns it.
 func Points(ctx context.Context, cfg Config) ([]string, error) {
-	cfg = cfg.WithDefaults()
 	var internal []string
 	for _, p := range lock.Points {
 		if !slices.Contains(LoopPoints, string(p)) {

@@ -181,8 +181,8 @@ func robustSteps(s *scenarios.Scenario) []robustStep {
 // while the holder was inside, and on redis-server it did so in 7 to 10
 // runs of 10; with 125 ms, in 10.
 func widenedWithMargin(s *scenarios.Scenario) []candidate {
-	h := deref(s.Hold, scenarios.Duration(20*time.Millisecond)).D()
-	ttl := deref(s.Options.TTL, scenarios.Duration(500*time.Millisecond)).D()
+	h := holdOf(s)
+	ttl := ttlOf(s)
 	nh := (ttl / maxHoldShare).Round(time.Millisecond)
 	if nh <= h {
 		return nil

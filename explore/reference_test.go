@@ -53,7 +53,7 @@ func TestReferenceResolves(t *testing.T) {
 	assert.Empty(t, Config{Algorithm: "setpx"}.reference(), "setpx names no Like")
 	assert.Equal(t, "fenced", Config{Algorithm: "setpx", Against: "fenced"}.reference())
 	assert.Empty(t, Config{Algorithm: "setpx", Against: AgainstNone}.reference())
-	err := Config{Algorithm: "setpx", Against: "nope"}.WithDefaults().Validate()
+	_, err := Config{Algorithm: "setpx", Against: "nope"}.Resolve()
 	require.ErrorIs(t, err, BadInput)
 	assert.Contains(t, err.Error(), "--against")
 }
@@ -90,7 +90,7 @@ func TestJudgeSplitsByCheck(t *testing.T) {
 // to its default; the watchdog stays under a hold past the TTL.
 func TestWorkloadDrawn(t *testing.T) {
 	count := func(algo string, f func(s *scenarios.Scenario) bool) int {
-		cfg := Config{Algorithm: algo, Seed: 3}.WithDefaults()
+		cfg := Config{Algorithm: algo, Seed: 3}.withDefaults()
 		n := 0
 		for j := range 200 {
 			s := Generate(cfg, LoopPoints, j)

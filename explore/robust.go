@@ -153,10 +153,10 @@ func strengthen(s *scenarios.Scenario) *scenarios.Scenario {
 	// first); and a failure that needs another client to be granted the
 	// lock while its holder is inside shows more often the longer the
 	// holder stays, as long as the hold stays well inside the lease.
-	d := deref(s.Duration, scenarios.Duration(3*time.Second)).D()
+	d := durationOf(s)
 	c.Duration = dur(max(scaled(d, strength), d+added).Round(10 * time.Millisecond))
-	h := deref(s.Hold, scenarios.Duration(20*time.Millisecond)).D()
-	ttl := deref(s.Options.TTL, scenarios.Duration(500*time.Millisecond)).D()
+	h := holdOf(s)
+	ttl := ttlOf(s)
 	if nh := scaled(h, strength).Round(time.Millisecond); nh <= ttl/maxHoldShare {
 		c.Hold = dur(nh)
 	}
@@ -170,15 +170,15 @@ func strengthen(s *scenarios.Scenario) *scenarios.Scenario {
 // 8/10 in virtual time with a 20 ms or an 80 ms hold but 3/10 with 30 ms,
 // and 0/10 against 5/10 on redis-server with 20 and 80 ms.
 func stretched(s *scenarios.Scenario) *scenarios.Scenario {
-	h := deref(s.Hold, scenarios.Duration(20*time.Millisecond)).D()
-	ttl := deref(s.Options.TTL, scenarios.Duration(500*time.Millisecond)).D()
+	h := holdOf(s)
+	ttl := ttlOf(s)
 	nh := min(h*widenHold, ttl/maxHoldShare).Round(time.Millisecond)
 	if nh <= h {
 		return nil
 	}
 	c := clone(s)
 	c.Hold = dur(nh)
-	d := deref(s.Duration, scenarios.Duration(3*time.Second)).D()
+	d := durationOf(s)
 	c.Duration = dur(scaled(d, strength).Round(10 * time.Millisecond))
 	return c
 }

@@ -101,12 +101,16 @@ func runOnce(ctx context.Context, s *scenarios.Scenario, algo string, seed uint6
 	}
 	cfg.Seed = seed
 	cfg.VirtualTime = true
-	return play(ctx, s, cfg)
+	spec, err := cfg.Resolve()
+	if err != nil {
+		return outcome{}, fmt.Errorf("%w: %w", sim.ErrConfig, err)
+	}
+	return play(ctx, s, spec)
 }
 
-// play runs cfg (resolved from s) and classifies its verdict.
-func play(ctx context.Context, s *scenarios.Scenario, cfg sim.Config) (outcome, error) {
-	res, err := sim.Run(ctx, cfg)
+// play runs spec (resolved from s) and classifies its verdict.
+func play(ctx context.Context, s *scenarios.Scenario, spec sim.Spec) (outcome, error) {
+	res, err := sim.Run(ctx, spec)
 	if err != nil {
 		return outcome{res: res}, err
 	}

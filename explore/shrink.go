@@ -292,7 +292,7 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 			if f.At == nil || last.res == nil {
 				continue
 			}
-			for _, ps := range pointsBefore(last.res.History, f.At.D(), deref(s.Clients, 2)) {
+			for _, ps := range pointsBefore(last.res.History, f.At.D(), clientsOf(s)) {
 				p := clone(c)
 				p.Faults[0].At, p.Faults[0].When = nil, ps
 				add(p)
@@ -312,7 +312,7 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 	if last.res != nil {
 		for _, group := range sameTimes(s.Faults) {
 			at := s.Faults[group[0]].At.D()
-			for _, ps := range pointsBefore(last.res.History, at, deref(s.Clients, 2)) {
+			for _, ps := range pointsBefore(last.res.History, at, clientsOf(s)) {
 				c := clone(s)
 				for _, i := range group {
 					w := *ps
@@ -326,7 +326,7 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 		if f.At == nil || last.res == nil {
 			continue
 		}
-		for _, ps := range pointsBefore(last.res.History, f.At.D(), deref(s.Clients, 2)) {
+		for _, ps := range pointsBefore(last.res.History, f.At.D(), clientsOf(s)) {
 			c := clone(s)
 			c.Faults[i].At, c.Faults[i].When = nil, ps
 			add(c)
@@ -340,8 +340,8 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 		if f.At == nil || last.res == nil {
 			continue
 		}
-		near := pointsBefore(last.res.History, f.At.D(), deref(s.Clients, 2))
-		for _, ps := range everyPointBefore(last.res.History, f.At.D(), deref(s.Clients, 2)) {
+		near := pointsBefore(last.res.History, f.At.D(), clientsOf(s))
+		for _, ps := range everyPointBefore(last.res.History, f.At.D(), clientsOf(s)) {
 			// Its first visit too: a late visit may not come in every
 			// rerun, and the earlier-visit step needs a point to start.
 			first := *ps
@@ -358,17 +358,17 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 		}
 	}
 	// Fewer clients: the last one goes, with the faults that name it.
-	if n := deref(s.Clients, 2); n > 1 {
+	if n := clientsOf(s); n > 1 {
 		add(withoutClient(s, n-1))
 	}
 	// Fewer nodes.
 	if info, _ := lock.Lookup(algo); info.MultiNode {
-		if n := deref(s.Nodes, 1); n > 1 {
+		if n := nodesOf(s); n > 1 {
 			add(withoutNode(s, n-1))
 		}
 	}
 	// A shorter run: a half, then three quarters.
-	if d := deref(s.Duration, scenarios.Duration(3*time.Second)).D(); d > 200*time.Millisecond {
+	if d := durationOf(s); d > 200*time.Millisecond {
 		for _, nd := range []time.Duration{d / 2, d * 3 / 4} {
 			addShorter(clone(s), nd, func(c *scenarios.Scenario, fit func(time.Duration) time.Duration) {
 				c.Duration = dur(fit(nd).Round(10 * time.Millisecond))
@@ -385,7 +385,7 @@ func candidates(s *scenarios.Scenario, algo string, last outcome) []candidate {
 		if f.For == nil && f.Until == nil && lasts(f.Kind) {
 			// A fault that lasted until the clients stopped: a bounded one.
 			c := clone(s)
-			c.Faults[i].For = dur((deref(s.Duration, scenarios.Duration(3*time.Second)).D() / 2).Round(time.Millisecond))
+			c.Faults[i].For = dur((durationOf(s) / 2).Round(time.Millisecond))
 			add(c)
 		}
 		if f.For != nil && f.For.D() >= 2*time.Millisecond {

@@ -77,8 +77,8 @@ func drawWorkload(cfg Config, info lock.Info, s *scenarios.Scenario, j int) {
 // lock.
 func workloadCandidates(s *scenarios.Scenario) []candidate {
 	var out []candidate
-	hold := deref(s.Hold, scenarios.Duration(20*time.Millisecond)).D()
-	ttl := deref(s.Options.TTL, scenarios.Duration(500*time.Millisecond)).D()
+	hold := holdOf(s)
+	ttl := ttlOf(s)
 	if s.Options.Watchdog != nil && hold < ttl {
 		c := clone(s)
 		c.Options.Watchdog = nil

@@ -56,7 +56,7 @@ func TestSupportTable(t *testing.T) {
 			cfg := baseConfig(cc.Backend, 2, 1)
 			cfg.Cluster = cc
 			cfg.Faults = []sim.Planned{{Fault: s.fault, For: 100 * time.Millisecond}}
-			err := cfg.WithDefaults().Validate()
+			_, err := cfg.Resolve()
 			verdict := "ok"
 			if err != nil {
 				verdict = "refused"
@@ -89,13 +89,14 @@ func TestExternalBackend(t *testing.T) {
 	} {
 		c := cfg
 		c.Faults = []sim.Planned{{Fault: bad}}
-		err := c.WithDefaults().Validate()
+		_, err := c.Resolve()
 		require.Error(t, err, "%s", bad)
 		t.Log(err)
 	}
 	c := cfg
 	c.Faults = []sim.Planned{{Fault: faults.PauseNode{Node: 0, For: time.Second}, Until: &sim.Trigger{Client: 0, Point: sim.PointAfterEnter}}}
-	require.ErrorContains(t, c.WithDefaults().Validate(), "until", "CLIENT PAUSE cannot end at a point")
+	_, err := c.Resolve()
+	require.ErrorContains(t, err, "until", "CLIENT PAUSE cannot end at a point")
 
 	w := world(t, cfg)
 	n, err := w.Node(0)

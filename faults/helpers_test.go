@@ -37,17 +37,25 @@ func world(t *testing.T, cfg sim.Config) *sim.World {
 	if cfg.Cluster.Dir == "" {
 		cfg.Cluster.Dir = t.TempDir()
 	}
-	cfg = cfg.WithDefaults()
-	require.NoError(t, cfg.Validate())
+	spec, err := cfg.Resolve()
+	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), simtest.HangGuard)
 	defer cancel()
-	cluster, err := sim.StartCluster(ctx, cfg.Cluster)
+	cluster, err := sim.StartCluster(ctx, spec.Config().Cluster)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, cluster.Close()) })
-	w, err := sim.NewWorld(cfg, cluster)
+	w, err := sim.NewWorld(spec, cluster)
 	require.NoError(t, err)
 	t.Cleanup(w.Close)
 	return w
+}
+
+// resolved is cfg as a run takes it: every default filled in.
+func resolved(t *testing.T, cfg sim.Config) sim.Config {
+	t.Helper()
+	spec, err := cfg.Resolve()
+	require.NoError(t, err)
+	return spec.Config()
 }
 
 // withNetwork marks cfg as needing its clients behind proxies.

@@ -117,7 +117,7 @@ func TestDropLosesRepliesNotCommands(t *testing.T) {
 // Kleppmann's Redlock setup: overlapping groups leave node 2 reachable from
 // both clients.
 func TestLinksGroupsOverlap(t *testing.T) {
-	cfg := baseConfig(sim.BackendMiniredis, 2, 5).WithDefaults()
+	cfg := resolved(t, baseConfig(sim.BackendMiniredis, 2, 5))
 	l := faults.Links{Groups: [][]string{{"c0", "n0", "n1", "n2"}, {"c1", "n2", "n3", "n4"}}}
 	links, err := l.Select(cfg)
 	require.NoError(t, err)
@@ -150,11 +150,11 @@ func TestLinksGroupsOverlap(t *testing.T) {
 
 func TestNetworkFaultsPutClientsBehindProxies(t *testing.T) {
 	cfg := baseConfig(sim.BackendMiniredis, 2, 1)
-	assert.Zero(t, cfg.WithDefaults().Cluster.ProxiedClients, "no fault, no proxies")
+	assert.Zero(t, resolved(t, cfg).Cluster.ProxiedClients, "no fault, no proxies")
 	cfg.Faults = []sim.Planned{{Fault: faults.Delay{Links: faults.Links{Groups: [][]string{{"c0"}, {"resource"}}}, Latency: time.Second}}}
-	assert.Zero(t, cfg.WithDefaults().Cluster.ProxiedClients, "the resource link is carried in memory")
+	assert.Zero(t, resolved(t, cfg).Cluster.ProxiedClients, "the resource link is carried in memory")
 	cfg.Faults = append(cfg.Faults, sim.Planned{Fault: faults.Partition{Links: faults.Links{Nodes: []int{0}}}})
-	assert.Equal(t, 2, cfg.WithDefaults().Cluster.ProxiedClients)
+	assert.Equal(t, 2, resolved(t, cfg).Cluster.ProxiedClients)
 }
 
 // The same faults through a toxiproxy server driven over its HTTP API, as
@@ -189,7 +189,7 @@ func TestRemoteToxiproxy(t *testing.T) {
 }
 
 func TestBadToxiproxyAddressFailsAtStart(t *testing.T) {
-	cfg := withNetwork(baseConfig(sim.BackendMiniredis, 1, 1)).WithDefaults()
+	cfg := resolved(t, withNetwork(baseConfig(sim.BackendMiniredis, 1, 1)))
 	cfg.Cluster.Toxiproxy = "127.0.0.1:1"
 	_, err := sim.StartCluster(context.Background(), cfg.Cluster)
 	require.ErrorContains(t, err, "toxiproxy at 127.0.0.1:1")

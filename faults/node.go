@@ -184,7 +184,7 @@ type KillNode struct {
 }
 
 // KeepsData: on redis-server a restart that keeps its data needs
-// persistence always, which sim.Config.WithDefaults then picks.
+// persistence always, which sim.Config.Resolve then picks.
 func (f KillNode) KeepsData() bool { return f.KeepData }
 
 func (f KillNode) String() string {

@@ -50,7 +50,7 @@ func TestKillNodeLosesOrKeepsTheKey(t *testing.T) {
 		"miniredis lose":           {sim.BackendMiniredis, "", false, false},
 		"miniredis keep":           {sim.BackendMiniredis, "", true, true},
 		"redis none keep_data":     {sim.BackendRedis, sim.PersistenceNone, true, false},
-		"redis unset keep_data":    {sim.BackendRedis, "", true, true}, // WithDefaults picks always
+		"redis unset keep_data":    {sim.BackendRedis, "", true, true}, // Resolve picks always
 		"redis always lose":        {sim.BackendRedis, sim.PersistenceAlways, false, false},
 		"redis always keep_data":   {sim.BackendRedis, sim.PersistenceAlways, true, true},
 		"redis everysec keep_data": {sim.BackendRedis, sim.PersistenceEverySec, true, true},

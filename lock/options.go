@@ -53,8 +53,9 @@ type RetryPolicy struct {
 	MaxTries int           // attempts in all; 0 means until ctx ends
 }
 
-// WithDefaults returns o with every unset field at its default.
-func (o Options) WithDefaults() Options {
+// Defaulted returns o with every unset field at its default: New applies
+// it, and sim.Config.Resolve for a run.
+func (o Options) Defaulted() Options {
 	if o.TTL == 0 {
 		o.TTL = 500 * time.Millisecond
 	}

@@ -198,7 +198,7 @@ func New(name string, nodes []redis.UniversalClient, o Options) (Locker, error) 
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("%s: no Redis nodes given", name)
 	}
-	o = o.WithDefaults()
+	o = o.Defaulted()
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -11,7 +11,7 @@ import (
 // is gone), passing o.Hook before and after each renewal so that a paused
 // client's watchdog pauses with it. Release must call l.StopWatchdog first.
 func StartWatchdog(o Options, l *Lease, renew func(context.Context) error) {
-	startWatchdog(o.WithDefaults(), l, renew)
+	startWatchdog(o.Defaulted(), l, renew)
 }
 
 // startWatchdog renews l every TTL/3 (client clock) until the lease is

@@ -81,7 +81,12 @@ func TestCatalogueTimelinesNodeRowsAndLabels(t *testing.T) {
 					t.Errorf("%s/%s: %v", s.Name, algo, err)
 					return
 				}
-				cfg = cfg.WithDefaults()
+				spec, err := cfg.Resolve()
+				if err != nil {
+					t.Errorf("%s/%s: %v", s.Name, algo, err)
+					return
+				}
+				cfg = spec.Config()
 				in := report.Run{Scenario: s.Name, Algorithm: algo, Sim: &sim.Result{Config: cfg, History: h},
 					Check: checker.Check(h, checker.Config{Fencing: cfg.Fencing(), Verbose: true})}
 				mu.Lock()

@@ -393,7 +393,8 @@ func TestNewestFullBench(t *testing.T) {
 // records them.
 func fullSettings(t *testing.T) string {
 	t.Helper()
-	cfg := bench.Config{}.WithDefaults()
+	cfg, err := bench.Config{}.Resolve()
+	require.NoError(t, err)
 	var contention []string
 	for _, c := range cfg.Contention {
 		contention = append(contention, string(c))

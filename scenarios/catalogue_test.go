@@ -135,7 +135,7 @@ func roundTrip(t *testing.T, s *Scenario, algo string) string {
 	require.NoError(t, err)
 	got, err := back.Config(algo)
 	require.NoError(t, err)
-	assert.Equal(t, plain(want), plain(got), "%s for %s", s.Name, algo)
+	assert.Equal(t, plain(t, want), plain(t, got), "%s for %s", s.Name, algo)
 
 	e1, ok1 := s.Expect(algo)
 	e2, ok2 := back.Expect(algo)
@@ -148,11 +148,19 @@ func roundTrip(t *testing.T, s *Scenario, algo string) string {
 	return string(out)
 }
 
+// resolvedConfig is cfg as a run takes it: every default filled in.
+func resolvedConfig(t *testing.T, cfg sim.Config) sim.Config {
+	t.Helper()
+	spec, err := cfg.Resolve()
+	require.NoError(t, err)
+	return spec.Config()
+}
+
 // plain is c as a run sees it (sim's defaults applied), less what differs
 // between runs of one configuration (functions, a random owner), with the
 // cluster's persistence default applied too.
-func plain(c sim.Config) sim.Config {
-	c = c.WithDefaults()
+func plain(t *testing.T, c sim.Config) sim.Config {
+	c = resolvedConfig(t, c)
 	c.Options.Tokens, c.Options.Clock, c.Options.Hook, c.Options.Owner = nil, nil, nil, ""
 	if c.Cluster.Persistence == "" {
 		c.Cluster.Persistence = sim.PersistenceNone

@@ -475,4 +475,4 @@ func (s *Scenario) nodes() int {
 }
 
 // defaults are the simulator's, so that a range check and the run agree.
-var defaults = sync.OnceValue(func() sim.Config { return sim.Config{}.WithDefaults() })
+var defaults = sync.OnceValue(sim.Defaults)

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -15,23 +16,31 @@ import (
 // Config resolves the scenario for one algorithm into the configuration a
 // run takes. algo may be any registered design, also one the scenario does
 // not list (a CLI's --algos); whether the scenario skips it is Expect's to
-// say. Fields the file leaves out stay zero for sim.Config.WithDefaults,
+// say. Fields the file leaves out stay zero for sim.Config.Resolve,
 // except validity_check, whose default is on.
 func (s *Scenario) Config(algo string) (sim.Config, error) {
+	cfg, _, err := s.resolve(algo)
+	return cfg, err
+}
+
+// resolve is the configuration of algo as the file gives it and as it
+// runs, every default filled in.
+func (s *Scenario) resolve(algo string) (sim.Config, sim.Spec, error) {
 	if err := s.check(); err != nil {
-		return sim.Config{}, err
+		return sim.Config{}, sim.Spec{}, err
 	}
 	if err := s.checkDesign(algo); err != nil {
-		return sim.Config{}, err
+		return sim.Config{}, sim.Spec{}, err
 	}
 	cfg, err := s.build(algo)
 	if err != nil {
-		return sim.Config{}, err
+		return sim.Config{}, sim.Spec{}, err
 	}
-	if err := s.validate(algo, cfg); err != nil {
-		return sim.Config{}, err
+	spec, err := s.validate(algo, cfg)
+	if err != nil {
+		return sim.Config{}, sim.Spec{}, err
 	}
-	return cfg, nil
+	return cfg, spec, nil
 }
 
 // build is the sim.Config of algo, the scenario checked but not yet
@@ -70,32 +79,38 @@ func (s *Scenario) build(algo string) (sim.Config, error) {
 	return cfg, nil
 }
 
-// validate checks cfg, resolved from s, as the simulator will: each fault
-// first, since a fault's own validation knows its kind best and its error
-// can name the fault's line, then the whole configuration.
-func (s *Scenario) validate(algo string, cfg sim.Config) error {
-	full := cfg.WithDefaults()
-	for i, p := range full.Faults {
-		if v, ok := p.Fault.(sim.Validator); ok {
-			if err := v.Validate(full); err != nil {
-				base := fmt.Sprintf("faults[%d]", i)
-				if fe := s.fieldError(err, base+"."); fe != nil {
-					return fe
-				}
-				return s.errf(base, "%s: %v", p.Fault, err)
-			}
-		}
+// validate resolves cfg, built from s, as the simulator will run it. A
+// fault's refusal (which sim.Config.Resolve finds first, since a fault's
+// own validation knows its kind best) names the fault's line; the checks
+// before should leave nothing else for the simulator to refuse, but if
+// they do (the external backend's cluster refusals, say), it is said now
+// rather than at run time.
+func (s *Scenario) validate(algo string, cfg sim.Config) (sim.Spec, error) {
+	spec, err := cfg.Resolve()
+	if err == nil {
+		return spec, nil
 	}
-	// The checks above should leave nothing for the simulator to refuse;
-	// if it does (the external backend's cluster refusals, say), say so
-	// now rather than fail at run time.
-	if err := full.Validate(); err != nil {
-		if fe := s.fieldError(err, ""); fe != nil {
-			return fe
-		}
-		return &Error{File: s.file, Msg: fmt.Sprintf("%s: %v", algo, err)}
+	if fe := s.faultError(err); fe != nil {
+		return sim.Spec{}, fe
 	}
-	return nil
+	if fe := s.fieldError(err, ""); fe != nil {
+		return sim.Spec{}, fe
+	}
+	return sim.Spec{}, &Error{File: s.file, Msg: fmt.Sprintf("%s: %v", algo, err)}
+}
+
+// faultError is err, a refusal of sim.Config.Resolve, on the line of the
+// fault that refused; nil when no fault did.
+func (s *Scenario) faultError(err error) error {
+	var f *sim.FaultError
+	if !errors.As(err, &f) || f.Fault == nil {
+		return nil
+	}
+	base := fmt.Sprintf("faults[%d]", f.Index)
+	if fe := s.fieldError(f.Err, base+"."); fe != nil {
+		return fe
+	}
+	return s.errf(base, "%s: %v", f.Fault, f.Err)
 }
 
 // waitsNotified says whether the file asks for wait: notify (checkOptions
@@ -168,19 +183,18 @@ func (ps *PointSpec) trigger(faultClient *int) sim.Trigger {
 }
 
 // Resolved writes the scenario as it runs for algo: that algorithm alone,
-// every default filled in (from sim.Config.WithDefaults and
-// lock.Options.WithDefaults), each trigger's client and nth explicit, and
-// only algo's expectation. It parses back to the same configuration; a run
+// every default filled in (sim.Config.Resolve's), each trigger's client
+// and nth explicit, and only algo's expectation. It parses back to the same configuration; a run
 // directory's scenario.yaml is this.
 //
 // Options.Retries stays out when the file leaves it out: its default is to
 // retry until the run ends, which no number says.
 func (s *Scenario) Resolved(algo string) ([]byte, error) {
-	cfg, err := s.Config(algo)
+	_, spec, err := s.resolve(algo)
 	if err != nil {
 		return nil, err
 	}
-	d := cfg.WithDefaults()
+	d := spec.Config()
 	r := &Scenario{
 		Name:        s.Name,
 		Doc:         s.Doc,

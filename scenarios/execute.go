@@ -63,11 +63,14 @@ type RunOptions struct {
 // on miniredis in this process (no toxiproxy server), unless o.RealTime,
 // and only where ctx carries a vtime.Host to run the bubble.
 func (o RunOptions) VirtualTime(ctx context.Context, cfg sim.Config) bool {
-	cfg = cfg.WithDefaults()
 	if info, err := lock.Lookup(cfg.Algorithm); err == nil && info.Process {
 		return false // a child process lives on the wall clock and on TCP
 	}
-	return !o.RealTime && cfg.Cluster.Backend == sim.BackendMiniredis && cfg.Cluster.Toxiproxy == "" &&
+	backend := cfg.Cluster.Backend
+	if backend == "" {
+		backend = sim.Defaults().Cluster.Backend
+	}
+	return !o.RealTime && backend == sim.BackendMiniredis && cfg.Cluster.Toxiproxy == "" &&
 		vtime.FromContext(ctx).Valid()
 }
 
@@ -121,6 +124,10 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 		return out, err
 	}
 	cfg.VirtualTime = o.VirtualTime(ctx, cfg)
+	spec, err := cfg.Resolve()
+	if err != nil {
+		return out, fmt.Errorf("%w: %w", sim.ErrConfig, err)
+	}
 	resolved, err := s.resolvedFor(algo, o)
 	if err != nil {
 		return out, err
@@ -133,7 +140,7 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	}
 
 	if o.Timeout == 0 {
-		o.Timeout = cfg.WithDefaults().Duration + time.Minute
+		o.Timeout = spec.Config().Duration + time.Minute
 	}
 	rctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
@@ -142,9 +149,9 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 		return out, err
 	}
 	if lease != nil {
-		cfg.KeyPrefix = lease.prefix
+		spec = spec.WithKeyPrefix(lease.prefix)
 	}
-	res, runErr := sim.Run(rctx, cfg)
+	res, runErr := sim.Run(rctx, spec)
 	if lease != nil {
 		more, err := lease.end(ctx)
 		notes = append(notes, more...)

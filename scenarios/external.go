@@ -54,7 +54,7 @@ func (s *Scenario) RunConfig(algo string, o RunOptions) (sim.Config, error) {
 	cfg.Cluster.Nodes = len(o.Addrs)
 	// Config checked the faults against the scenario's own backend; the
 	// external one refuses more.
-	if err := s.validate(algo, cfg); err != nil {
+	if _, err := s.validate(algo, cfg); err != nil {
 		return sim.Config{}, err
 	}
 	return cfg, nil
@@ -94,18 +94,8 @@ func (s *Scenario) externalRefuses(algo string, addrs []string) error {
 	cfg.Cluster.Backend = sim.BackendExternal
 	cfg.Cluster.Addrs = slices.Clone(addrs)
 	cfg.Cluster.Nodes = len(addrs)
-	full := cfg.WithDefaults()
-	for i, p := range full.Faults {
-		if v, ok := p.Fault.(sim.Validator); ok {
-			if err := v.Validate(full); err != nil {
-				if fe := s.fieldError(err, fmt.Sprintf("faults[%d].", i)); fe != nil {
-					return fe
-				}
-				return s.errf(fmt.Sprintf("faults[%d]", i), "%s: %v", p.Fault, err)
-			}
-		}
-	}
-	return nil
+	_, err = cfg.Resolve()
+	return s.faultError(err)
 }
 
 // onAddrs is the scenario as it runs on len(addrs) external nodes: its own

@@ -71,7 +71,8 @@ func TestRunConfigExternal(t *testing.T) {
 			assert.Equal(t, threeAddrs, cfg.Cluster.Addrs)
 			assert.Equal(t, 3, cfg.Cluster.Nodes)
 			assert.Equal(t, "toxi.example:8474", cfg.Cluster.Toxiproxy)
-			require.NoError(t, cfg.WithDefaults().Validate(), "what RunConfig passes, the simulator takes")
+			_, err = cfg.Resolve()
+			require.NoError(t, err, "what RunConfig passes, the simulator takes")
 		})
 	}
 }
@@ -88,9 +89,9 @@ func TestRunConfigOptions(t *testing.T) {
 
 	cfg, err = s.RunConfig("setpx", RunOptions{Toxiproxy: "127.0.0.1:8474"})
 	require.NoError(t, err)
-	assert.Equal(t, sim.BackendMiniredis, cfg.WithDefaults().Cluster.Backend)
+	assert.Equal(t, sim.BackendMiniredis, resolvedConfig(t, cfg).Cluster.Backend)
 	assert.Equal(t, "127.0.0.1:8474", cfg.Cluster.Toxiproxy)
-	assert.Equal(t, 2, cfg.WithDefaults().Cluster.ProxiedClients, "a toxiproxy server puts every client behind proxies")
+	assert.Equal(t, 2, resolvedConfig(t, cfg).Cluster.ProxiedClients, "a toxiproxy server puts every client behind proxies")
 
 	for name, o := range map[string]RunOptions{
 		"no port":           {Addrs: []string{"10.0.0.1"}},

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/faults"
-	"github.com/locksim/locksim/lock"
 )
 
 // Family is the kind of trouble a scenario puts a lock through, the rows a
@@ -120,7 +119,10 @@ func FamilyOf(s *Scenario) Family {
 	if s.Family != "" {
 		return Family(s.Family)
 	}
-	ttl := lock.Options{TTL: deref(s.Options.TTL).D()}.WithDefaults().TTL
+	ttl := deref(s.Options.TTL).D()
+	if ttl == 0 {
+		ttl = defaults().Options.TTL
+	}
 	var specs []rankedFault
 	for _, f := range s.Faults {
 		if f.Kind != faults.KindRandom {

@@ -54,7 +54,7 @@ faults:
 	for i, w := range want {
 		assert.Equal(t, w, cfg.Faults[i].Fault, "faults[%d]", i)
 	}
-	assert.Equal(t, 2, cfg.WithDefaults().Cluster.ProxiedClients, "the partition puts the clients behind proxies")
+	assert.Equal(t, 2, resolvedConfig(t, cfg).Cluster.ProxiedClients, "the partition puts the clients behind proxies")
 }
 
 func TestFaultKindErrors(t *testing.T) {

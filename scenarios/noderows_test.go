@@ -52,7 +52,11 @@ func runVirtual(t *testing.T, s *scenarios.Scenario, algo string) (history.Histo
 		t.Fatal(err)
 	}
 	cfg.VirtualTime = true
-	res, err := sim.Run(vtime.NewContext(context.Background(), vtime.ForTest(t)), cfg)
+	spec, err := cfg.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(vtime.NewContext(context.Background(), vtime.ForTest(t)), spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ func TestParseMinimal(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, cfg.Options.ValidityCheck)
 	assert.Zero(t, cfg.Options.Retry.MaxTries, "no retries: keep trying until the run ends")
-	assert.Zero(t, cfg.Clients, "left for sim.Config.WithDefaults")
+	assert.Zero(t, cfg.Clients, "left for sim.Config.Resolve")
 
 	s, err = Parse("one.yaml", []byte("name: one\nalgorithm: setpx\noptions: {validity_check: false}\n"))
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // The tables of docs/scenarios.md that the code decides: the fault kinds
 // and their fields (faultKinds), the points (Points), and the defaults of
 // the options and the world (what Resolved writes for a scenario that sets
-// nothing, i.e. sim.Config.WithDefaults and lock.Options.WithDefaults).
+// nothing, i.e. sim.Defaults).
 // TestScenarioReference fails when the page's copy differs from these.
 
 // KindInfo describes one fault kind as a scenario file writes it.
@@ -53,10 +54,10 @@ func onExternal(name string, k faultKind) bool {
 	if err != nil {
 		return false
 	}
-	cfg := sim.Config{Algorithm: "setpx", Clients: 2, Cluster: sim.ClusterConfig{Backend: sim.BackendExternal, Nodes: 2, Replicas: 1},
-		Faults: []sim.Planned{{Fault: fault, For: time.Second}}}.WithDefaults()
-	v, ok := fault.(sim.Validator)
-	return !ok || v.Validate(cfg) == nil
+	_, err = sim.Config{Algorithm: "setpx", Clients: 2, Cluster: sim.ClusterConfig{Backend: sim.BackendExternal, Nodes: 2, Replicas: 1},
+		Faults: []sim.Planned{{Fault: fault, For: time.Second}}}.Resolve()
+	var fe *sim.FaultError
+	return !errors.As(err, &fe)
 }
 
 // KindsTable is the fault kinds' table of docs/scenarios.md.

@@ -18,7 +18,7 @@ const referencePage = "../docs/scenarios.md"
 
 // TestScenarioReference keeps docs/scenarios.md honest: its tables of fault
 // kinds (scenarios/kinds.go's registry), points (lock.Points and the client
-// loop's) and defaults (sim.Config.WithDefaults, lock.Options.WithDefaults)
+// loop's) and defaults (sim.Config.Resolve, sim.Defaults)
 // are what the code generates, every kind has a section, and the README's
 // "Writing a scenario" links to the page. -update rewrites the tables.
 func TestScenarioReference(t *testing.T) {

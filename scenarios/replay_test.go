@@ -53,7 +53,11 @@ func TestReplayIsExact(t *testing.T) {
 				t.Fatalf("%s with %s: %v", name, info.Name, err)
 			}
 			cfg.VirtualTime = true
-			r, err := sim.Replay(ctx, cfg, replayRuns)
+			spec, err := cfg.Resolve()
+			if err != nil {
+				t.Fatalf("%s with %s: %v", name, info.Name, err)
+			}
+			r, err := sim.Replay(ctx, spec, replayRuns)
 			if err != nil {
 				t.Fatalf("%s with %s: %v", name, info.Name, err)
 			}

@@ -40,14 +40,14 @@ type ClusterConfig struct {
 	// ProxiedClients is how many simulated clients (0 .. ProxiedClients-1)
 	// reach the nodes through proxies, one per client and node, so that
 	// network faults can delay, cut or reset each link; the others dial the
-	// nodes directly. Config.WithDefaults sets it when a run needs it.
+	// nodes directly. Config.Resolve sets it when a run needs it.
 	ProxiedClients int
 	// InMemory runs the cluster without a socket: miniredis nodes served
 	// on in-memory connections (memPipe), proxies that are Go values (see memNet). It is what a
 	// run in virtual time needs (Config.VirtualTime sets it); miniredis
 	// only.
 	InMemory bool
-	// Seed draws the in-memory network's wire delays (Config.WithDefaults
+	// Seed draws the in-memory network's wire delays (Config.Resolve
 	// gives it the run's seed).
 	Seed uint64
 }

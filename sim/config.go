@@ -3,14 +3,17 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/locksim/locksim/lock"
 )
 
 // Config is one run: a design, a cluster, clients and the faults to play.
-// It is plain data; the scenario loader builds it from YAML.
+// It is plain data; the scenario loader builds it from YAML, and Resolve
+// turns it into the Spec a run takes.
 type Config struct {
 	Algorithm string
 	Options   lock.Options // TTL, drift, retry, watchdog, validity_check, fencing
@@ -70,22 +73,81 @@ func (c Config) LockKey(n int) string {
 	return p + strconv.Itoa(n)
 }
 
-// WithDefaults fills unset fields.
-func (c Config) WithDefaults() Config {
-	c.Options = c.Options.WithDefaults()
+// Spec is a run ready to play: a Config with every default applied and
+// checked. Only Config.Resolve makes one, so whoever holds a Spec need not
+// default or validate it again; Run, Replay and NewWorld take nothing else.
+type Spec struct {
+	cfg      Config
+	resolved bool // false only in a Spec not made by Resolve (the zero value)
+}
+
+// Resolve applies every default (the one place run defaults are written)
+// and validates the result: the Spec to run, or the first field that
+// cannot work.
+func (c Config) Resolve() (Spec, error) {
+	c = c.withDefaults()
+	if err := c.validate(); err != nil {
+		return Spec{}, err
+	}
+	return Spec{cfg: c, resolved: true}, nil
+}
+
+// Config is a copy of the resolved configuration, every default filled in.
+func (s Spec) Config() Config {
+	c := s.cfg
+	c.Faults = slices.Clone(c.Faults)
+	c.Roles = slices.Clone(c.Roles)
+	return c
+}
+
+// WithKeyPrefix is s with its lock keys under prefix (Config.KeyPrefix): a
+// run on servers others use learns its prefix once it has leased them,
+// and no default or check depends on it.
+func (s Spec) WithKeyPrefix(prefix string) Spec {
+	s.cfg.KeyPrefix = prefix
+	return s
+}
+
+// Warnings are things that work but are probably not what the user meant.
+func (s Spec) Warnings() []string { return s.cfg.warnings() }
+
+// check rejects a Spec that Resolve did not make.
+func (s Spec) check() error {
+	if !s.resolved {
+		return fmt.Errorf("%w: a Spec must come from Config.Resolve", ErrConfig)
+	}
+	return nil
+}
+
+// Defaults is the configuration of a run that sets no field: the defaults
+// a caller shows or builds on (explore's and bench's sizes and times).
+// Defaults that depend on the design are those of a single-node design.
+func Defaults() Config { return defaults() }
+
+var defaults = sync.OnceValue(func() Config { return Config{}.withDefaults() })
+
+// DefaultNodeTimeout is the bound on one command to one node of a run of
+// algorithm whose TTL is ttl and which sets none.
+func DefaultNodeTimeout(algorithm string, ttl time.Duration) time.Duration {
+	if info, err := lock.Lookup(algorithm); err == nil && info.MultiNode {
+		// Redlock keeps its own, much smaller default.
+		return lock.DefaultNodeTimeout(ttl)
+	}
+	// A simulated node that stops answering must not hold a client for
+	// the connection's whole read timeout; but a bound as tight as
+	// Redlock's (TTL/10) turns a slow harness (-race, a loaded machine)
+	// into lost SETNX replies, i.e. keys without TTL no fault put there.
+	return max(ttl/2, 50*time.Millisecond)
+}
+
+// withDefaults fills unset fields.
+func (c Config) withDefaults() Config {
+	c.Options = c.Options.Defaulted()
 	if c.VirtualTime {
 		c.Cluster.InMemory = true
 	}
 	if c.Options.NodeTimeout == 0 {
-		// A simulated node that stops answering must not hold a client for
-		// the connection's whole read timeout; but a bound as tight as
-		// Redlock's (TTL/10) turns a slow harness (-race, a loaded machine)
-		// into lost SETNX replies, i.e. keys without TTL no fault put there.
-		// Redlock keeps its own, much smaller default.
-		c.Options.NodeTimeout = max(c.Options.TTL/2, 50*time.Millisecond)
-		if info, err := lock.Lookup(c.Algorithm); err == nil && info.MultiNode {
-			c.Options.NodeTimeout = lock.DefaultNodeTimeout(c.Options.TTL)
-		}
+		c.Options.NodeTimeout = DefaultNodeTimeout(c.Algorithm, c.Options.TTL)
 	}
 	if c.Cluster.Backend == "" {
 		c.Cluster.Backend = BackendMiniredis
@@ -183,9 +245,12 @@ func (c Config) needsNetwork() bool {
 	return false
 }
 
-// Validate names the first field that cannot work. Call it on a config with
-// defaults filled in.
-func (c Config) Validate() error {
+// validate names the first field that cannot work in a config with
+// defaults filled in: a fault's refusal (a *FaultError) first.
+func (c Config) validate() error {
+	if err := c.validateFaults(); err != nil {
+		return err
+	}
 	info, err := lock.Lookup(c.Algorithm)
 	if err != nil {
 		return fmt.Errorf("algorithm: %w", err)
@@ -233,21 +298,43 @@ func (c Config) Validate() error {
 	if _, err := c.Cluster.withDefaults(); err != nil {
 		return err
 	}
+	return nil
+}
+
+// FaultError is a planned fault's refusal of the run it is planned in.
+type FaultError struct {
+	Index int   // in Config.Faults
+	Fault Fault // nil: no fault was given
+	Err   error
+}
+
+func (e *FaultError) Error() string {
+	if e.Fault == nil {
+		return fmt.Sprintf("faults[%d]: no fault", e.Index)
+	}
+	return fmt.Sprintf("faults[%d] %s: %v", e.Index, e.Fault, e.Err)
+}
+
+func (e *FaultError) Unwrap() error { return e.Err }
+
+// validateFaults asks each fault whether it can play in c (defaults
+// filled in); a fault's own check knows its kind best, so it comes first.
+func (c Config) validateFaults() error {
 	for i, p := range c.Faults {
 		if p.Fault == nil {
-			return fmt.Errorf("faults[%d]: no fault", i)
+			return &FaultError{Index: i}
 		}
 		if v, ok := p.Fault.(Validator); ok {
 			if err := v.Validate(c); err != nil {
-				return fmt.Errorf("faults[%d] %s: %w", i, p.Fault, err)
+				return &FaultError{Index: i, Fault: p.Fault, Err: err}
 			}
 		}
 	}
 	return nil
 }
 
-// Warnings are things that work but are probably not what the user meant.
-func (c Config) Warnings() []string {
+// warnings are things that work but are probably not what the user meant.
+func (c Config) warnings() []string {
 	var out []string
 	if info, err := lock.Lookup(c.Algorithm); err == nil && info.Expires && !c.Options.Watchdog && c.Hold >= c.Options.TTL {
 		out = append(out, fmt.Sprintf("hold %v is not shorter than ttl %v and the watchdog is off: every lease expires inside its critical section", c.Hold, c.Options.TTL))

@@ -41,14 +41,14 @@ func TestCheckMachine(t *testing.T) {
 }
 
 func TestValidateNamesTheLimit(t *testing.T) {
-	c := Config{Algorithm: "setpx", Clients: MaxClients + 1}.WithDefaults()
-	assert.ErrorContains(t, c.Validate(), "clients 1001: at most 1000")
-	c = Config{Algorithm: "redlock", Cluster: ClusterConfig{Nodes: MaxNodes + 1}}.WithDefaults()
-	assert.ErrorContains(t, c.Validate(), "nodes 33: at most 32")
-	c = Config{Algorithm: "setpx", Duration: 2 * time.Hour}.WithDefaults()
-	assert.ErrorContains(t, c.Validate(), "duration 2h0m0s: at most 1h0m0s")
-	c = Config{Algorithm: "setpx", Keys: MaxKeys + 1}.WithDefaults()
-	assert.ErrorContains(t, c.Validate(), "keys 10001: at most 10000")
+	c := Config{Algorithm: "setpx", Clients: MaxClients + 1}.withDefaults()
+	assert.ErrorContains(t, c.validate(), "clients 1001: at most 1000")
+	c = Config{Algorithm: "redlock", Cluster: ClusterConfig{Nodes: MaxNodes + 1}}.withDefaults()
+	assert.ErrorContains(t, c.validate(), "nodes 33: at most 32")
+	c = Config{Algorithm: "setpx", Duration: 2 * time.Hour}.withDefaults()
+	assert.ErrorContains(t, c.validate(), "duration 2h0m0s: at most 1h0m0s")
+	c = Config{Algorithm: "setpx", Keys: MaxKeys + 1}.withDefaults()
+	assert.ErrorContains(t, c.validate(), "keys 10001: at most 10000")
 }
 
 // TestReliabilityPageListsTheLimits keeps docs/reliability.md's limits in

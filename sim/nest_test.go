@@ -112,8 +112,7 @@ func TestNestedLockThatForgetsItsCountIsUnsafe(t *testing.T) {
 }
 
 func TestNestRefusedForNonReentrantDesigns(t *testing.T) {
-	cfg := nested(sim.BackendMiniredis, "setpx").WithDefaults()
-	err := cfg.Validate()
+	_, err := nested(sim.BackendMiniredis, "setpx").Resolve()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nest 3: setpx is not reentrant")
 }
@@ -141,11 +140,13 @@ func TestRolesFixEachClientsMode(t *testing.T) {
 	assert.Zero(t, modes[2]["read"], "client 2 only writes")
 	assert.NotZero(t, modes[2]["write"])
 
-	bad := cfg.WithDefaults()
+	bad := cfg
 	bad.Roles = bad.Roles[:2]
-	require.ErrorContains(t, bad.Validate(), "roles: 2 given for 3 clients")
-	bad = cfg.WithDefaults()
+	_, err := bad.Resolve()
+	require.ErrorContains(t, err, "roles: 2 given for 3 clients")
+	bad = cfg
 	bad.Algorithm = "setpx"
 	bad.ReadRatio = 0
-	require.ErrorContains(t, bad.Validate(), "roles[0] read: setpx has no read lock")
+	_, err = bad.Resolve()
+	require.ErrorContains(t, err, "roles[0] read: setpx has no read lock")
 }

@@ -28,7 +28,9 @@ func TestNodeRecords(t *testing.T) {
 		simtest.RequireRedisServer(t)
 		c := cfg
 		c.Cluster.Backend = sim.BackendRedis
-		res, err := sim.Run(context.Background(), c)
+		spec, err := c.Resolve()
+		require.NoError(t, err)
+		res, err := sim.Run(context.Background(), spec)
 		require.NoError(t, err)
 		checkNodeRecords(t, res.History, 3, 100*time.Millisecond) // a loaded machine may start the reads late
 	})

@@ -13,7 +13,7 @@ import (
 
 func probeWorld(t *testing.T) *World {
 	t.Helper()
-	cfg := Config{Algorithm: "setpx", Options: lock.Options{TTL: 300 * time.Millisecond, NodeTimeout: 30 * time.Millisecond}}.WithDefaults()
+	cfg := Config{Algorithm: "setpx", Options: lock.Options{TTL: 300 * time.Millisecond, NodeTimeout: 30 * time.Millisecond}}.withDefaults()
 	cl, err := StartCluster(context.Background(), cfg.Cluster)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cl.Close() })

@@ -39,14 +39,17 @@ type Replayed struct {
 	First    *Divergence // the first rerun that differs from run 1; nil when none does
 }
 
-// Replay runs cfg n times in virtual time and compares the histories byte
+// Replay runs spec n times in virtual time and compares the histories byte
 // for byte, as history.jsonl holds them: a run in virtual time is a
 // function of its configuration and seed, so every rerun must give the
-// first run's bytes. It returns an error when a run failed or cfg does not
+// first run's bytes. It returns an error when a run failed or spec does not
 // go in virtual time.
-func Replay(ctx context.Context, cfg Config, n int) (Replayed, error) {
+func Replay(ctx context.Context, spec Spec, n int) (Replayed, error) {
 	r := Replayed{Runs: n}
-	if !cfg.VirtualTime {
+	if err := spec.check(); err != nil {
+		return r, err
+	}
+	if !spec.cfg.VirtualTime {
 		return r, fmt.Errorf("%w: replay: runs only in virtual time (miniredis, an in-process design, no toxiproxy server)", ErrConfig)
 	}
 	if n < 2 {
@@ -55,7 +58,7 @@ func Replay(ctx context.Context, cfg Config, n int) (Replayed, error) {
 	var first []byte
 	seen := map[string]bool{}
 	for i := 1; i <= n; i++ {
-		res, err := Run(ctx, cfg)
+		res, err := Run(ctx, spec)
 		if err != nil {
 			return r, fmt.Errorf("replay: run %d: %w", i, err)
 		}

@@ -39,14 +39,14 @@ var ErrConfig = errors.New("bad configuration")
 // the faults play, heals, probes liveness and stops everything it started.
 // A cancelled ctx (Ctrl-C) stops the run early and marks it Incomplete.
 //
-// With cfg.VirtualTime the run goes in a virtual-time bubble of the
+// With VirtualTime the run goes in a virtual-time bubble of the
 // vtime.Host ctx carries: the same run, with every wait costing no real
 // time. Result.Wall is then real time; the history's times are virtual.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
-	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+func Run(ctx context.Context, spec Spec) (*Result, error) {
+	if err := spec.check(); err != nil {
+		return nil, err
 	}
+	cfg := spec.cfg
 	if !cfg.VirtualTime {
 		return run(ctx, cfg, time.Now())
 	}
@@ -91,7 +91,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: start %s nodes: %w", ErrHarness, cfg.Cluster.Backend, err)
 	}
-	res.Notes = append(res.Notes, cfg.Warnings()...)
+	res.Notes = append(res.Notes, cfg.warnings()...)
 	defer cluster.Close()
 	res.Server = cluster.ServerVersion(ctx)
 	for _, n := range cluster.Nodes() {

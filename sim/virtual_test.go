@@ -19,7 +19,9 @@ func runVirtual(t *testing.T, cfg sim.Config) (*sim.Result, checker.Result) {
 	t.Helper()
 	cfg.VirtualTime = true
 	ctx := vtime.NewContext(context.Background(), vtime.ForTest(t))
-	res, err := sim.Run(ctx, cfg)
+	spec, err := cfg.Resolve()
+	require.NoError(t, err)
+	res, err := sim.Run(ctx, spec)
 	require.NoError(t, err)
 	for _, n := range res.Notes {
 		t.Log("note:", n)

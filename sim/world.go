@@ -30,15 +30,15 @@ type World struct {
 	faultID atomic.Int64
 }
 
-// NewWorld builds the world of cfg around a started cluster: the recorder,
+// NewWorld builds the world of spec around a started cluster: the recorder,
 // the resource and the clients, which do not run. Faults can then be
 // started and stopped by hand, as tests do; Run builds its own world. Close
 // closes the clients; the cluster stays the caller's.
-func NewWorld(cfg Config, cluster *Cluster) (*World, error) {
-	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+func NewWorld(spec Spec, cluster *Cluster) (*World, error) {
+	if err := spec.check(); err != nil {
+		return nil, err
 	}
+	cfg := spec.cfg
 	rec := NewRecorder()
 	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: NewResource(rec)}
 	sched := newSchedule(w, nil)

@@ -50,7 +50,7 @@ func (f *flags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.rounds, "rounds", bench.DefaultRounds, "rounds the designs of one cell are interleaved in")
 	fs.DurationVar(&f.warmup, "warmup", bench.DefaultWarmup, "unmeasured warm-up per design and cell")
 	fs.DurationVar(&f.hold, "hold", 0, "time inside the critical section")
-	fs.DurationVar(&f.ttl, "ttl", 500*time.Millisecond, "lock TTL")
+	fs.DurationVar(&f.ttl, "ttl", sim.Defaults().Options.TTL, "lock TTL")
 	fs.DurationVar(&f.retry, "retry", bench.DefaultRetry, "wait after a refused attempt (plus up to half of it as jitter)")
 	fs.Uint64Var(&f.seed, "seed", 0, "base seed of every random choice (each client's retry jitter and lock tokens; under --under, added to the scenario's seed)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "bound on the whole command's wall time; past it the measuring stops, the sweep's finished cells are written to DIR-incomplete, exit 3 (default: twice the estimate + 1m)")
@@ -190,7 +190,7 @@ func (f *flags) config(now time.Time) (bench.Config, string, error) {
 		return cfg, "", fmt.Errorf("--retry %v: must be positive", f.retry)
 	}
 	// What only the bench can judge (e.g. no design runs at these sizes).
-	if err := cfg.WithDefaults().Validate(); err != nil {
+	if _, err := cfg.Resolve(); err != nil {
 		return cfg, "", fmt.Errorf("--%s", strings.TrimPrefix(err.Error(), bench.ErrConfig.Error()+": "))
 	}
 	return cfg, out, nil
@@ -233,7 +233,7 @@ func (f *flags) underConfig(cfg bench.Config, out string) (bench.Config, string,
 	if len(cfg.Under) == 0 {
 		return cfg, "", fmt.Errorf("--under %q: no design to run (--algos %s)", f.under, list(f.algos))
 	}
-	if err := cfg.WithDefaults().Validate(); err != nil {
+	if _, err := cfg.Resolve(); err != nil {
 		return cfg, "", fmt.Errorf("--under %q: %s", f.under, strings.TrimPrefix(err.Error(), bench.ErrConfig.Error()+": "))
 	}
 	return cfg, out, nil

@@ -90,7 +90,7 @@ func (w *waitFlags) config(f *flags, now time.Time) (bench.WaitConfig, string, e
 	case f.changed("rounds") && f.rounds < 1:
 		return cfg, "", fmt.Errorf("--rounds %d: must be at least 1", f.rounds)
 	}
-	if err := cfg.WithDefaults().Validate(); err != nil {
+	if cfg, err = cfg.Resolve(); err != nil {
 		return cfg, "", errors.New(trimConfig(err))
 	}
 	out, err := f.out.Resolve("lockbench", artifact.Stamp(now))
@@ -108,10 +108,9 @@ func trimConfig(err error) string {
 	return s
 }
 
-// measureWait runs the comparison and writes its files, as measure does
-// for the sweep.
+// measureWait runs the comparison cfg (resolved) and writes its files, as
+// measure does for the sweep.
 func measureWait(ctx context.Context, cfg bench.WaitConfig, out string, timeout time.Duration, command string, stdout, stderr io.Writer) int {
-	cfg = cfg.WithDefaults()
 	est := time.Duration(len(cfg.Clients)*len(cfg.Variants)) * cfg.Duration
 	if timeout <= 0 {
 		timeout = 2*est + time.Minute

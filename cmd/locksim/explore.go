@@ -102,11 +102,12 @@ written).`,
 	fl.IntVar(&f.runs, "runs", 0, "schedules to run, over all shards (default 500, unless --for)")
 	fl.DurationVar(&f.forDur, "for", 0, "wall time, e.g. 5m: alone, the whole command's (search, shrinking, confirmation, writing); with --timeout, the search's")
 	fl.DurationVar(&f.timeout, "timeout", 0, "bound the whole command (search, shrinking, confirmation, writing) in wall time")
-	fl.IntVar(&f.clients, "clients", 2, "clients per schedule")
-	fl.IntVar(&f.nodes, "nodes", 3, "Redis masters per schedule (single-master designs get one)")
-	fl.DurationVar(&f.ttl, "ttl", 500*time.Millisecond, "lock TTL")
-	fl.DurationVar(&f.duration, "duration", 3*time.Second, "simulated length of each run")
-	fl.DurationVar(&f.hold, "hold", 20*time.Millisecond, "time inside the critical section")
+	run := sim.Defaults()
+	fl.IntVar(&f.clients, "clients", run.Clients, "clients per schedule")
+	fl.IntVar(&f.nodes, "nodes", explore.DefaultNodes, "Redis masters per schedule (single-master designs get one)")
+	fl.DurationVar(&f.ttl, "ttl", run.Options.TTL, "lock TTL")
+	fl.DurationVar(&f.duration, "duration", run.Duration, "simulated length of each run")
+	fl.DurationVar(&f.hold, "hold", run.Hold, "time inside the critical section")
 	fl.IntVar(&f.maxFaults, "max-faults", 4, "most faults in one schedule")
 	fl.Uint64Var(&f.seed, "seed", 0, "base seed: schedule j is drawn from (seed, j)")
 	fl.StringVar(&f.shard, "shard", "0/1", "run shard `i/n` of the schedules (those j with j mod n == i)")
@@ -195,15 +196,15 @@ func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
 	search, whole = search/n, whole/n
 	var out []explore.Config
 	for _, a := range f.algos {
-		cfg := explore.Config{
+		cfg, err := explore.Config{
 			Algorithm: a, Kinds: f.kinds, Runs: f.runs, For: search, Timeout: whole,
 			Clients: f.clients, Nodes: f.nodes, TTL: f.ttl, Duration: f.duration, Hold: f.hold,
 			MaxFaults: f.maxFaults, Seed: f.seed, Shard: shard, Shards: shards,
 			Confirm: confirm, Workers: f.workers, NoShrink: f.noShrink, Exhaustive: f.exhaust, Unguided: f.unguided,
 			Against: f.against, Strict: f.strict,
 			Out: filepath.Join(f.out, a),
-		}.WithDefaults()
-		if err := cfg.Validate(); err != nil {
+		}.Resolve()
+		if err != nil {
 			return nil, errors.New(strings.TrimPrefix(err.Error(), explore.BadInput.Error()+": "))
 		}
 		out = append(out, cfg)

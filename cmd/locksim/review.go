@@ -365,7 +365,7 @@ func exploreText(d time.Duration, n int) string {
 // or replaying on redis-server, which have no bound of their own, and
 // writes the result to out; it returns the page's line about it.
 func exploreOne(ctx context.Context, algo string, budget time.Duration, out string) (string, error) {
-	cfg := explore.Config{Algorithm: algo, For: budget, Confirm: explore.ConfirmNone, NoShrink: true, Out: out}.WithDefaults()
+	cfg := explore.Config{Algorithm: algo, For: budget, Confirm: explore.ConfirmNone, NoShrink: true, Out: out}
 	rep, err := explore.Explore(ctx, cfg)
 	if rep == nil {
 		return fmt.Sprintf("%s: exploration failed: %s", algo, oneLineErr(err)), err
@@ -392,7 +392,7 @@ func sweepText(on bool) string {
 // or replaying on redis-server, and writes the result to out; it returns
 // the sweep's statement, for the page.
 func sweepOne(ctx context.Context, algo, out string) (string, error) {
-	cfg := explore.Config{Algorithm: algo, Exhaustive: true, Confirm: explore.ConfirmNone, NoShrink: true, Out: out}.WithDefaults()
+	cfg := explore.Config{Algorithm: algo, Exhaustive: true, Confirm: explore.ConfirmNone, NoShrink: true, Out: out}
 	rep, err := explore.Explore(ctx, cfg)
 	if rep == nil || rep.Sweep == nil {
 		return fmt.Sprintf("%s: sweep failed: %s", algo, oneLineErr(err)), err

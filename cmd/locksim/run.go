@@ -167,7 +167,7 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	opts.Out, opts.CheckTimeout = f.out, f.checkTimeout
 	// Every design's configuration is checked before anything runs, so
 	// that what the backend cannot do is one line, not a failure midway.
-	cfgs := map[string]sim.Config{}
+	cfgs := map[string]sim.Spec{}
 	for _, algo := range algos {
 		if e, ok := s.Expect(algo); ok && e.Verdict == scenarios.Skip {
 			if err := s.BackendRefuses(algo, opts); err != nil {
@@ -179,7 +179,11 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 		if err != nil {
 			return usageErr(err)
 		}
-		cfgs[algo] = cfg
+		spec, err := cfg.Resolve()
+		if err != nil {
+			return usageErr(err)
+		}
+		cfgs[algo] = spec
 	}
 	if len(f.algos) == 0 {
 		// said once the input is known good, so that a refusal is one line
@@ -212,8 +216,8 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	mismatches := 0
 	for i, algo := range algos {
 		fmt.Fprintf(stderr, "[%d/%d] %s with %s ...\n", i+1, len(algos), s.Name, algo)
-		if cfg, ok := cfgs[algo]; ok {
-			for _, w := range cfg.WithDefaults().Warnings() {
+		if spec, ok := cfgs[algo]; ok {
+			for _, w := range spec.Warnings() {
 				fmt.Fprintln(stderr, "warning:", w)
 			}
 		}

@@ -18,7 +18,7 @@ func (f *runFlags) replay(ctx context.Context, stdout, stderr io.Writer, s *scen
 		return usageErr(fmt.Errorf("--determinism %d: must be at least 2 (runs to compare)", f.determinism))
 	}
 	opts := f.where.runOptions()
-	cfgs := map[string]sim.Config{}
+	cfgs := map[string]sim.Spec{}
 	for _, algo := range algos {
 		if e, ok := s.Expect(algo); ok && e.Verdict == scenarios.Skip {
 			continue
@@ -31,17 +31,21 @@ func (f *runFlags) replay(ctx context.Context, stdout, stderr io.Writer, s *scen
 		if !cfg.VirtualTime {
 			return usageErr(fmt.Errorf("--determinism: %s with %s does not run in virtual time (miniredis, an in-process design, no --real-time, no --toxiproxy)", s.Name, algo))
 		}
-		cfgs[algo] = cfg
+		spec, err := cfg.Resolve()
+		if err != nil {
+			return usageErr(fmt.Errorf("%w: %w", sim.ErrConfig, err))
+		}
+		cfgs[algo] = spec
 	}
 	differ := 0
 	for i, algo := range algos {
-		cfg, ok := cfgs[algo]
+		spec, ok := cfgs[algo]
 		if !ok {
 			fmt.Fprintf(stdout, "%-14s skipped\n", algo)
 			continue
 		}
 		fmt.Fprintf(stderr, "[%d/%d] %s with %s, %d runs ...\n", i+1, len(algos), s.Name, algo, f.determinism)
-		r, err := sim.Replay(ctx, cfg, f.determinism)
+		r, err := sim.Replay(ctx, spec, f.determinism)
 		if err != nil {
 			if errors.Is(err, sim.ErrConfig) {
 				return usageErr(err)

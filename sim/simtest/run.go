@@ -38,12 +38,13 @@ func Run(t *testing.T, cfg sim.Config, clock Clock) *sim.Result {
 		cfg.Cluster.Dir = t.TempDir()
 	}
 	cfg.VirtualTime = clock == Virtual && (cfg.Cluster.Backend == "" || cfg.Cluster.Backend == sim.BackendMiniredis)
+	spec, err := cfg.Resolve()
+	require.NoError(t, err)
 	var res *sim.Result
-	var err error
 	if cfg.VirtualTime {
-		res, err = sim.Run(vtime.NewContext(context.Background(), vtime.ForTest(t)), cfg)
+		res, err = sim.Run(vtime.NewContext(context.Background(), vtime.ForTest(t)), spec)
 	} else {
-		res, err = runGuarded(t, cfg)
+		res, err = runGuarded(t, spec)
 	}
 	require.NoError(t, err)
 	for _, n := range res.Notes {
@@ -59,7 +60,7 @@ func Run(t *testing.T, cfg sim.Config, clock Clock) *sim.Result {
 	return res
 }
 
-func runGuarded(t *testing.T, cfg sim.Config) (*sim.Result, error) {
+func runGuarded(t *testing.T, spec sim.Spec) (*sim.Result, error) {
 	t.Helper()
 	type ret struct {
 		res *sim.Result
@@ -67,14 +68,14 @@ func runGuarded(t *testing.T, cfg sim.Config) (*sim.Result, error) {
 	}
 	done := make(chan ret, 1)
 	go func() {
-		res, err := sim.Run(context.Background(), cfg)
+		res, err := sim.Run(context.Background(), spec)
 		done <- ret{res, err}
 	}()
 	select {
 	case r := <-done:
 		return r.res, r.err
 	case <-time.After(HangGuard):
-		t.Fatalf("hung: sim.Run (duration %v) has not returned after %v", cfg.Duration, HangGuard)
+		t.Fatalf("hung: sim.Run (duration %v) has not returned after %v", spec.Config().Duration, HangGuard)
 		return nil, nil
 	}
 }
