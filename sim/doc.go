@@ -21,7 +21,7 @@
 //   - the fault schedule: the planned faults (Planned, each a Fault with a
 //     Trigger), started at a true time or when a client reaches a point, and
 //     healed at the end;
-//   - the recorder (Recorder), which stamps everything in true time.
+//   - the recorder (package sim/recorder), which stamps everything in true time.
 //
 // Run starts the cluster, lets every client cycle (acquire, validity check,
 // enter, hold, exit, release) while the faults play, heals them all, probes

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim/recorder"
 )
 
 func probeWorld(t *testing.T) *World {
@@ -17,7 +18,7 @@ func probeWorld(t *testing.T) *World {
 	cl, err := StartCluster(context.Background(), cfg.Cluster)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cl.Close() })
-	return &World{cfg: cfg, rec: NewRecorder(), cluster: cl}
+	return &World{cfg: cfg, rec: recorder.New(), cluster: cl}
 }
 
 // A probe whose first commands time out (a node still waking up) retries

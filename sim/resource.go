@@ -3,6 +3,8 @@ package sim
 import (
 	"sync"
 	"time"
+
+	"github.com/locksim/locksim/sim/recorder"
 )
 
 // Resource is the thing the lock protects, e.g. a file in shared storage. It
@@ -12,7 +14,7 @@ import (
 // whose token is lower than the largest it has accepted for the key (equal
 // tokens pass: one holder writes several times).
 type Resource struct {
-	rec *Recorder
+	rec *recorder.Recorder
 
 	mu      sync.Mutex
 	seq     int64
@@ -21,7 +23,7 @@ type Resource struct {
 }
 
 // NewResource makes an empty resource stamping with rec's true time.
-func NewResource(rec *Recorder) *Resource {
+func NewResource(rec *recorder.Recorder) *Resource {
 	return &Resource{rec: rec, highest: map[string]int64{}}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim/recorder"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -98,7 +99,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 		res.Notes = appendNew(res.Notes, n.Emulated()...)
 	}
 
-	rec := NewRecorder()
+	rec := recorder.New()
 	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: NewResource(rec), sched: vtime.SchedulerFrom(ctx)}
 	sched := newSchedule(w, cfg.Faults)
 	for i := 0; i < cfg.Clients; i++ {
@@ -116,7 +117,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	obs := newObservers(w) // what the nodes hold, read until after the probe
 	defer obs.stop()
 	// True time starts once every client is ready.
-	rec.restart()
+	rec.Restart()
 	for _, c := range w.clients {
 		c.Clock.rebase(rec.Origin(), time.Now())
 	}
@@ -195,7 +196,7 @@ func appendNew(dst []string, xs ...string) []string {
 
 // recordSentinels adds what the sentinels announced during the run to the
 // history (what they said while the cluster started is not the run's).
-func recordSentinels(rec *Recorder, evs []SentinelEvent) {
+func recordSentinels(rec *recorder.Recorder, evs []SentinelEvent) {
 	for _, ev := range evs {
 		if ev.At.Before(rec.Origin()) {
 			continue

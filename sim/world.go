@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locksim/locksim/sim/recorder"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -14,7 +15,7 @@ import (
 // nodes and network, the resource and true time.
 type World struct {
 	cfg     Config
-	rec     *Recorder
+	rec     *recorder.Recorder
 	cluster *Cluster
 	res     *Resource
 	clients []*Client
@@ -39,7 +40,7 @@ func NewWorld(cfg Config, cluster *Cluster) (*World, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	rec := NewRecorder()
+	rec := recorder.New()
 	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: NewResource(rec)}
 	sched := newSchedule(w, nil)
 	for i := 0; i < cfg.Clients; i++ {

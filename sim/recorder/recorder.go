@@ -1,8 +1,10 @@
-package sim
+package recorder
 
 import (
 	"sync"
 	"time"
+
+	"github.com/locksim/locksim/history"
 )
 
 // Recorder collects the history in true time. Call stamps must be taken
@@ -11,16 +13,16 @@ import (
 type Recorder struct {
 	origin time.Time
 	mu     sync.Mutex
-	ops    []Op
+	ops    []history.Op
 }
 
-// NewRecorder starts true time now.
-func NewRecorder() *Recorder { return &Recorder{origin: time.Now()} }
+// New starts true time now.
+func New() *Recorder { return &Recorder{origin: time.Now()} }
 
-// restart moves true time 0 to now, before anything was recorded: the run
+// Restart moves true time 0 to now, before anything was recorded: the run
 // begins once its clients are ready (a process design's children take
 // seconds to start on a loaded machine).
-func (r *Recorder) restart() { r.origin = time.Now() }
+func (r *Recorder) Restart() { r.origin = time.Now() }
 
 // Origin is true time 0.
 func (r *Recorder) Origin() time.Time { return r.origin }
@@ -29,15 +31,15 @@ func (r *Recorder) Origin() time.Time { return r.origin }
 func (r *Recorder) Now() time.Duration { return time.Since(r.origin) }
 
 // Add appends a completed operation.
-func (r *Recorder) Add(op Op) {
+func (r *Recorder) Add(op history.Op) {
 	r.mu.Lock()
 	r.ops = append(r.ops, op)
 	r.mu.Unlock()
 }
 
 // History returns a copy of what was recorded so far.
-func (r *Recorder) History() History {
+func (r *Recorder) History() history.History {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return History{Ops: append([]Op(nil), r.ops...)}
+	return history.History{Ops: append([]history.Op(nil), r.ops...)}
 }
