@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/network"
 )
 
 // ClockJumpNode moves a node's clock forward by By: keys whose remaining
@@ -227,8 +228,8 @@ func (f KillNode) Start(w *sim.World) error {
 		return err
 	}
 	// Its proxies' toxics wait for its connections to unwind (see
-	// sim.Network.Ending).
-	w.Cluster().Network().Ending(sim.NodeEnd(f.Node))
+	// network.Network.Ending).
+	w.Cluster().Network().Ending(network.NodeEnd(f.Node))
 	if err := n.Kill(); err != nil {
 		return err
 	}

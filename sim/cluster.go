@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locksim/locksim/sim/network"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -58,6 +59,12 @@ func (cfg ClusterConfig) nodeCount() int {
 		return len(cfg.Addrs)
 	}
 	return cfg.Nodes
+}
+
+// networkConfig is what the cluster's network needs of cfg.
+func (cfg ClusterConfig) networkConfig() network.Config {
+	return network.Config{InMemory: cfg.InMemory, Toxiproxy: cfg.Toxiproxy, Seed: cfg.Seed,
+		EmulatedReplicas: cfg.Backend != BackendRedis}
 }
 
 // withDefaults fills the defaults and rejects what cannot run.
@@ -147,7 +154,7 @@ func (cfg ClusterConfig) withDefaults() (ClusterConfig, error) {
 type Cluster struct {
 	cfg ClusterConfig
 	dir string // temp dir holding every redis node's data; "" for miniredis
-	net *Network
+	net *network.Network
 
 	mu       sync.Mutex // guards nodes and replicas, which a failover swaps
 	nodes    []Node
@@ -171,7 +178,7 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg, net: newNetwork(cfg, vtime.SchedulerFrom(ctx))}
+	c := &Cluster{cfg: cfg, net: network.New(cfg.networkConfig(), vtime.SchedulerFrom(ctx))}
 	switch cfg.Backend {
 	case BackendMiniredis:
 		err = c.startMiniredis()
@@ -198,13 +205,13 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 
 func (c *Cluster) startMiniredis() error {
 	for i := 0; i < c.cfg.Nodes; i++ {
-		n, err := startMiniNode(i, c.net.mem)
+		n, err := startMiniNode(i, c.net.Mem())
 		if err != nil {
 			return err
 		}
 		if c.cfg.Replicas > 0 {
 			n.writes.enable() // what a failover would lose
-			n.replicated = func(now time.Time) time.Time { return c.net.replicatedUpTo(i, now) }
+			n.replicated = func(now time.Time) time.Time { return c.net.ReplicatedUpTo(i, now) }
 		}
 		c.nodes = append(c.nodes, n)
 	}
@@ -271,7 +278,7 @@ func (c *Cluster) Replica(i int) Node {
 
 // Network is the cluster's network: the proxies in front of its nodes and
 // the in-memory links the harness carries.
-func (c *Cluster) Network() *Network { return c.net }
+func (c *Cluster) Network() *network.Network { return c.net }
 
 // Dir is the temp dir holding the redis nodes' data and logs ("" on
 // miniredis). Close removes it.
@@ -289,7 +296,7 @@ func (c *Cluster) Close() error {
 		}
 		// Proxies first: their connections would otherwise be dropped
 		// from under them by the nodes' shutdown.
-		if err := c.net.close(); err != nil {
+		if err := c.net.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("network: %w", err))
 		}
 		c.mu.Lock()

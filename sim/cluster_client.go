@@ -5,6 +5,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/locksim/locksim/sim/network"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
@@ -26,7 +27,7 @@ const clientTimeout = time.Second
 // proxies: it is the harness's view (the liveness probe, tests), not a
 // simulated client's.
 func (c *Cluster) NewClient(i int) *redis.Client {
-	return newNodeClient(c.Node(i).Addr(), c.net.mem)
+	return newNodeClient(c.Node(i).Addr(), c.net.Mem())
 }
 
 // NewClients returns one fresh client per node, in index order.
@@ -51,11 +52,11 @@ func (c *Cluster) ClientConns(id int) []redis.UniversalClient {
 			cs[i] = c.sentinelClient(id, i)
 			continue
 		}
-		addr, ok := c.net.dialAddr(Link{ClientEnd(id), NodeEnd(i)})
+		addr, ok := c.net.DialAddr(network.Link{From: network.ClientEnd(id), To: network.NodeEnd(i)})
 		if !ok {
 			addr = n.Addr()
 		}
-		cs[i] = newNodeClient(addr, c.net.mem)
+		cs[i] = newNodeClient(addr, c.net.Mem())
 	}
 	return cs
 }
@@ -84,7 +85,7 @@ func (c *Cluster) ClientConns(id int) []redis.UniversalClient {
 const clientPoolSize = 1024
 
 // newNodeClient returns a client of addr, reached on mem when it is not nil.
-func newNodeClient(addr string, mem *memNet) *redis.Client {
+func newNodeClient(addr string, mem *network.Mem) *redis.Client {
 	var dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	if m := mem; m != nil {
 		dial = m.Dial

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/sim/network"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -34,7 +35,7 @@ const syncTimeout = 5 * time.Second
 func (c *Cluster) startReplicas(ctx context.Context) error {
 	c.replicas = make([]Node, len(c.nodes))
 	for i, m := range c.nodes {
-		via, err := c.net.addProxy(Link{ReplicaEnd(i), NodeEnd(i)}, m.Addr())
+		via, err := c.net.AddProxy(network.Link{From: network.ReplicaEnd(i), To: network.NodeEnd(i)}, m.Addr())
 		if err != nil {
 			return err
 		}
@@ -53,26 +54,22 @@ func (c *Cluster) startReplicas(ctx context.Context) error {
 
 // startClientProxies puts one proxy on each link of each proxied client.
 func (c *Cluster) startClientProxies() error {
-	var links []Link
+	var links []network.Link
 	for id := 0; id < c.cfg.ProxiedClients; id++ {
 		for i := range c.nodes {
-			links = append(links, Link{ClientEnd(id), NodeEnd(i)})
+			links = append(links, network.Link{From: network.ClientEnd(id), To: network.NodeEnd(i)})
 		}
 		if c.sentinels != nil {
 			for k := range c.sentinels.procs {
-				links = append(links, Link{ClientEnd(id), SentinelEnd(k)})
+				links = append(links, network.Link{From: network.ClientEnd(id), To: network.SentinelEnd(k)})
 			}
 		}
 	}
-	return parallel(links, func(l Link) error {
-		upstream := ""
-		if l.To.Role == RoleSentinel {
-			upstream = c.sentinels.procs[l.To.Index].addr
-		} else {
-			upstream = c.nodes[l.To.Index].Addr()
+	return c.net.AddProxies(links, func(l network.Link) string {
+		if l.To.Role == network.RoleSentinel {
+			return c.sentinels.procs[l.To.Index].addr
 		}
-		_, err := c.net.addProxy(l, upstream)
-		return err
+		return c.nodes[l.To.Index].Addr()
 	})
 }
 
@@ -100,7 +97,7 @@ func (c *Cluster) Failover(i int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("failover: %w", err)
 	}
-	c.net.Ending(NodeEnd(i)) // see Network.Ending
+	c.net.Ending(network.NodeEnd(i)) // see Network.Ending
 	if err := proc.Kill(); err != nil {
 		return "", fmt.Errorf("failover: node %d: %w", i, err)
 	}
@@ -118,7 +115,7 @@ func (c *Cluster) Failover(i int) (string, error) {
 	c.nodes[i], c.replicas[i] = replica, master
 	c.mu.Unlock()
 	// Client proxies and the replication proxy now lead to the new master.
-	if err := c.net.retarget(NodeEnd(i), replica.Addr()); err != nil {
+	if err := c.net.Retarget(network.NodeEnd(i), replica.Addr()); err != nil {
 		return "", fmt.Errorf("failover: node %d: redirect clients: %w", i, err)
 	}
 	return fmt.Sprintf("node %d: replica %s promoted, master %s killed", i, replica.Addr(), master.Addr()), nil
@@ -138,7 +135,7 @@ func (c *Cluster) Rejoin(i int) error {
 	if !ok || master == nil {
 		return fmt.Errorf("rejoin: node %d has no replica slot", i)
 	}
-	via, ok := c.net.dialAddr(Link{ReplicaEnd(i), NodeEnd(i)})
+	via, ok := c.net.DialAddr(network.Link{From: network.ReplicaEnd(i), To: network.NodeEnd(i)})
 	if !ok {
 		return fmt.Errorf("rejoin: node %d: no replication proxy", i)
 	}
@@ -165,8 +162,8 @@ func (c *Cluster) emulateFailover(i int) (string, error) {
 		return "", fmt.Errorf("failover: node %d is not a miniredis node", i)
 	}
 	now := time.Now()
-	upTo := c.net.replicatedUpTo(i, now)
-	c.net.Ending(NodeEnd(i)) // see Network.Ending
+	upTo := c.net.ReplicatedUpTo(i, now)
+	c.net.Ending(network.NodeEnd(i)) // see Network.Ending
 	if err := n.Kill(); err != nil {
 		return "", err
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locksim/locksim/sim/network"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
@@ -320,33 +321,33 @@ func (c *Cluster) groupOf(addr string) (int, bool) {
 func (c *Cluster) sentinelClient(id, i int) *redis.Client {
 	var addrs []string
 	for k, a := range c.SentinelAddrs() {
-		if via, ok := c.net.dialAddr(Link{ClientEnd(id), SentinelEnd(k)}); ok {
+		if via, ok := c.net.DialAddr(network.Link{From: network.ClientEnd(id), To: network.SentinelEnd(k)}); ok {
 			a = via
 		}
 		addrs = append(addrs, a)
 	}
-	link := Link{ClientEnd(id), NodeEnd(i)}
-	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+	link := network.Link{From: network.ClientEnd(id), To: network.NodeEnd(i)}
+	dial := func(ctx context.Context, netw, addr string) (net.Conn, error) {
 		// go-redis adds the sentinels the first one names (their own
 		// addresses): they too are reached through the client's proxies.
 		for k, a := range c.SentinelAddrs() {
 			if a != addr {
 				continue
 			}
-			if via, ok := c.net.dialAddr(Link{ClientEnd(id), SentinelEnd(k)}); ok {
+			if via, ok := c.net.DialAddr(network.Link{From: network.ClientEnd(id), To: network.SentinelEnd(k)}); ok {
 				addr = via
 			}
 		}
 		if g, ok := c.groupOf(addr); ok && g == i {
-			if via, ok := c.net.dialAddr(link); ok {
-				if err := c.net.retargetLink(link, addr); err != nil {
+			if via, ok := c.net.DialAddr(link); ok {
+				if err := c.net.RetargetLink(link, addr); err != nil {
 					return nil, err
 				}
 				addr = via
 			}
 		}
 		var d net.Dialer
-		return d.DialContext(ctx, network, addr)
+		return d.DialContext(ctx, netw, addr)
 	}
 	return redis.NewFailoverClient(&redis.FailoverOptions{
 		MasterName:            MasterName(i),

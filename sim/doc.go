@@ -15,7 +15,7 @@
 //     the designs' own, announced through lock.Options.Hook);
 //   - the network (Network): the links between clients, nodes, replicas and
 //     the resource, carried through toxiproxy proxies or in memory, on which
-//     faults add delay, cuts and resets;
+//     faults add delay, cuts and resets (package sim/network);
 //   - the resource (Resource): the thing the lock protects, with its own
 //     serial log and, with fencing, its token check;
 //   - the fault schedule: the planned faults (Planned, each a Fault with a

@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/internal/miniredis"
 	"github.com/locksim/locksim/internal/miniredis/server"
+	"github.com/locksim/locksim/sim/network"
 )
 
 // miniNode is an in-process miniredis server whose key expiry follows its
@@ -31,7 +32,7 @@ type miniNode struct {
 	gate  gate
 	// mem is the in-memory network the node is served on, nil when it
 	// listens on a loopback port.
-	mem *memNet
+	mem *network.Mem
 	// writes feeds the failover emulation (cluster_failover.go); it is
 	// on only in clusters with replicas.
 	writes writeLog
@@ -58,7 +59,7 @@ var (
 
 // startMiniNode starts node idx on a loopback port, or on mem when it is
 // not nil.
-func startMiniNode(idx int, mem *memNet) (*miniNode, error) {
+func startMiniNode(idx int, mem *network.Mem) (*miniNode, error) {
 	n := &miniNode{idx: idx, clock: newNodeClock(nil), srv: miniredis.NewMiniRedis(), mem: mem}
 	// Set the clock before enabling ClockTTL: ClockTTL takes its baseline
 	// from the current time, which must already be the node clock.
@@ -68,8 +69,8 @@ func startMiniNode(idx int, mem *memNet) (*miniNode, error) {
 		return nil, fmt.Errorf("node %d: start miniredis: %w", idx, err)
 	}
 	if mem != nil {
-		n.gate.sched, n.gate.name = mem.sched, fmt.Sprintf("node/%d", idx)
-		n.addr = mem.listen(fmt.Sprintf("n%d", idx), n.accept)
+		n.gate.sched, n.gate.name = mem.Scheduler(), fmt.Sprintf("node/%d", idx)
+		n.addr = mem.Listen(fmt.Sprintf("n%d", idx), n.accept)
 	} else {
 		n.addr = n.srv.Addr()
 	}
@@ -101,9 +102,9 @@ func (n *miniNode) accept(link string) (net.Conn, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if !n.up {
-		return nil, errRefused
+		return nil, network.ErrRefused
 	}
-	return servePipe(n.mem.sched, link, n.srv.Server().ServeConn), nil
+	return network.ServePipe(n.mem.Scheduler(), link, n.srv.Server().ServeConn), nil
 }
 
 // installHook sets the pre-hook; miniredis loses it on every restart.

@@ -47,7 +47,7 @@ func (n *miniNode) emulateWait(p *server.Peer, cmd string, args []string) bool {
 	dead := n.gate.died()
 	var sched *vtime.Scheduler
 	if n.mem != nil {
-		sched = n.mem.sched
+		sched = n.mem.Scheduler()
 	}
 	waitKey := fmt.Sprintf("wait/%d#%d", n.idx, n.waits.Add(1))
 	for poll := 1; want > 0; poll++ {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim/network"
 	"github.com/locksim/locksim/sim/recorder"
 	"github.com/locksim/locksim/vtime"
 )
@@ -203,6 +204,6 @@ func recordSentinels(rec *recorder.Recorder, evs []SentinelEvent) {
 		}
 		at := ev.At.Sub(rec.Origin())
 		rec.Add(Op{Kind: KindSentinel, Client: NoClient, Call: at, Return: at, Outcome: OK,
-			Event: ev.Event, Detail: ev.Detail, Source: SentinelEnd(ev.Sentinel).String()})
+			Event: ev.Event, Detail: ev.Detail, Source: network.SentinelEnd(ev.Sentinel).String()})
 	}
 }

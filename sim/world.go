@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locksim/locksim/sim/network"
 	"github.com/locksim/locksim/sim/recorder"
 	"github.com/locksim/locksim/vtime"
 )
@@ -65,7 +66,7 @@ func (w *World) Cluster() *Cluster { return w.cluster }
 
 // Network is the run's network: the links between clients, nodes,
 // replicas and the resource.
-func (w *World) Network() *Network { return w.cluster.Network() }
+func (w *World) Network() *network.Network { return w.cluster.Network() }
 
 // History is what was recorded so far.
 func (w *World) History() History { return w.rec.History() }

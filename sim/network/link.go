@@ -1,4 +1,4 @@
-package sim
+package network
 
 import (
 	"fmt"
@@ -95,50 +95,12 @@ func (l Link) String() string { return l.From.String() + "<->" + l.To.String() }
 // Has reports whether e is one of the link's ends.
 func (l Link) Has(e Endpoint) bool { return l.From == e || l.To == e }
 
-// Links lists every link of a world configured by cfg (defaults filled in):
-// each client to each node and to the resource, then each replica to its
-// master.
-func Links(cfg Config) []Link {
-	nodes := cfg.Cluster.nodeCount()
-	var out []Link
-	for c := 0; c < cfg.Clients; c++ {
-		for n := 0; n < nodes; n++ {
-			out = append(out, Link{ClientEnd(c), NodeEnd(n)})
-		}
-		out = append(out, Link{ClientEnd(c), ResourceEnd})
-		if cfg.Cluster.sentinelMode() {
-			for k := 0; k < Sentinels; k++ {
-				out = append(out, Link{ClientEnd(c), SentinelEnd(k)})
-			}
-		}
-	}
-	for r := 0; r < cfg.Cluster.Replicas && r < 1; r++ {
-		for n := 0; n < nodes; n++ {
-			out = append(out, Link{ReplicaEnd(n), NodeEnd(n)})
-		}
-	}
-	return out
-}
-
 // inMemory reports whether a link of a cluster configured by cfg is carried
 // by the harness itself rather than by a TCP proxy: the resource is a Go
 // value, and miniredis replicas exist only as an emulation.
-func (l Link) inMemory(cfg ClusterConfig) bool {
+func (l Link) inMemory(cfg Config) bool {
 	if l.Has(ResourceEnd) {
 		return true
 	}
-	return l.From.Role == RoleReplica && cfg.Backend != BackendRedis
-}
-
-// Proxied reports whether a run of cfg carries link through a toxiproxy
-// proxy (the others are carried in memory, or not at all when a client
-// dials its nodes directly).
-func (l Link) Proxied(cfg Config) bool {
-	if l.inMemory(cfg.Cluster) {
-		return false
-	}
-	if l.From.Role == RoleReplica {
-		return true
-	}
-	return l.From.Role == RoleClient && l.From.Index < cfg.Cluster.ProxiedClients
+	return l.From.Role == RoleReplica && cfg.EmulatedReplicas
 }

@@ -1,4 +1,4 @@
-package sim
+package network
 
 import (
 	"context"
@@ -31,23 +31,12 @@ func TestParseEndpoint(t *testing.T) {
 	}
 }
 
-func TestLinksOfAWorld(t *testing.T) {
-	cfg := Config{Clients: 2, Cluster: ClusterConfig{Nodes: 2, Replicas: 1}}
-	var got []string
-	for _, l := range Links(cfg) {
-		got = append(got, l.String())
-	}
-	assert.Equal(t, []string{
-		"c0<->n0", "c0<->n1", "c0<->resource", "c1<->n0", "c1<->n1", "c1<->resource", "r0<->n0", "r1<->n1",
-	}, got)
-}
-
 var resourceLink = Link{ClientEnd(0), ResourceEnd}
 
 // transitTime carries one message over an in-memory link.
 func transitTime(n *Network, l Link) time.Duration {
 	start := time.Now()
-	n.transit(context.Background(), l, rand.New(rand.NewPCG(1, 2)))
+	n.Transit(context.Background(), l, rand.New(rand.NewPCG(1, 2)))
 	return time.Since(start)
 }
 
@@ -74,8 +63,8 @@ func transitGuarded(t *testing.T, n *Network, l Link) {
 // out: the other link's message crosses while the delayed one is held, and
 // the heal lets the held one go.
 func TestInMemoryLinkDelay(t *testing.T) {
-	n := newNetwork(ClusterConfig{Backend: BackendMiniredis}, nil)
-	defer n.close()
+	n := New(Config{EmulatedReplicas: true}, nil)
+	defer n.Close()
 	transitGuarded(t, n, resourceLink)
 	id, err := n.Start([]Link{resourceLink}, LinkFault{Latency: 30 * time.Millisecond})
 	require.NoError(t, err)
@@ -103,13 +92,13 @@ func TestInMemoryLinkDelay(t *testing.T) {
 }
 
 func TestInMemoryLinkCutHoldsUntilHeal(t *testing.T) {
-	n := newNetwork(ClusterConfig{Backend: BackendMiniredis}, nil)
-	defer n.close()
+	n := New(Config{EmulatedReplicas: true}, nil)
+	defer n.Close()
 	id, err := n.Start([]Link{resourceLink}, LinkFault{Cut: true})
 	require.NoError(t, err)
 	landed := make(chan time.Time, 1)
 	go func() {
-		n.transit(context.Background(), resourceLink, nil)
+		n.Transit(context.Background(), resourceLink, nil)
 		landed <- time.Now()
 	}()
 	select {
@@ -131,12 +120,12 @@ func TestInMemoryLinkCutHoldsUntilHeal(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
-	n.transit(ctx, resourceLink, nil)
+	n.Transit(ctx, resourceLink, nil)
 }
 
 func TestInMemoryLinkRefusesReset(t *testing.T) {
-	n := newNetwork(ClusterConfig{Backend: BackendMiniredis}, nil)
-	defer n.close()
+	n := New(Config{EmulatedReplicas: true}, nil)
+	defer n.Close()
 	_, err := n.Start([]Link{resourceLink}, LinkFault{Reset: true})
 	require.ErrorContains(t, err, "in memory")
 	_, err = n.Start([]Link{{ClientEnd(0), NodeEnd(0)}}, LinkFault{Cut: true})
@@ -144,21 +133,21 @@ func TestInMemoryLinkRefusesReset(t *testing.T) {
 }
 
 func TestReplicatedUpTo(t *testing.T) {
-	n := newNetwork(ClusterConfig{Backend: BackendMiniredis, Replicas: 1}, nil)
-	defer n.close()
+	n := New(Config{EmulatedReplicas: true}, nil)
+	defer n.Close()
 	repl := Link{ReplicaEnd(0), NodeEnd(0)}
 	now := time.Now()
-	assert.Equal(t, now, n.replicatedUpTo(0, now), "no lag")
+	assert.Equal(t, now, n.ReplicatedUpTo(0, now), "no lag")
 	cut, err := n.Start([]Link{repl}, LinkFault{Cut: true})
 	require.NoError(t, err)
 	cutAt := n.effects[cut].start
 	later := cutAt.Add(time.Second)
-	assert.Equal(t, cutAt, n.replicatedUpTo(0, later), "nothing since the cut")
-	assert.Equal(t, later, n.replicatedUpTo(1, later), "node 1's replication is fine")
+	assert.Equal(t, cutAt, n.ReplicatedUpTo(0, later), "nothing since the cut")
+	assert.Equal(t, later, n.ReplicatedUpTo(1, later), "node 1's replication is fine")
 	require.NoError(t, n.Stop(cut))
 	d, err := n.Start([]Link{repl}, LinkFault{Latency: 100 * time.Millisecond})
 	require.NoError(t, err)
 	dAt := n.effects[d].start
-	assert.Equal(t, dAt, n.replicatedUpTo(0, dAt.Add(50*time.Millisecond)), "a delay younger than its latency holds back all since it began")
-	assert.Equal(t, dAt.Add(400*time.Millisecond), n.replicatedUpTo(0, dAt.Add(500*time.Millisecond)))
+	assert.Equal(t, dAt, n.ReplicatedUpTo(0, dAt.Add(50*time.Millisecond)), "a delay younger than its latency holds back all since it began")
+	assert.Equal(t, dAt.Add(400*time.Millisecond), n.ReplicatedUpTo(0, dAt.Add(500*time.Millisecond)))
 }

@@ -6,12 +6,13 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/locksim/locksim/sim/network"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// The in-memory network must mean what toxiproxy means (net.go), so that a
+// The in-memory network must mean what toxiproxy means (sim/network), so that a
 // scenario gives the same verdict in virtual and in real time. In a bubble
 // the times are exact.
 
@@ -37,8 +38,8 @@ func memCluster(t *testing.T) (*Cluster, [2]redis.UniversalClient, *redis.Client
 // ± its jitter, each way.
 func assertWire(t *testing.T, d time.Duration, msg string) {
 	t.Helper()
-	assert.GreaterOrEqual(t, d, 2*(wireDelay-wireJitter), msg)
-	assert.LessOrEqual(t, d, 2*(wireDelay+wireJitter), msg)
+	assert.GreaterOrEqual(t, d, 2*(network.WireDelay-network.WireJitter), msg)
+	assert.LessOrEqual(t, d, 2*(network.WireDelay+network.WireJitter), msg)
 }
 
 // TestMemWireKeepsClientsOutOfLockstep: two clients that send at the same
@@ -87,7 +88,7 @@ func TestMemDelayAddsLatencyEachWay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, cs, _ := memCluster(t)
 		warm(t, cs[:]...)
-		id, err := c.Network().Start([]Link{{ClientEnd(0), NodeEnd(0)}}, LinkFault{Latency: 30 * time.Millisecond})
+		id, err := c.Network().Start([]network.Link{{From: network.ClientEnd(0), To: network.NodeEnd(0)}}, network.LinkFault{Latency: 30 * time.Millisecond})
 		require.NoError(t, err)
 		d, err := roundTrip(t, cs[0])
 		require.NoError(t, err)
@@ -106,14 +107,14 @@ func TestMemJitterStaysInItsBand(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, cs, _ := memCluster(t)
 		warm(t, cs[0])
-		_, err := c.Network().Start([]Link{{ClientEnd(0), NodeEnd(0)}}, LinkFault{Latency: 30 * time.Millisecond, Jitter: 10 * time.Millisecond})
+		_, err := c.Network().Start([]network.Link{{From: network.ClientEnd(0), To: network.NodeEnd(0)}}, network.LinkFault{Latency: 30 * time.Millisecond, Jitter: 10 * time.Millisecond})
 		require.NoError(t, err)
 		seen := map[time.Duration]bool{}
 		for range 20 {
 			d, err := roundTrip(t, cs[0])
 			require.NoError(t, err)
-			assert.GreaterOrEqual(t, d, 40*time.Millisecond+2*(wireDelay-wireJitter))
-			assert.LessOrEqual(t, d, 80*time.Millisecond+2*(wireDelay+wireJitter))
+			assert.GreaterOrEqual(t, d, 40*time.Millisecond+2*(network.WireDelay-network.WireJitter))
+			assert.LessOrEqual(t, d, 80*time.Millisecond+2*(network.WireDelay+network.WireJitter))
 			seen[d] = true
 		}
 		assert.Greater(t, len(seen), 1, "jitter varies the delay")
@@ -125,7 +126,7 @@ func TestMemCutDropsAndHealClosesConnections(t *testing.T) {
 		c, cs, direct := memCluster(t)
 		ctx := context.Background()
 		require.NoError(t, cs[0].Ping(ctx).Err(), "a connection that will live through the cut")
-		id, err := c.Network().Start([]Link{{ClientEnd(0), NodeEnd(0)}}, LinkFault{Cut: true})
+		id, err := c.Network().Start([]network.Link{{From: network.ClientEnd(0), To: network.NodeEnd(0)}}, network.LinkFault{Cut: true})
 		require.NoError(t, err)
 		tctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		err = cs[0].Set(tctx, "k", "cut", 0).Err()
@@ -144,7 +145,7 @@ func TestMemResetRunsTheCommandAndLosesTheReply(t *testing.T) {
 		c, cs, direct := memCluster(t)
 		ctx := context.Background()
 		warm(t, cs[0])
-		id, err := c.Network().Start([]Link{{ClientEnd(0), NodeEnd(0)}}, LinkFault{Reset: true})
+		id, err := c.Network().Start([]network.Link{{From: network.ClientEnd(0), To: network.NodeEnd(0)}}, network.LinkFault{Reset: true})
 		require.NoError(t, err)
 		require.Error(t, cs[0].Set(ctx, "k", "v", 0).Err(), "the reply is lost")
 		assert.Equal(t, "v", direct.Get(ctx, "k").Val(), "the command ran")

@@ -1,4 +1,4 @@
-package sim
+package network
 
 import (
 	"net"
@@ -16,10 +16,10 @@ func settleNetwork(t *testing.T) *Network {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ln.Close() })
-	n := newNetwork(ClusterConfig{Nodes: 2}, nil)
-	t.Cleanup(func() { _ = n.close() })
+	n := New(Config{}, nil)
+	t.Cleanup(func() { _ = n.Close() })
 	for _, l := range []Link{{ClientEnd(0), NodeEnd(0)}, {ClientEnd(0), NodeEnd(1)}} {
-		_, err := n.addProxy(l, ln.Addr().String())
+		_, err := n.AddProxy(l, ln.Addr().String())
 		require.NoError(t, err)
 	}
 	return n
@@ -62,7 +62,7 @@ func TestSettlingEndsWithTheNetwork(t *testing.T) {
 	n.mu.Unlock()
 	settled := make(chan error, 1)
 	go func() { settled <- n.awaitSettled(name) }()
-	require.NoError(t, n.close())
+	require.NoError(t, n.Close())
 	select {
 	case err := <-settled:
 		require.ErrorIs(t, err, errNetworkClosed)
@@ -81,7 +81,7 @@ func TestRetargetLeavesDelayedProxiesToSettle(t *testing.T) {
 	require.NoError(t, err)
 	defer ln.Close()
 	before := time.Now()
-	require.NoError(t, n.retarget(NodeEnd(0), ln.Addr().String()))
+	require.NoError(t, n.Retarget(NodeEnd(0), ln.Addr().String()))
 	assert.False(t, n.settling(l0).Before(before.Add(time.Hour)))
 }
 

@@ -1,4 +1,4 @@
-package sim
+package network
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 type toxiAPI interface {
 	// create starts a proxy to upstream and returns the address to dial.
 	create(name, upstream string) (dial string, err error)
-	// retarget makes a proxy lead to a new upstream; its connections close.
+	// Retarget makes a proxy lead to a new upstream; its connections close.
 	retarget(name, upstream string) error
 	addToxic(proxy, name, typ, stream string, attrs map[string]any) error
 	removeToxic(proxy, name string) error
@@ -87,7 +87,7 @@ func (l *localToxi) removeToxic(proxy, name string) error {
 		return err
 	}
 	// RemoveToxic takes a context but does not watch it; the call is
-	// bounded instead (net_settle.go says why it can hang).
+	// bounded instead (settle.go says why it can hang).
 	return boundedToxicCall(fmt.Sprintf("remove toxic %s from proxy %s", name, proxy), toxicCallBound, func() error {
 		return p.Toxics.RemoveToxic(context.Background(), name)
 	})

@@ -1,4 +1,4 @@
-package sim
+package network
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/locksim/locksim/vtime"
 )
 
-// memNet is the network of an in-memory cluster (ClusterConfig.InMemory):
+// Mem is the network of an in-memory cluster (Config.InMemory):
 // no socket anywhere, so that a run can go in virtual time. Every address
 // is an entry in a table (an IP literal of the documentation range,
 // 192.0.2.1, which nothing real answers), every connection a memPipe, and
@@ -30,7 +30,7 @@ import (
 // scheduler's keys for its chunks (memPipe) are the same on every run.
 // The label, not the address: proxies are made in parallel, and which gets
 // which port is the Go scheduler's choice.
-type memNet struct {
+type Mem struct {
 	sched     *vtime.Scheduler
 	mu        sync.Mutex
 	listeners map[string]memListener
@@ -43,16 +43,20 @@ type memListener struct {
 	accept func(link string) (net.Conn, error)
 }
 
-func newMemNet(s *vtime.Scheduler) *memNet {
-	return &memNet{sched: s, listeners: map[string]memListener{}, dials: map[string]int{}, port: 1000}
+func newMemNet(s *vtime.Scheduler) *Mem {
+	return &Mem{sched: s, listeners: map[string]memListener{}, dials: map[string]int{}, port: 1000}
 }
 
-// errRefused is what dialling an address nobody serves gives, as a TCP
-// connect to a closed port would.
-var errRefused = syscall.ECONNREFUSED
+// Scheduler is the run's scheduler that deliveries go through (nil: at
+// once).
+func (m *Mem) Scheduler() *vtime.Scheduler { return m.sched }
 
-// listen serves accept, labelled label, at a fresh address and returns it.
-func (m *memNet) listen(label string, accept func(link string) (net.Conn, error)) string {
+// ErrRefused is what dialling an address nobody serves gives, as a TCP
+// connect to a closed port would.
+var ErrRefused = syscall.ECONNREFUSED
+
+// Listen serves accept, labelled label, at a fresh address and returns it.
+func (m *Mem) Listen(label string, accept func(link string) (net.Conn, error)) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.port++
@@ -61,20 +65,20 @@ func (m *memNet) listen(label string, accept func(link string) (net.Conn, error)
 	return addr
 }
 
-func (m *memNet) unlisten(addr string) {
+func (m *Mem) unlisten(addr string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.listeners, addr)
 }
 
 // Dial connects to addr; it fits go-redis's Options.Dialer.
-func (m *memNet) Dial(_ context.Context, _, addr string) (net.Conn, error) {
+func (m *Mem) Dial(_ context.Context, _, addr string) (net.Conn, error) {
 	return m.dialAs(addr, "")
 }
 
 // dialAs dials addr for a connection named after from (a proxy's
 // connection upstream is named after the client's connection it carries).
-func (m *memNet) dialAs(addr, from string) (net.Conn, error) {
+func (m *Mem) dialAs(addr, from string) (net.Conn, error) {
 	m.mu.Lock()
 	l, ok := m.listeners[addr]
 	m.dials[l.label]++
@@ -84,7 +88,7 @@ func (m *memNet) dialAs(addr, from string) (net.Conn, error) {
 		link = from + ">"
 	}
 	if !ok {
-		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: fmt.Errorf("%s: %w", addr, errRefused)}
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: fmt.Errorf("%s: %w", addr, ErrRefused)}
 	}
 	c, err := l.accept(link)
 	if err != nil {
@@ -102,7 +106,7 @@ func (m *memNet) dialAs(addr, from string) (net.Conn, error) {
 //   - reset_peer (downstream, timeout 0): the first chunk that comes back
 //     closes the connection instead of being delivered.
 type memToxi struct {
-	net    *memNet
+	net    *Mem
 	seed   uint64
 	prefix string // of proxy names; the rest names the link
 
@@ -110,25 +114,25 @@ type memToxi struct {
 	proxies map[string]*memProxy
 }
 
-func newMemToxi(m *memNet, seed uint64, prefix string) *memToxi {
+func newMemToxi(m *Mem, seed uint64, prefix string) *memToxi {
 	return &memToxi{net: m, seed: seed, prefix: prefix, proxies: map[string]*memProxy{}}
 }
 
-// The wire: every chunk through an in-memory proxy takes wireDelay ±
-// wireJitter each way, a loopback TCP hop's order of magnitude. Without it
+// The wire: every chunk through an in-memory proxy takes WireDelay ±
+// WireJitter each way, a loopback TCP hop's order of magnitude. Without it
 // a command would take no time at all, every client with the same timing
 // would move in lockstep (eight clients acquiring at the same instant, in
 // every cycle), and races that take a little time on a real network would
 // play out one way only. The jitter is drawn from the run's seed.
 const (
-	wireDelay  = 50 * time.Microsecond
-	wireJitter = 40 * time.Microsecond
+	WireDelay  = 50 * time.Microsecond
+	WireJitter = 40 * time.Microsecond
 )
 
 type memProxy struct {
 	name string
 	addr string
-	net  *memNet
+	net  *Mem
 
 	mu       sync.Mutex
 	upstream string
@@ -153,7 +157,7 @@ func (t *memToxi) create(name, upstream string) (string, error) {
 	if _, dup := t.proxies[name]; dup {
 		return "", fmt.Errorf("proxy %s exists", name)
 	}
-	p.addr = t.net.listen(strings.TrimPrefix(name, t.prefix), p.accept)
+	p.addr = t.net.Listen(strings.TrimPrefix(name, t.prefix), p.accept)
 	t.proxies[name] = p
 	return p.addr, nil
 }
@@ -293,7 +297,7 @@ func (p *memProxy) accept(link string) (net.Conn, error) {
 	closed, upstream := p.closed, p.upstream
 	p.mu.Unlock()
 	if closed {
-		return nil, errRefused
+		return nil, ErrRefused
 	}
 	theirs, mine := memPipe(p.net.sched, link)
 	server, err := p.net.dialAs(upstream, link)
@@ -317,9 +321,9 @@ func (p *memProxy) accept(link string) (net.Conn, error) {
 	return theirs, nil
 }
 
-// servePipe connects a new client to serve (miniredis's ServeConn) on a
+// ServePipe connects a new client to serve (miniredis's ServeConn) on a
 // connection named link and returns the client's end.
-func servePipe(s *vtime.Scheduler, link string, serve func(net.Conn)) net.Conn {
+func ServePipe(s *vtime.Scheduler, link string, serve func(net.Conn)) net.Conn {
 	client, server := memPipe(s, link)
 	serve(server)
 	return client
@@ -381,7 +385,7 @@ func (p *memProxy) pump(c *memConn, src, dst net.Conn, stream string) {
 func (p *memProxy) fate(stream string) (drop, reset bool, delay time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delay = wireDelay + time.Duration(p.rnd.Int64N(int64(2*wireJitter)+1)) - wireJitter
+	delay = WireDelay + time.Duration(p.rnd.Int64N(int64(2*WireJitter)+1)) - WireJitter
 	for _, x := range p.toxics {
 		if x.stream != stream {
 			continue

@@ -1,4 +1,4 @@
-package sim
+package network
 
 import (
 	"context"
@@ -22,10 +22,10 @@ import (
 // (client i to node j, replica j to node j), so that a fault can hit one
 // link and spare the others; a fault adds toxics to the proxies of the links
 // it selects. The proxies run in process, or on a remote toxiproxy server
-// driven through its HTTP API (ClusterConfig.Toxiproxy), which works the
-// same. An in-memory cluster (ClusterConfig.InMemory, for virtual time) has
+// driven through its HTTP API (Config.Toxiproxy), which works the
+// same. An in-memory cluster (Config.InMemory, for virtual time) has
 // no TCP at all: its proxies are Go values with the same toxics (memToxi in
-// net_mem.go). Links the harness carries itself (client to resource, and the
+// mem.go). Links the harness carries itself (client to resource, and the
 // emulated replication of miniredis nodes) apply the same faults in Go.
 //
 // What a fault does on a link:
@@ -42,13 +42,13 @@ import (
 //     (toxiproxy's reset_peer downstream): the command that drew the
 //     answer ran, its reply is lost.
 type Network struct {
-	cfg ClusterConfig
+	cfg Config
 
 	toxiOnce sync.Once
 	toxi     toxiAPI
 	toxiErr  error
-	prefix   string  // proxy names, unique per network
-	mem      *memNet // the in-memory network; nil on sockets
+	prefix   string // proxy names, unique per network
+	mem      *Mem   // the in-memory network; nil on sockets
 
 	mu      sync.Mutex
 	proxies map[Link]*linkProxy
@@ -59,7 +59,7 @@ type Network struct {
 	done    chan struct{} // closed by close
 
 	// settle holds, per proxy name, the instant until which its toxics are
-	// left alone while connections it carried unwind (net_settle.go).
+	// left alone while connections it carried unwind (settle.go).
 	settle map[string]time.Time
 
 	// inMemory counts effects on in-memory links, so that a message on a
@@ -71,6 +71,21 @@ type Network struct {
 	// their keys.
 	sched    *vtime.Scheduler
 	transits map[Link]int
+}
+
+// Config is what a network needs of its cluster's configuration.
+type Config struct {
+	// InMemory carries every link in memory, without a socket (virtual
+	// time).
+	InMemory bool
+	// Toxiproxy is the host:port of a toxiproxy server's API that is to
+	// hold the proxies; "" runs them in this process.
+	Toxiproxy string
+	// Seed draws the in-memory network's wire delays.
+	Seed uint64
+	// EmulatedReplicas says that replication is emulated by the harness
+	// (miniredis), so that a replica's link is carried in Go.
+	EmulatedReplicas bool
 }
 
 // linkProxy is the proxy that carries one link.
@@ -125,10 +140,10 @@ type toxicRef struct{ proxy, name string }
 
 var networkSeq atomic.Int64
 
-// newNetwork makes the network of a cluster; an in-memory one delivers
+// New makes the network of a cluster; an in-memory one delivers
 // through s (nil: at once).
-func newNetwork(cfg ClusterConfig, s *vtime.Scheduler) *Network {
-	var mem *memNet
+func New(cfg Config, s *vtime.Scheduler) *Network {
+	var mem *Mem
 	if cfg.InMemory {
 		mem = newMemNet(s)
 	}
@@ -162,9 +177,9 @@ func (n *Network) api() (toxiAPI, error) {
 	return n.toxi, n.toxiErr
 }
 
-// addProxy puts a proxy on link, leading to upstream, and returns the
+// AddProxy puts a proxy on link, leading to upstream, and returns the
 // address to dial.
-func (n *Network) addProxy(l Link, upstream string) (string, error) {
+func (n *Network) AddProxy(l Link, upstream string) (string, error) {
 	api, err := n.api()
 	if err != nil {
 		return "", err
@@ -180,8 +195,21 @@ func (n *Network) addProxy(l Link, upstream string) (string, error) {
 	return dial, nil
 }
 
-// dialAddr is where the From side of link connects: its proxy.
-func (n *Network) dialAddr(l Link) (string, bool) {
+// AddProxies puts a proxy on each of links, leading to upstream(link),
+// several at a time.
+func (n *Network) AddProxies(links []Link, upstream func(Link) string) error {
+	return parallel(links, func(l Link) error {
+		_, err := n.AddProxy(l, upstream(l))
+		return err
+	})
+}
+
+// Mem is the in-memory network that carries every connection, nil on
+// sockets.
+func (n *Network) Mem() *Mem { return n.mem }
+
+// DialAddr is where the From side of link connects: its proxy.
+func (n *Network) DialAddr(l Link) (string, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	p, ok := n.proxies[l]
@@ -191,10 +219,10 @@ func (n *Network) dialAddr(l Link) (string, bool) {
 	return p.dial, true
 }
 
-// retarget points every proxy of a link ending at to at upstream (a
+// Retarget points every proxy of a link ending at to at upstream (a
 // failover's redirection). Connections through them are closed; the next
 // ones reach upstream.
-func (n *Network) retarget(to Endpoint, upstream string) error {
+func (n *Network) Retarget(to Endpoint, upstream string) error {
 	n.mu.Lock()
 	var ps []*linkProxy
 	for l, p := range n.proxies {
@@ -215,9 +243,9 @@ func (n *Network) retarget(to Endpoint, upstream string) error {
 	return parallel(ps, func(p *linkProxy) error { return api.retarget(p.name, upstream) })
 }
 
-// retargetLink points link's proxy at upstream, if it does not lead there
+// RetargetLink points link's proxy at upstream, if it does not lead there
 // already (a sentinel client following the master it was told of).
-func (n *Network) retargetLink(l Link, upstream string) error {
+func (n *Network) RetargetLink(l Link, upstream string) error {
 	n.mu.Lock()
 	p, ok := n.proxies[l]
 	if !ok || p.upstream == upstream {
@@ -387,10 +415,10 @@ func (n *Network) Active() []string {
 	return out
 }
 
-// transit carries one message over an in-memory link: it returns once the
+// Transit carries one message over an in-memory link: it returns once the
 // link's faults let the message through, or when ctx ends (then the message
 // is delivered at once: the run is over). rnd draws the jitter.
-func (n *Network) transit(ctx context.Context, l Link, rnd *rand.Rand) {
+func (n *Network) Transit(ctx context.Context, l Link, rnd *rand.Rand) {
 	if n == nil || n.inMemory.Load() == 0 {
 		return
 	}
@@ -453,11 +481,11 @@ func (n *Network) transit(ctx context.Context, l Link, rnd *rand.Rand) {
 	}
 }
 
-// replicatedUpTo is, for a node whose replication is emulated, the instant
+// ReplicatedUpTo is, for a node whose replication is emulated, the instant
 // up to which its writes have reached the replica as of now: a cut
 // replication link holds back everything since it began, a delay of d
 // everything since now - d (or since the delay began, if later).
-func (n *Network) replicatedUpTo(node int, now time.Time) time.Time {
+func (n *Network) ReplicatedUpTo(node int, now time.Time) time.Time {
 	l := Link{ReplicaEnd(node), NodeEnd(node)}
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -482,9 +510,9 @@ func (n *Network) replicatedUpTo(node int, now time.Time) time.Time {
 	return upTo
 }
 
-// close removes every proxy the network made and heals whatever is still in
+// Close removes every proxy the network made and heals whatever is still in
 // force; messages held on in-memory links are let go.
-func (n *Network) close() error {
+func (n *Network) Close() error {
 	n.mu.Lock()
 	if n.closed {
 		n.mu.Unlock()
