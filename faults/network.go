@@ -87,7 +87,7 @@ func (l Links) Select(cfg sim.Config) ([]network.Link, error) {
 	if err := l.CheckNames(); err != nil {
 		return nil, err
 	}
-	all := sim.Links(cfg)
+	all := cfg.Cluster.Links(cfg.Clients)
 	var out []network.Link
 	if len(l.Groups) > 0 {
 		groups, err := l.expand(cfg)

@@ -91,7 +91,7 @@ func (c Config) WithDefaults() Config {
 		c.Cluster.Backend = BackendMiniredis
 	}
 	if c.Cluster.Nodes == 0 {
-		c.Cluster.Nodes = max(c.Cluster.nodeCount(), 1)
+		c.Cluster.Nodes = max(c.Cluster.NodeCount(), 1)
 	}
 	if c.Cluster.Replicas > 0 {
 		if info, err := lock.Lookup(c.Algorithm); err == nil && info.Process && c.Cluster.Failover.Mode == "" && c.Cluster.Backend == BackendRedis {
@@ -230,7 +230,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("roles[%d] %q: unknown role; want read or write", i, r)
 		}
 	}
-	if _, err := c.Cluster.withDefaults(); err != nil {
+	if _, err := c.Cluster.Resolve(); err != nil {
 		return err
 	}
 	for i, p := range c.Faults {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim/network"
+	"github.com/locksim/locksim/sim/node"
 	"github.com/locksim/locksim/sim/recorder"
 	"github.com/locksim/locksim/vtime"
 )
@@ -86,8 +87,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // real time at which Run was called.
 func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	res := &Result{Config: cfg, Started: started}
-	cluster, err := StartCluster(ctx, cfg.Cluster)
-	if errors.Is(err, ErrNoRedisServer) {
+	cluster, err := node.StartCluster(ctx, cfg.Cluster)
+	if errors.Is(err, node.ErrNoRedisServer) {
 		return nil, fmt.Errorf("%w: backend %s: %w", ErrConfig, cfg.Cluster.Backend, err)
 	}
 	if err != nil {
@@ -116,13 +117,13 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	}
 	defer closeClients(w.clients)
 	obs := newObservers(w) // what the nodes hold, read until after the probe
-	defer obs.stop()
+	defer obs.Stop()
 	// True time starts once every client is ready.
 	rec.Restart()
 	for _, c := range w.clients {
 		c.Clock.rebase(rec.Origin(), time.Now())
 	}
-	obs.start()
+	obs.Start()
 
 	// Clients get the duration plus a grace period to finish their cycle;
 	// past that they are cut off (a hung node cannot hang the harness).
@@ -160,7 +161,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	if ctx.Err() == nil && !cfg.NoProbe {
 		probe(ctx, w)
 	}
-	obs.stop()
+	obs.Stop()
 	recordSentinels(rec, cluster.SentinelEvents())
 	res.History = rec.History()
 	res.Wall = time.Since(started) // the bubble's when virtual; Run corrects it
@@ -197,7 +198,7 @@ func appendNew(dst []string, xs ...string) []string {
 
 // recordSentinels adds what the sentinels announced during the run to the
 // history (what they said while the cluster started is not the run's).
-func recordSentinels(rec *recorder.Recorder, evs []SentinelEvent) {
+func recordSentinels(rec *recorder.Recorder, evs []node.SentinelEvent) {
 	for _, ev := range evs {
 		if ev.At.Before(rec.Origin()) {
 			continue

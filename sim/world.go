@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim/network"
+	"github.com/locksim/locksim/sim/node"
 	"github.com/locksim/locksim/sim/recorder"
 	"github.com/locksim/locksim/vtime"
 )
@@ -171,4 +172,10 @@ func (w *World) Wait(stop <-chan struct{}, name string, d time.Duration) bool {
 	}
 	w.sched.Gate(key)
 	return stopped
+}
+
+// newObservers makes the observers of w's lock keys on its nodes
+// (node.Observers), recording into w's history.
+func newObservers(w *World) *node.Observers {
+	return node.NewObservers(w.cluster, w.cfg.Keys, w.rec, w.sched)
 }
