@@ -10,11 +10,9 @@ type (
 	Backend        = node.Backend
 	Persistence    = node.Persistence
 	Server         = node.Server
-	ServerVersion  = node.ServerVersion
 	FailoverConfig = node.FailoverConfig
 	FailoverMode   = node.FailoverMode
 	Cluster        = node.Cluster
-	Node           = node.Node
 )
 
 const (
@@ -31,5 +29,4 @@ const (
 
 	FailoverSentinel = node.FailoverSentinel
 	FailoverDirect   = node.FailoverDirect
-	FailoverEmulated = node.FailoverEmulated
 )

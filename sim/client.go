@@ -45,7 +45,7 @@ func newClient(id int, w *World, sched *schedule) (*Client, error) {
 	cfg := w.cfg
 	c := &Client{
 		ID:         id,
-		Gate:       NewGate(),
+		Gate:       newGate(),
 		Clock:      NewClientClock(w.rec.Origin(), time.Now()),
 		w:          w,
 		sched:      sched,

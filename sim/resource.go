@@ -22,8 +22,8 @@ type Resource struct {
 	highest map[string]int64
 }
 
-// NewResource makes an empty resource stamping with rec's true time.
-func NewResource(rec *recorder.Recorder) *Resource {
+// newResource makes an empty resource stamping with rec's true time.
+func newResource(rec *recorder.Recorder) *Resource {
 	return &Resource{rec: rec, highest: map[string]int64{}}
 }
 

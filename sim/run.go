@@ -32,7 +32,7 @@ type Result struct {
 	Wall       time.Duration
 	// Server is the server the redis backend ran, as its first node's
 	// INFO gave it at the start (ServerVersion); zero on the others.
-	Server ServerVersion
+	Server node.ServerVersion
 }
 
 // ErrConfig marks bad input, as opposed to a harness failure.
@@ -102,7 +102,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	}
 
 	rec := recorder.New()
-	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: NewResource(rec), sched: vtime.SchedulerFrom(ctx)}
+	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: newResource(rec), sched: vtime.SchedulerFrom(ctx)}
 	sched := newSchedule(w, cfg.Faults)
 	for i := 0; i < cfg.Clients; i++ {
 		c, err := newClient(i, w, sched)

@@ -43,7 +43,7 @@ func NewWorld(cfg Config, cluster *Cluster) (*World, error) {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	rec := recorder.New()
-	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: NewResource(rec)}
+	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: newResource(rec)}
 	sched := newSchedule(w, nil)
 	for i := 0; i < cfg.Clients; i++ {
 		c, err := newClient(i, w, sched)
@@ -84,7 +84,7 @@ func (w *World) Client(i int) (*Client, error) {
 }
 
 // Node returns node i, or an error naming the index.
-func (w *World) Node(i int) (Node, error) {
+func (w *World) Node(i int) (node.Node, error) {
 	nodes := w.cluster.Nodes()
 	if i < 0 || i >= len(nodes) {
 		return nil, fmt.Errorf("node %d: out of range (nodes: %d)", i, len(nodes))

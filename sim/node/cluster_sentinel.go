@@ -17,7 +17,7 @@ import (
 )
 
 // Sentinel mode (FailoverSentinel): three redis-sentinel processes, quorum
-// 2, watch every master under the name MasterName(i). They run in the
+// 2, watch every master under the name masterName(i). They run in the
 // cluster's temp dir, on free loopback ports, and stop with the cluster.
 // Nothing promotes by hand: a killed, paused or cut-off master is Sentinel's
 // to detect and fail over, and the harness only follows what the sentinels
@@ -38,8 +38,8 @@ const (
 	sentinelReadyTimeout = 15 * time.Second
 )
 
-// MasterName is the name the sentinels know node i's master by.
-func MasterName(i int) string { return "locksim-n" + strconv.Itoa(i) }
+// masterName is the name the sentinels know node i's master by.
+func masterName(i int) string { return "locksim-n" + strconv.Itoa(i) }
 
 // SentinelEvent is one message a sentinel published on its event channels
 // (+sdown, +odown, +try-failover, +elected-leader, +switch-master, ...).
@@ -76,7 +76,7 @@ func (c *Cluster) sentinelConf(port int, dir string) string {
 	fmt.Fprintf(&b, "dir %s\nlogfile %s\n", dir, filepath.Join(dir, sentinelLog))
 	for i, n := range c.nodes {
 		host, p, _ := net.SplitHostPort(n.Addr())
-		name := MasterName(i)
+		name := masterName(i)
 		fmt.Fprintf(&b, "sentinel monitor %s %s %s %d\n", name, host, p, SentinelQuorum)
 		fmt.Fprintf(&b, "sentinel down-after-milliseconds %s %d\n", name, f.DownAfter.Milliseconds())
 		fmt.Fprintf(&b, "sentinel failover-timeout %s %d\n", name, f.FailoverTimeout.Milliseconds())
@@ -169,13 +169,13 @@ func (c *Cluster) waitSentinelReady(ctx context.Context, sc *redis.SentinelClien
 	for {
 		ready := true
 		for i := range c.nodes {
-			m, err := sc.Master(ctx, MasterName(i)).Result()
+			m, err := sc.Master(ctx, masterName(i)).Result()
 			switch {
 			case err != nil:
 				ready, last = false, err.Error()
 			case m["num-other-sentinels"] != strconv.Itoa(Sentinels-1) || m["num-slaves"] != strconv.Itoa(c.cfg.Replicas):
 				ready = false
-				last = fmt.Sprintf("%s: knows %s other sentinel(s) and %s replica(s)", MasterName(i), m["num-other-sentinels"], m["num-slaves"])
+				last = fmt.Sprintf("%s: knows %s other sentinel(s) and %s replica(s)", masterName(i), m["num-other-sentinels"], m["num-slaves"])
 			}
 		}
 		if ready {
@@ -350,7 +350,7 @@ func (c *Cluster) sentinelClient(id, i int) *redis.Client {
 		return d.DialContext(ctx, netw, addr)
 	}
 	return redis.NewFailoverClient(&redis.FailoverOptions{
-		MasterName:            MasterName(i),
+		MasterName:            masterName(i),
 		SentinelAddrs:         addrs,
 		Dialer:                dial,
 		ContextTimeoutEnabled: true,

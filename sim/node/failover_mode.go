@@ -45,9 +45,9 @@ type FailoverConfig struct {
 
 // Sentinel defaults, small so that a run stays short.
 const (
-	DefaultDownAfter       = 1500 * time.Millisecond
-	DefaultFailoverTimeout = 2 * time.Second
-	DefaultParallelSyncs   = 1
+	defaultDownAfter       = 1500 * time.Millisecond
+	defaultFailoverTimeout = 2 * time.Second
+	defaultParallelSyncs   = 1
 )
 
 // withDefaults fills the mode from the backend and the Sentinel settings,
@@ -102,13 +102,13 @@ func (f FailoverConfig) withDefaults(b Backend, replicas int) (FailoverConfig, e
 		return f, nil
 	}
 	if f.DownAfter == 0 {
-		f.DownAfter = DefaultDownAfter
+		f.DownAfter = defaultDownAfter
 	}
 	if f.FailoverTimeout == 0 {
-		f.FailoverTimeout = DefaultFailoverTimeout
+		f.FailoverTimeout = defaultFailoverTimeout
 	}
 	if f.ParallelSyncs == 0 {
-		f.ParallelSyncs = DefaultParallelSyncs
+		f.ParallelSyncs = defaultParallelSyncs
 	}
 	switch {
 	case f.DownAfter < 10*time.Millisecond:

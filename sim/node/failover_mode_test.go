@@ -22,7 +22,7 @@ func TestFailoverSentinelSettingsWithoutMode(t *testing.T) {
 	red := ClusterConfig{Backend: BackendRedis, Replicas: 1, Failover: f}.ResolvedFailover()
 	assert.Equal(t, FailoverSentinel, red.Mode)
 	assert.Equal(t, 5*time.Second, red.DownAfter)
-	assert.Equal(t, DefaultFailoverTimeout, red.FailoverTimeout)
+	assert.Equal(t, defaultFailoverTimeout, red.FailoverTimeout)
 
 	_, err = FailoverConfig{Mode: FailoverEmulated, DownAfter: time.Second}.withDefaults(BackendMiniredis, 1)
 	assert.ErrorContains(t, err, "Sentinel's settings", "a mode named with Sentinel's settings is still refused")

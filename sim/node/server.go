@@ -183,8 +183,3 @@ func (c *Cluster) ServerVersion(ctx context.Context) ServerVersion {
 	}
 	return ParseServerVersion(info)
 }
-
-// LookupRedisSentinel is LookupSentinel for Redis.
-func LookupRedisSentinel(redisServer string) (bin string, args []string, err error) {
-	return LookupSentinel(ServerRedis, redisServer)
-}
