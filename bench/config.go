@@ -10,6 +10,7 @@ import (
 	"github.com/locksim/locksim/internal/dups"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // Raw names the raw-limit reference among the designs: SET NX PX and an
@@ -197,7 +198,7 @@ func (c Config) validate() error {
 	default:
 		return bad("backend %q: want %q or %q", c.Backend, sim.BackendRedis, sim.BackendMiniredis)
 	}
-	if err := sim.CheckServer(c.Server); err != nil {
+	if err := node.CheckServer(c.Server); err != nil {
 		return bad("%v", err)
 	}
 	if len(c.Under) > 0 {

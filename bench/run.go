@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // MiniredisWarning is said whenever the backend is miniredis.
@@ -41,7 +42,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for _, c := range cells {
 		nodes = max(nodes, c.nodes)
 	}
-	cluster, err := sim.StartCluster(ctx, sim.ClusterConfig{
+	cluster, err := node.StartCluster(ctx, sim.ClusterConfig{
 		Backend: cfg.Backend, Nodes: nodes, Server: cfg.Server, RedisServer: cfg.RedisServer, Dir: cfg.Dir,
 	})
 	if err != nil {
@@ -120,7 +121,7 @@ func backendText(ctx context.Context, c *sim.Cluster) string {
 // RealServer reports whether a report's backend text names a server
 // program (redis-server, valkey-server) rather than miniredis.
 func RealServer(backend string) bool {
-	for _, s := range sim.Servers() {
+	for _, s := range node.Servers() {
 		if strings.HasPrefix(backend, s.Binary()) {
 			return true
 		}

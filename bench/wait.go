@@ -15,6 +15,7 @@ import (
 
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // WaitVariant is one way a blocked acquire waits: poll at an interval
@@ -170,7 +171,7 @@ func RunWait(ctx context.Context, cfg WaitConfig) (*WaitReport, error) {
 	}
 	rep := &WaitReport{Machine: ThisMachine(), Algorithm: cfg.Algorithm, Started: time.Now().UTC(),
 		DurationS: cfg.Duration.Seconds(), HoldMs: ms(cfg.Hold), TTLMs: ms(cfg.TTL)}
-	cluster, err := sim.StartCluster(ctx, sim.ClusterConfig{Backend: cfg.Backend, Nodes: 1, Server: cfg.Server, RedisServer: cfg.RedisServer})
+	cluster, err := node.StartCluster(ctx, sim.ClusterConfig{Backend: cfg.Backend, Nodes: 1, Server: cfg.Server, RedisServer: cfg.RedisServer})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

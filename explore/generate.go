@@ -92,7 +92,7 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 // each write really was. (Healing a latency on a link whose far end the
 // failover killed can also deadlock toxiproxy, Shopify/toxiproxy#558, which
 // would hang the confirmation; the network leaves such a proxy's toxics
-// alone until its dead connections unwind, sim/net_settle.go, at the cost
+// alone until its dead connections unwind, sim/network/settle.go, at the cost
 // of a late heal.) A cut drops what it holds and plays the same on both
 // backends.
 func (g *gen) replicationCut() scenarios.FaultSpec {

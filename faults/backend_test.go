@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 	"github.com/locksim/locksim/sim/simtest"
 )
 
@@ -101,9 +102,9 @@ func TestExternalBackend(t *testing.T) {
 	w := world(t, cfg)
 	n, err := w.Node(0)
 	require.NoError(t, err)
-	_, err = sim.Capable[sim.ProcessController](n, "be killed")
+	_, err = node.Capable[node.ProcessController](n, "be killed")
 	require.ErrorContains(t, err, "node 0 (external) cannot be killed")
-	_, isPauser := n.(sim.Pauser)
+	_, isPauser := n.(node.Pauser)
 	require.False(t, isPauser, "CLIENT PAUSE cannot be lifted early: only a timed pause")
 	require.Error(t, n.FlushAll(), "not ours to wipe")
 

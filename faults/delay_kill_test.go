@@ -25,7 +25,7 @@ const healGuard = simtest.HangGuard
 // deadlock: RemoveToxic holds the proxy's toxic lock while it waits for the
 // latency toxic to hand its data on, and the link's writer, which alone
 // takes that data, has given up on its dead destination and waits for the
-// same lock to unregister itself (Shopify/toxiproxy#558; sim/net_settle.go).
+// same lock to unregister itself (Shopify/toxiproxy#558; sim/network/settle.go).
 // Here a connection pipelines PINGs to node 0 through a 2 s delay, so both
 // directions hold data when node 0 is killed; the connection's client end
 // closes and the delay heals while that data is still held. Without the

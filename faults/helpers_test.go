@@ -12,6 +12,7 @@ import (
 
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 	"github.com/locksim/locksim/sim/simtest"
 )
 
@@ -41,7 +42,7 @@ func world(t *testing.T, cfg sim.Config) *sim.World {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), simtest.HangGuard)
 	defer cancel()
-	cluster, err := sim.StartCluster(ctx, spec.Config().Cluster)
+	cluster, err := node.StartCluster(ctx, spec.Config().Cluster)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, cluster.Close()) })
 	w, err := sim.NewWorld(spec, cluster)

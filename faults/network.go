@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/network"
 )
 
 // Links chooses the network links a fault hits, in one of two ways.
@@ -64,7 +65,7 @@ func (l Links) CheckNames() error {
 			if wildcard(name) {
 				continue
 			}
-			if _, err := sim.ParseEndpoint(name); err != nil {
+			if _, err := network.ParseEndpoint(name); err != nil {
 				return err
 			}
 		}
@@ -82,18 +83,18 @@ func wildcard(name string) bool {
 
 // Select lists the links l chooses in a world configured by cfg (defaults
 // filled in). Choosing none is an error: the fault would do nothing.
-func (l Links) Select(cfg sim.Config) ([]sim.Link, error) {
+func (l Links) Select(cfg sim.Config) ([]network.Link, error) {
 	if err := l.CheckNames(); err != nil {
 		return nil, err
 	}
-	all := sim.Links(cfg)
-	var out []sim.Link
+	all := cfg.Cluster.Links(cfg.Clients)
+	var out []network.Link
 	if len(l.Groups) > 0 {
 		groups, err := l.expand(cfg)
 		if err != nil {
 			return nil, err
 		}
-		named := map[sim.Endpoint]bool{}
+		named := map[network.Endpoint]bool{}
 		for _, g := range groups {
 			for _, e := range g {
 				named[e] = true
@@ -103,7 +104,7 @@ func (l Links) Select(cfg sim.Config) ([]sim.Link, error) {
 			if !named[link.From] || !named[link.To] {
 				continue
 			}
-			together := slices.ContainsFunc(groups, func(g []sim.Endpoint) bool {
+			together := slices.ContainsFunc(groups, func(g []network.Endpoint) bool {
 				return slices.Contains(g, link.From) && slices.Contains(g, link.To)
 			})
 			if !together {
@@ -122,13 +123,13 @@ func (l Links) Select(cfg sim.Config) ([]sim.Link, error) {
 			}
 		}
 		for _, link := range all {
-			if link.From.Role != sim.RoleClient {
+			if link.From.Role != network.RoleClient {
 				continue
 			}
 			if len(l.Clients) > 0 && !slices.Contains(l.Clients, link.From.Index) {
 				continue
 			}
-			if len(l.Nodes) > 0 && (link.To.Role != sim.RoleNode || !slices.Contains(l.Nodes, link.To.Index)) {
+			if len(l.Nodes) > 0 && (link.To.Role != network.RoleNode || !slices.Contains(l.Nodes, link.To.Index)) {
 				continue
 			}
 			out = append(out, link)
@@ -141,39 +142,39 @@ func (l Links) Select(cfg sim.Config) ([]sim.Link, error) {
 }
 
 // expand resolves the groups' names, checking their ranges.
-func (l Links) expand(cfg sim.Config) ([][]sim.Endpoint, error) {
+func (l Links) expand(cfg sim.Config) ([][]network.Endpoint, error) {
 	nodes := cfg.Cluster.Nodes
-	out := make([][]sim.Endpoint, len(l.Groups))
+	out := make([][]network.Endpoint, len(l.Groups))
 	for i, g := range l.Groups {
 		for _, name := range g {
-			var es []sim.Endpoint
+			var es []network.Endpoint
 			switch strings.ToLower(name) {
 			case "clients":
 				for c := 0; c < cfg.Clients; c++ {
-					es = append(es, sim.ClientEnd(c))
+					es = append(es, network.ClientEnd(c))
 				}
 			case "nodes":
 				for n := 0; n < nodes; n++ {
-					es = append(es, sim.NodeEnd(n))
+					es = append(es, network.NodeEnd(n))
 				}
 			case "replicas":
 				if cfg.Cluster.Replicas < 1 {
 					return nil, errors.New("group names replicas, but there are none (replicas: 0)")
 				}
 				for n := 0; n < nodes; n++ {
-					es = append(es, sim.ReplicaEnd(n))
+					es = append(es, network.ReplicaEnd(n))
 				}
 			default:
-				e, err := sim.ParseEndpoint(name)
+				e, err := network.ParseEndpoint(name)
 				if err != nil {
 					return nil, err
 				}
 				switch {
-				case e.Role == sim.RoleClient && e.Index >= cfg.Clients:
+				case e.Role == network.RoleClient && e.Index >= cfg.Clients:
 					return nil, fmt.Errorf("group names %s: out of range (clients: %d)", name, cfg.Clients)
-				case (e.Role == sim.RoleNode || e.Role == sim.RoleReplica) && e.Index >= nodes:
+				case (e.Role == network.RoleNode || e.Role == network.RoleReplica) && e.Index >= nodes:
 					return nil, fmt.Errorf("group names %s: out of range (nodes: %d)", name, nodes)
-				case e.Role == sim.RoleReplica && cfg.Cluster.Replicas < 1:
+				case e.Role == network.RoleReplica && cfg.Cluster.Replicas < 1:
 					return nil, fmt.Errorf("group names %s, but there are no replicas (replicas: 0)", name)
 				}
 				es = append(es, e)
@@ -191,13 +192,13 @@ func (l Links) usesProxies(cfg sim.Config) bool {
 	if err != nil {
 		return false
 	}
-	return slices.ContainsFunc(links, func(k sim.Link) bool {
-		return k.From.Role == sim.RoleClient && k.To.Role == sim.RoleNode
+	return slices.ContainsFunc(links, func(k network.Link) bool {
+		return k.From.Role == network.RoleClient && k.To.Role == network.RoleNode
 	})
 }
 
 // netFault starts f on the chosen links and keeps its id for stop.
-func netFault(w *sim.World, key string, links Links, f sim.LinkFault) error {
+func netFault(w *sim.World, key string, links Links, f network.LinkFault) error {
 	chosen, err := links.Select(w.Config())
 	if err != nil {
 		return err
@@ -215,7 +216,7 @@ func healNet(w *sim.World, key string) error {
 	if !ok {
 		return errors.New("not started")
 	}
-	return w.Network().Stop(v.(sim.EffectID))
+	return w.Network().Stop(v.(network.EffectID))
 }
 
 // Delay slows the chosen links: every message, each way, arrives Latency
@@ -252,7 +253,7 @@ func (f Delay) Validate(cfg sim.Config) error {
 func (f Delay) UsesNetwork(cfg sim.Config) bool { return f.Links.usesProxies(cfg) }
 
 func (f Delay) Start(w *sim.World) error {
-	return netFault(w, f.String(), f.Links, sim.LinkFault{Latency: f.Latency, Jitter: f.Jitter})
+	return netFault(w, f.String(), f.Links, network.LinkFault{Latency: f.Latency, Jitter: f.Jitter})
 }
 
 func (f Delay) Stop(w *sim.World) error { return healNet(w, f.String()) }
@@ -273,7 +274,7 @@ func (f Partition) Validate(cfg sim.Config) error {
 func (f Partition) UsesNetwork(cfg sim.Config) bool { return f.Links.usesProxies(cfg) }
 
 func (f Partition) Start(w *sim.World) error {
-	return netFault(w, f.String(), f.Links, sim.LinkFault{Cut: true})
+	return netFault(w, f.String(), f.Links, network.LinkFault{Cut: true})
 }
 
 func (f Partition) Stop(w *sim.World) error { return healNet(w, f.String()) }
@@ -290,18 +291,18 @@ func (f Drop) String() string {
 	return "drop " + strings.TrimSuffix(f.Links.String(), ",resource")
 }
 
-func (f Drop) chosen(cfg sim.Config) ([]sim.Link, error) {
+func (f Drop) chosen(cfg sim.Config) ([]network.Link, error) {
 	links, err := f.Links.Select(cfg)
 	if err != nil {
 		return nil, err
 	}
-	var out []sim.Link
+	var out []network.Link
 	for _, l := range links {
 		switch {
-		case l.To == sim.ResourceEnd && len(f.Links.Groups) > 0:
+		case l.To == network.ResourceEnd && len(f.Links.Groups) > 0:
 			return nil, fmt.Errorf("drop on %s: the resource link has no connection to reset (delay or partition it instead)", l)
-		case l.To == sim.ResourceEnd:
-		case l.From.Role == sim.RoleReplica && cfg.Cluster.Backend != sim.BackendRedis:
+		case l.To == network.ResourceEnd:
+		case l.From.Role == network.RoleReplica && cfg.Cluster.Backend != sim.BackendRedis:
 			return nil, fmt.Errorf("drop on %s: replication is emulated on %s and has no connection to reset", l, cfg.Cluster.Backend)
 		default:
 			out = append(out, l)
@@ -325,7 +326,7 @@ func (f Drop) Start(w *sim.World) error {
 	if err != nil {
 		return err
 	}
-	id, err := w.Network().Start(links, sim.LinkFault{Reset: true})
+	id, err := w.Network().Start(links, network.LinkFault{Reset: true})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 	"github.com/locksim/locksim/sim/simtest"
 )
 
@@ -191,6 +192,6 @@ func TestRemoteToxiproxy(t *testing.T) {
 func TestBadToxiproxyAddressFailsAtStart(t *testing.T) {
 	cfg := resolved(t, withNetwork(baseConfig(sim.BackendMiniredis, 1, 1)))
 	cfg.Cluster.Toxiproxy = "127.0.0.1:1"
-	_, err := sim.StartCluster(context.Background(), cfg.Cluster)
+	_, err := node.StartCluster(context.Background(), cfg.Cluster)
 	require.ErrorContains(t, err, "toxiproxy at 127.0.0.1:1")
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/network"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // ClockJumpNode moves a node's clock forward by By: keys whose remaining
@@ -44,12 +46,12 @@ func (f ClockJumpNode) Start(w *sim.World) error {
 }
 
 // clockOf is node i's clock control, or why the node has none.
-func clockOf(w *sim.World, i int) (sim.ClockController, error) {
+func clockOf(w *sim.World, i int) (node.ClockController, error) {
 	n, err := w.Node(i)
 	if err != nil {
 		return nil, err
 	}
-	return sim.Capable[sim.ClockController](n, "move its clock")
+	return node.Capable[node.ClockController](n, "move its clock")
 }
 
 func (ClockJumpNode) Stop(*sim.World) error { return nil }
@@ -141,12 +143,12 @@ func (f PauseNode) Start(w *sim.World) error {
 		return err
 	}
 	switch p := n.(type) {
-	case sim.Pauser:
+	case node.Pauser:
 		err = p.Pause()
-	case sim.TimedPauser:
+	case node.TimedPauser:
 		err = p.PauseFor(f.For) // it ends by itself
 	default:
-		_, err = sim.Capable[sim.Pauser](n, "be paused")
+		_, err = node.Capable[node.Pauser](n, "be paused")
 	}
 	if err != nil {
 		return err
@@ -160,7 +162,7 @@ func (f PauseNode) Stop(w *sim.World) error {
 	if !ok {
 		return errors.New("not started")
 	}
-	if p, ok := v.(sim.Pauser); ok {
+	if p, ok := v.(node.Pauser); ok {
 		return p.Resume()
 	}
 	return nil // a timed pause ends by itself
@@ -213,22 +215,22 @@ func (f KillNode) Validate(cfg sim.Config) error {
 // killed is what a KillNode's Stop needs: the node it killed and its
 // pending restart.
 type killed struct {
-	node    sim.ProcessController
+	node    node.ProcessController
 	restart *pending
 }
 
 func (f KillNode) Start(w *sim.World) error {
-	node, err := w.Node(f.Node)
+	nd, err := w.Node(f.Node)
 	if err != nil {
 		return err
 	}
-	n, err := sim.Capable[sim.ProcessController](node, "be killed")
+	n, err := node.Capable[node.ProcessController](nd, "be killed")
 	if err != nil {
 		return err
 	}
 	// Its proxies' toxics wait for its connections to unwind (see
-	// sim.Network.Ending).
-	w.Cluster().Network().Ending(sim.NodeEnd(f.Node))
+	// network.Network.Ending).
+	w.Cluster().Network().Ending(network.NodeEnd(f.Node))
 	if err := n.Kill(); err != nil {
 		return err
 	}
@@ -260,11 +262,11 @@ func (f KillNode) Stop(w *sim.World) error {
 }
 
 // restart brings n back unless something else already did.
-func restart(n sim.ProcessController, keepData bool) error {
+func restart(n node.ProcessController, keepData bool) error {
 	if n.Up() {
 		return nil
 	}
-	if err := n.Restart(keepData); err != nil && !errors.Is(err, sim.ErrNodeRunning) {
+	if err := n.Restart(keepData); err != nil && !errors.Is(err, node.ErrNodeRunning) {
 		return err
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/lock/locktest"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 	"github.com/locksim/locksim/sim/simtest"
 )
 
@@ -179,7 +180,7 @@ func expire(t *testing.T, info lock.Info, cl *sim.Cluster, clk *locktest.ManualC
 		return
 	}
 	for _, n := range cl.Nodes() {
-		require.NoError(t, n.(sim.ClockController).JumpClock(confTTL+time.Second))
+		require.NoError(t, n.(node.ClockController).JumpClock(confTTL+time.Second))
 	}
 }
 
@@ -339,13 +340,13 @@ func TestConformanceRedlockQuorum(t *testing.T) {
 		ctx := context.Background()
 		l := newLocker(t, info, conns, "a", lock.Options{TTL: time.Second, NodeTimeout: 100 * time.Millisecond})
 		nodes := cl.Nodes()
-		require.NoError(t, nodes[0].(sim.ProcessController).Kill())
-		require.NoError(t, nodes[1].(sim.ProcessController).Kill())
+		require.NoError(t, nodes[0].(node.ProcessController).Kill())
+		require.NoError(t, nodes[1].(node.ProcessController).Kill())
 		lease, err := l.Acquire(ctx, "k")
 		require.NoError(t, err, "3 of 5 nodes are a majority")
 		require.NoError(t, l.Release(ctx, lease))
 
-		require.NoError(t, nodes[2].(sim.ProcessController).Kill())
+		require.NoError(t, nodes[2].(node.ProcessController).Kill())
 		_, err = l.Acquire(ctx, "k")
 		require.Error(t, err, "2 of 5 nodes are not a majority")
 		assert.True(t, errors.Is(err, lock.ErrNotAcquired), "a failed quorum is a definite refusal: %v", err)

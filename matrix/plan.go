@@ -9,6 +9,7 @@ import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // plan is a matrix before it runs: the configuration with its
@@ -46,7 +47,7 @@ func makePlan(cfg Config) (plan, error) {
 	if cfg.CheckTimeout == 0 {
 		cfg.CheckTimeout = 10 * time.Second
 	}
-	if err := sim.CheckServer(sim.Server(cfg.Server)); err != nil {
+	if err := node.CheckServer(sim.Server(cfg.Server)); err != nil {
 		return plan{}, badMatrix("%v", err)
 	}
 	if cfg.Server != "" && sim.Server(cfg.Server) != sim.ServerRedis {
@@ -57,7 +58,7 @@ func makePlan(cfg Config) (plan, error) {
 		}
 		// Asked for by name: a missing one is the environment failing,
 		// not pairs to skip.
-		if _, err := sim.LookupServer(sim.Server(cfg.Server), ""); err != nil {
+		if _, err := node.LookupServer(sim.Server(cfg.Server), ""); err != nil {
 			return plan{}, fmt.Errorf("%w: server %s: %w", sim.ErrHarness, cfg.Server, err)
 		}
 	}
@@ -66,7 +67,7 @@ func makePlan(cfg Config) (plan, error) {
 	case sim.BackendRedis:
 		// The user asked for real servers: without them nothing can run,
 		// which is locksim's environment failing, not a pair to skip.
-		if _, err := sim.LookupServer(sim.Server(cfg.Server), ""); err != nil {
+		if _, err := node.LookupServer(sim.Server(cfg.Server), ""); err != nil {
 			return plan{}, fmt.Errorf("%w: backend redis: %w", sim.ErrHarness, err)
 		}
 	case sim.BackendExternal: // planExternal checked its addresses
@@ -251,7 +252,7 @@ func planCell(cfg Config, s *scenarios.Scenario, algo string) (Cell, *scenarios.
 		return c, nil, err
 	}
 	if sim.Backend(run.Backend) == sim.BackendRedis && cfg.Backend == "" {
-		if _, err := sim.LookupServer(sim.Server(run.Server), ""); err != nil {
+		if _, err := node.LookupServer(sim.Server(run.Server), ""); err != nil {
 			c.Status, c.AsExpected = CellSkip, true
 			c.Reason = "needs the redis backend: " + err.Error()
 			return c, nil, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // failoverSection is summary.md's "Failover" section: who failed over (the
@@ -28,7 +29,7 @@ func failoverSection(cfg sim.Config, h history.History) string {
 			product = "Valkey"
 		}
 		fmt.Fprintf(&b, "By %s Sentinel: %d %s processes, quorum %d, down_after %v, failover_timeout %v, parallel_syncs %d; nothing promoted by hand, and the clients follow the master through Sentinel.\n\n",
-			product, sim.Sentinels, cfg.Cluster.Server.SentinelBinary(), sim.SentinelQuorum, f.DownAfter, f.FailoverTimeout, f.ParallelSyncs)
+			product, node.Sentinels, cfg.Cluster.Server.SentinelBinary(), node.SentinelQuorum, f.DownAfter, f.FailoverTimeout, f.ParallelSyncs)
 	case sim.FailoverDirect:
 		b.WriteString("Direct: the harness kills the master and promotes the replica at once (REPLICAOF NO ONE).\n")
 		return b.String()

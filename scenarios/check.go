@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // errf builds an Error at the line of path (or of its nearest parent that
@@ -192,8 +193,8 @@ func (s *Scenario) checkWorld() error {
 	default:
 		return s.errf("backend", "unknown backend; want miniredis or redis (%s)", shown(s.Backend))
 	}
-	if err := sim.CheckServer(sim.Server(s.Server)); err != nil {
-		return s.errf("server", "unknown server; want %s (%s)", sim.ServerNames(), shown(s.Server))
+	if err := node.CheckServer(sim.Server(s.Server)); err != nil {
+		return s.errf("server", "unknown server; want %s (%s)", node.ServerNames(), shown(s.Server))
 	}
 	if s.Server != "" && sim.Server(s.Server) != sim.ServerRedis && sim.Backend(s.Backend) != sim.BackendRedis {
 		return s.errf("server", "needs backend: redis (in the file or --backend redis): it names the program that backend starts (%s)", s.Server)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // Overrides are what a command line sets over a scenario (locksim run's
@@ -61,8 +62,8 @@ func (s *Scenario) Override(o Overrides) error {
 		s.Backend = o.Backend
 	}
 	if o.Server != "" {
-		if err := sim.CheckServer(sim.Server(o.Server)); err != nil {
-			return fmt.Errorf("--server %q: want %s", o.Server, sim.ServerNames())
+		if err := node.CheckServer(sim.Server(o.Server)); err != nil {
+			return fmt.Errorf("--server %q: want %s", o.Server, node.ServerNames())
 		}
 		if sim.Server(o.Server) != sim.ServerRedis && sim.Backend(s.Backend) != sim.BackendRedis {
 			return fmt.Errorf("--server %s: scenario %s runs on backend %s; add --backend redis", o.Server, s.Name, orMiniredis(s.Backend))

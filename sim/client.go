@@ -14,6 +14,7 @@ import (
 
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim/network"
 )
 
 // Client is one simulated process holding a Locker: its own clock, its own
@@ -44,7 +45,7 @@ func newClient(id int, w *World, sched *schedule) (*Client, error) {
 	cfg := w.cfg
 	c := &Client{
 		ID:         id,
-		Gate:       NewGate(),
+		Gate:       newGate(),
 		Clock:      NewClientClock(w.rec.Origin(), time.Now()),
 		w:          w,
 		sched:      sched,
@@ -436,7 +437,7 @@ func (c *Client) work(ctx context.Context, l *lock.Lease, inner []*lock.Lease) e
 // leaving are both writes carrying the lease's fencing token.
 //
 // The resource sits behind the network: the client's link to it may delay
-// the request (and the reply), or hold it while cut (net.go). Call is when
+// the request (and the reply), or hold it while cut (package network). Call is when
 // the client sent it, At when it landed. A message on the wire lands
 // whatever happens to its sender: a crash stops the sender, not the
 // network.
@@ -444,16 +445,16 @@ func (c *Client) resourceOp(ctx context.Context, l *lock.Lease, kind Kind, fence
 	if c.Gate.Crashed() {
 		return // a dead process sends nothing
 	}
-	link := Link{ClientEnd(c.ID), ResourceEnd}
+	link := network.Link{From: network.ClientEnd(c.ID), To: network.ResourceEnd}
 	call := c.w.rec.Now()
 	c.mu.Lock()
 	c.exiting = kind == KindExit
 	c.mu.Unlock()
-	c.w.Network().transit(ctx, link, c.rnd)
+	c.w.Network().Transit(ctx, link, c.rnd)
 	c.mu.Lock()
 	op := c.landLocked(l, kind, fenced, call)
 	c.mu.Unlock()
-	c.w.Network().transit(ctx, link, c.rnd) // the reply
+	c.w.Network().Transit(ctx, link, c.rnd) // the reply
 	op.Return = c.w.rec.Now()
 	op.Unacked = c.Gate.Crashed() // nobody was there to read the reply
 	c.w.rec.Add(op)
@@ -503,7 +504,7 @@ func (c *Client) Crash() {
 	defer c.mu.Unlock()
 	c.Gate.Crash()
 	if p, ok := c.locker.(lock.ProcessControl); ok {
-		c.w.cluster.Network().Ending(ClientEnd(c.ID)) // its connections die with it
+		c.w.cluster.Network().Ending(network.ClientEnd(c.ID)) // its connections die with it
 		_ = p.Kill()
 	}
 	if c.inside != nil && !c.exiting && !c.w.cfg.Fencing() {

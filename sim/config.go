@@ -153,7 +153,7 @@ func (c Config) withDefaults() Config {
 		c.Cluster.Backend = BackendMiniredis
 	}
 	if c.Cluster.Nodes == 0 {
-		c.Cluster.Nodes = max(c.Cluster.nodeCount(), 1)
+		c.Cluster.Nodes = max(c.Cluster.NodeCount(), 1)
 	}
 	if c.Cluster.Replicas > 0 {
 		if info, err := lock.Lookup(c.Algorithm); err == nil && info.Process && c.Cluster.Failover.Mode == "" && c.Cluster.Backend == BackendRedis {
@@ -295,7 +295,7 @@ func (c Config) validate() error {
 			return fmt.Errorf("roles[%d] %q: unknown role; want read or write", i, r)
 		}
 	}
-	if _, err := c.Cluster.withDefaults(); err != nil {
+	if _, err := c.Cluster.Resolve(); err != nil {
 		return err
 	}
 	return nil

@@ -28,8 +28,8 @@ type Gate struct {
 	crashed bool
 }
 
-// NewGate returns an open gate.
-func NewGate() *Gate { return &Gate{resume: closedChan()} }
+// newGate returns an open gate.
+func newGate() *Gate { return &Gate{resume: closedChan()} }
 
 func closedChan() chan struct{} {
 	c := make(chan struct{})

@@ -26,22 +26,22 @@ const (
 	// and a port), started one after another; Redlock with more than a
 	// few dozen masters says nothing a smaller quorum does not.
 	MaxNodes = 32
-	// MaxKeys: each key is a partition of its own for the checker and a
+	// maxKeys: each key is a partition of its own for the checker and a
 	// lane in the timeline.
-	MaxKeys = 10000
-	// MaxReplicas: one replica per master is what failover needs.
-	MaxReplicas = 1
+	maxKeys = 10000
+	// maxReplicas: one replica per master is what failover needs.
+	maxReplicas = 1
 	// MaxFaults: each fault is watched by the scheduler, recorded, healed
 	// at the end and drawn in the timeline.
 	MaxFaults = 1000
-	// MaxDuration: the history is held in memory until the check; an hour
+	// maxDuration: the history is held in memory until the check; an hour
 	// is longer than any scenario and still within memory for a few clients
 	// (the memory estimate below refuses many clients for long).
-	MaxDuration = time.Hour
-	// MaxNameLen: a scenario's name is a directory of every run of it, and
+	maxDuration = time.Hour
+	// maxNameLen: a scenario's name is a directory of every run of it, and
 	// part of file names beside its stamp and design; a file name has 255
 	// bytes on Linux.
-	MaxNameLen = 100
+	maxNameLen = 100
 )
 
 // Cost estimates behind checkMachine. They are deliberately generous: a

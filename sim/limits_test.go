@@ -47,7 +47,7 @@ func TestValidateNamesTheLimit(t *testing.T) {
 	assert.ErrorContains(t, c.validate(), "nodes 33: at most 32")
 	c = Config{Algorithm: "setpx", Duration: 2 * time.Hour}.withDefaults()
 	assert.ErrorContains(t, c.validate(), "duration 2h0m0s: at most 1h0m0s")
-	c = Config{Algorithm: "setpx", Keys: MaxKeys + 1}.withDefaults()
+	c = Config{Algorithm: "setpx", Keys: maxKeys + 1}.withDefaults()
 	assert.ErrorContains(t, c.validate(), "keys 10001: at most 10000")
 }
 
@@ -58,6 +58,6 @@ func TestReliabilityPageListsTheLimits(t *testing.T) {
 	require.NoError(t, err)
 	text := strings.Join(strings.Fields(string(b)), " ")
 	want := fmt.Sprintf("clients %d, nodes %d, keys %d, replicas %d per master, faults %d, duration %s",
-		MaxClients, MaxNodes, MaxKeys, MaxReplicas, MaxFaults, strings.TrimSuffix(strings.TrimSuffix(MaxDuration.String(), "0s"), "0m"))
+		MaxClients, MaxNodes, maxKeys, maxReplicas, MaxFaults, strings.TrimSuffix(strings.TrimSuffix(maxDuration.String(), "0s"), "0m"))
 	assert.Contains(t, text, want, "docs/reliability.md lists the limits sim enforces")
 }

@@ -9,22 +9,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim/node"
+	"github.com/locksim/locksim/sim/recorder"
 )
 
 func probeWorld(t *testing.T) *World {
 	t.Helper()
 	cfg := Config{Algorithm: "setpx", Options: lock.Options{TTL: 300 * time.Millisecond, NodeTimeout: 30 * time.Millisecond}}.withDefaults()
-	cl, err := StartCluster(context.Background(), cfg.Cluster)
+	cl, err := node.StartCluster(context.Background(), cfg.Cluster)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cl.Close() })
-	return &World{cfg: cfg, rec: NewRecorder(), cluster: cl}
+	return &World{cfg: cfg, rec: recorder.New(), cluster: cl}
 }
 
 // A probe whose first commands time out (a node still waking up) retries
 // until its bound instead of calling the lock deadlocked.
 func TestProbeRetriesUnknownOutcomes(t *testing.T) {
 	w := probeWorld(t)
-	node := w.cluster.Nodes()[0].(Pauser)
+	node := w.cluster.Nodes()[0].(node.Pauser)
 	require.NoError(t, node.Pause())
 	resumed := make(chan struct{})
 	go func() {
@@ -42,7 +44,7 @@ func TestProbeRetriesUnknownOutcomes(t *testing.T) {
 // A probe that never gets a definite answer says unknown, not deadlock.
 func TestProbeWithoutAnswerIsUnknown(t *testing.T) {
 	w := probeWorld(t)
-	node := w.cluster.Nodes()[0].(Pauser)
+	node := w.cluster.Nodes()[0].(node.Pauser)
 	require.NoError(t, node.Pause())
 	t.Cleanup(func() { _ = node.Resume() })
 	probe(context.Background(), w)

@@ -36,20 +36,20 @@ func fieldErr(field string, v any, format string, args ...any) *FieldError {
 func CheckValue(field string, v any) error {
 	switch field {
 	case "name":
-		if s, _ := v.(string); len(s) > MaxNameLen {
-			return fieldErr(field, fmt.Sprintf("of %d characters", len(s)), "at most %d characters: it names a directory", MaxNameLen)
+		if s, _ := v.(string); len(s) > maxNameLen {
+			return fieldErr(field, fmt.Sprintf("of %d characters", len(s)), "at most %d characters: it names a directory", maxNameLen)
 		}
 	case "nodes":
 		return intRange(field, v, 1, MaxNodes)
 	case "clients":
 		return intRange(field, v, 1, MaxClients)
 	case "keys":
-		return intRange(field, v, 1, MaxKeys)
+		return intRange(field, v, 1, maxKeys)
 	case "nest":
 		return intRange(field, v, 1, 0)
 	case "replicas":
-		if n, _ := v.(int); n < 0 || n > MaxReplicas {
-			return fieldErr(field, v, "0 or %d per master are supported", MaxReplicas)
+		if n, _ := v.(int); n < 0 || n > maxReplicas {
+			return fieldErr(field, v, "0 or %d per master are supported", maxReplicas)
 		}
 	case "faults":
 		if n, _ := v.(int); n > MaxFaults {
@@ -61,8 +61,8 @@ func CheckValue(field string, v any) error {
 		}
 	case "duration":
 		d, _ := v.(time.Duration)
-		if d > MaxDuration {
-			return fieldErr(field, d, "at most %v", MaxDuration)
+		if d > maxDuration {
+			return fieldErr(field, d, "at most %v", maxDuration)
 		}
 		return positive(field, d)
 	case "hold", "think", "options.retry_delay", "options.node_timeout", "options.tolerance":

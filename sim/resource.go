@@ -3,6 +3,8 @@ package sim
 import (
 	"sync"
 	"time"
+
+	"github.com/locksim/locksim/sim/recorder"
 )
 
 // Resource is the thing the lock protects, e.g. a file in shared storage. It
@@ -12,7 +14,7 @@ import (
 // whose token is lower than the largest it has accepted for the key (equal
 // tokens pass: one holder writes several times).
 type Resource struct {
-	rec *Recorder
+	rec *recorder.Recorder
 
 	mu      sync.Mutex
 	seq     int64
@@ -20,8 +22,8 @@ type Resource struct {
 	highest map[string]int64
 }
 
-// NewResource makes an empty resource stamping with rec's true time.
-func NewResource(rec *Recorder) *Resource {
+// newResource makes an empty resource stamping with rec's true time.
+func newResource(rec *recorder.Recorder) *Resource {
 	return &Resource{rec: rec, highest: map[string]int64{}}
 }
 

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim/network"
+	"github.com/locksim/locksim/sim/node"
+	"github.com/locksim/locksim/sim/recorder"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -29,7 +32,7 @@ type Result struct {
 	Wall       time.Duration
 	// Server is the server the redis backend ran, as its first node's
 	// INFO gave it at the start (ServerVersion); zero on the others.
-	Server ServerVersion
+	Server node.ServerVersion
 }
 
 // ErrConfig marks bad input, as opposed to a harness failure.
@@ -84,8 +87,8 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 // real time at which Run was called.
 func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	res := &Result{Config: cfg, Started: started}
-	cluster, err := StartCluster(ctx, cfg.Cluster)
-	if errors.Is(err, ErrNoRedisServer) {
+	cluster, err := node.StartCluster(ctx, cfg.Cluster)
+	if errors.Is(err, node.ErrNoRedisServer) {
 		return nil, fmt.Errorf("%w: backend %s: %w", ErrConfig, cfg.Cluster.Backend, err)
 	}
 	if err != nil {
@@ -98,8 +101,8 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 		res.Notes = appendNew(res.Notes, n.Emulated()...)
 	}
 
-	rec := NewRecorder()
-	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: NewResource(rec), sched: vtime.SchedulerFrom(ctx)}
+	rec := recorder.New()
+	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: newResource(rec), sched: vtime.SchedulerFrom(ctx)}
 	sched := newSchedule(w, cfg.Faults)
 	for i := 0; i < cfg.Clients; i++ {
 		c, err := newClient(i, w, sched)
@@ -114,13 +117,13 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	}
 	defer closeClients(w.clients)
 	obs := newObservers(w) // what the nodes hold, read until after the probe
-	defer obs.stop()
+	defer obs.Stop()
 	// True time starts once every client is ready.
-	rec.restart()
+	rec.Restart()
 	for _, c := range w.clients {
 		c.Clock.rebase(rec.Origin(), time.Now())
 	}
-	obs.start()
+	obs.Start()
 
 	// Clients get the duration plus a grace period to finish their cycle;
 	// past that they are cut off (a hung node cannot hang the harness).
@@ -158,7 +161,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	if ctx.Err() == nil && !cfg.NoProbe {
 		probe(ctx, w)
 	}
-	obs.stop()
+	obs.Stop()
 	recordSentinels(rec, cluster.SentinelEvents())
 	res.History = rec.History()
 	res.Wall = time.Since(started) // the bubble's when virtual; Run corrects it
@@ -195,13 +198,13 @@ func appendNew(dst []string, xs ...string) []string {
 
 // recordSentinels adds what the sentinels announced during the run to the
 // history (what they said while the cluster started is not the run's).
-func recordSentinels(rec *Recorder, evs []SentinelEvent) {
+func recordSentinels(rec *recorder.Recorder, evs []node.SentinelEvent) {
 	for _, ev := range evs {
 		if ev.At.Before(rec.Origin()) {
 			continue
 		}
 		at := ev.At.Sub(rec.Origin())
 		rec.Add(Op{Kind: KindSentinel, Client: NoClient, Call: at, Return: at, Outcome: OK,
-			Event: ev.Event, Detail: ev.Detail, Source: SentinelEnd(ev.Sentinel).String()})
+			Event: ev.Event, Detail: ev.Detail, Source: network.SentinelEnd(ev.Sentinel).String()})
 	}
 }

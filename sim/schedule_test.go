@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock/locktest"
+	"github.com/locksim/locksim/sim/recorder"
 )
 
 // countingFault records its starts and stops.
@@ -34,7 +35,7 @@ func (f *countingFault) Stop(*World) error {
 }
 
 func TestSchedulePointTriggersAndUntil(t *testing.T) {
-	w := &World{rec: NewRecorder()}
+	w := &World{rec: recorder.New()}
 	started, cancelled := &countingFault{}, &countingFault{}
 	s := newSchedule(w, []Planned{
 		{Fault: started, Start: Trigger{Client: 0, Point: "p", Nth: 2}, Until: &Trigger{Client: 1, Point: "q"}},
@@ -65,7 +66,7 @@ func TestSchedulePointTriggersAndUntil(t *testing.T) {
 // comes whichever clients make them, and a client's own trigger still
 // counts that client's alone.
 func TestScheduleAnyClientTrigger(t *testing.T) {
-	w := &World{rec: NewRecorder()}
+	w := &World{rec: recorder.New()}
 	anyone, own := &countingFault{}, &countingFault{}
 	s := newSchedule(w, []Planned{
 		{Fault: anyone, Start: Trigger{AnyClient: true, Point: "p", Nth: 2}, Until: &Trigger{AnyClient: true, Point: "q", Nth: 3}},
@@ -89,7 +90,7 @@ func TestScheduleAnyClientTrigger(t *testing.T) {
 }
 
 func TestScheduleTimeTriggerAndHeal(t *testing.T) {
-	w := &World{rec: NewRecorder()}
+	w := &World{rec: recorder.New()}
 	f, never := &countingFault{}, &countingFault{}
 	s := newSchedule(w, []Planned{
 		{Fault: f, Start: Trigger{At: time.Millisecond}},
@@ -114,7 +115,7 @@ func (failingFault) Stop(*World) error  { return nil }
 
 // A fault whose start failed never acted: the run did not play it.
 func TestFailedStartIsUnfired(t *testing.T) {
-	w := &World{rec: NewRecorder()}
+	w := &World{rec: recorder.New()}
 	s := newSchedule(w, []Planned{{Fault: failingFault{}, Start: Trigger{Client: 0, Point: "p"}}})
 	s.reached(0, "p")
 	require.Error(t, s.healAll())
@@ -129,7 +130,7 @@ func TestFailedStartIsUnfired(t *testing.T) {
 // until:). A fault healed by its own for: is neither; one without an end
 // of its own is at the end but not cut.
 func TestScheduleMarksFaultsTheRunsEndHealed(t *testing.T) {
-	w := &World{rec: NewRecorder()}
+	w := &World{rec: recorder.New()}
 	own, open, until, long := &countingFault{}, &countingFault{}, &countingFault{}, &countingFault{}
 	s := newSchedule(w, []Planned{
 		{Fault: own, Start: Trigger{Client: 0, Point: "p"}, For: time.Millisecond},

@@ -7,6 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locksim/locksim/sim/network"
+	"github.com/locksim/locksim/sim/node"
+	"github.com/locksim/locksim/sim/recorder"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -14,7 +17,7 @@ import (
 // nodes and network, the resource and true time.
 type World struct {
 	cfg     Config
-	rec     *Recorder
+	rec     *recorder.Recorder
 	cluster *Cluster
 	res     *Resource
 	clients []*Client
@@ -39,8 +42,8 @@ func NewWorld(spec Spec, cluster *Cluster) (*World, error) {
 		return nil, err
 	}
 	cfg := spec.cfg
-	rec := NewRecorder()
-	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: NewResource(rec)}
+	rec := recorder.New()
+	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: newResource(rec)}
 	sched := newSchedule(w, nil)
 	for i := 0; i < cfg.Clients; i++ {
 		c, err := newClient(i, w, sched)
@@ -64,7 +67,7 @@ func (w *World) Cluster() *Cluster { return w.cluster }
 
 // Network is the run's network: the links between clients, nodes,
 // replicas and the resource.
-func (w *World) Network() *Network { return w.cluster.Network() }
+func (w *World) Network() *network.Network { return w.cluster.Network() }
 
 // History is what was recorded so far.
 func (w *World) History() History { return w.rec.History() }
@@ -81,7 +84,7 @@ func (w *World) Client(i int) (*Client, error) {
 }
 
 // Node returns node i, or an error naming the index.
-func (w *World) Node(i int) (Node, error) {
+func (w *World) Node(i int) (node.Node, error) {
 	nodes := w.cluster.Nodes()
 	if i < 0 || i >= len(nodes) {
 		return nil, fmt.Errorf("node %d: out of range (nodes: %d)", i, len(nodes))
@@ -169,4 +172,10 @@ func (w *World) Wait(stop <-chan struct{}, name string, d time.Duration) bool {
 	}
 	w.sched.Gate(key)
 	return stopped
+}
+
+// newObservers makes the observers of w's lock keys on its nodes
+// (node.Observers), recording into w's history.
+func newObservers(w *World) *node.Observers {
+	return node.NewObservers(w.cluster, w.cfg.Keys, w.rec, w.sched)
 }

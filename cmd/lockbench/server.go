@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // serverKind checks --server, --backend and --redis-server together and
@@ -12,8 +13,8 @@ import (
 // there is one line naming the flag.
 func (f *flags) serverKind() (sim.Server, error) {
 	s := sim.Server(f.server)
-	if err := sim.CheckServer(s); err != nil || s == "" {
-		return "", fmt.Errorf("--server %q: want %s", f.server, sim.ServerNames())
+	if err := node.CheckServer(s); err != nil || s == "" {
+		return "", fmt.Errorf("--server %q: want %s", f.server, node.ServerNames())
 	}
 	if s != sim.ServerRedis && sim.Backend(f.backend) != sim.BackendRedis {
 		return "", fmt.Errorf("--server %s is for --backend redis, not --backend %s", f.server, f.backend)
@@ -21,7 +22,7 @@ func (f *flags) serverKind() (sim.Server, error) {
 	if sim.Backend(f.backend) != sim.BackendRedis && f.redisServer == "" {
 		return s, nil
 	}
-	if _, err := sim.LookupServer(s, f.redisServer); err != nil {
+	if _, err := node.LookupServer(s, f.redisServer); err != nil {
 		if f.redisServer != "" {
 			return "", fmt.Errorf("--redis-server %q: %w (or use --backend miniredis)", f.redisServer, err)
 		}

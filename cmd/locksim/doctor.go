@@ -14,6 +14,7 @@ import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // check is one line of the doctor's report.
@@ -111,7 +112,7 @@ func serverAnswers(ctx context.Context, i int, addr string) check {
 func binaryVersion(name, hint string) check {
 	path, err := exec.LookPath(name)
 	if name == "redis-server" {
-		path, err = sim.LookupRedisServer("") // what --backend redis will run
+		path, err = node.LookupRedisServer("") // what --backend redis will run
 	}
 	if err != nil {
 		return check{name, false, "not found in PATH: " + hint}
@@ -128,7 +129,7 @@ func binaryVersion(name, hint string) check {
 func sentinelAnswers(ctx context.Context) check {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd, err := sim.CheckSentinel(ctx, sim.ServerRedis, "")
+	cmd, err := node.CheckSentinel(ctx, sim.ServerRedis, "")
 	if err != nil {
 		return check{"redis-sentinel", false, fmt.Sprintf("%v: needed for failover on --backend redis (apt-get install redis-sentinel; or failover: {mode: direct})", err)}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 	"github.com/locksim/locksim/sim/simtest"
 )
 
@@ -27,7 +28,7 @@ func TestDoctorAddrs(t *testing.T) {
 // answers; without it the line is n/a (Valkey runs only when asked), not
 // a failed check.
 func TestDoctorValkey(t *testing.T) {
-	if _, err := sim.LookupServer(sim.ServerValkey, ""); err == nil {
+	if _, err := node.LookupServer(sim.ServerValkey, ""); err == nil {
 		stdout, _, _ := execute(t, "doctor")
 		assert.Regexp(t, regexp.MustCompile(`(?m)^ok\s+valkey-server\s+Valkey server v=\d+\.\d+\.\d+ .*for --server valkey$`), stdout)
 		assert.Regexp(t, regexp.MustCompile(`(?m)^ok\s+valkey-sentinel\s+\S+ starts and answers SENTINEL MASTERS$`), stdout)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // valkeyChecks say whether --server valkey can run here: valkey-server and
@@ -16,7 +17,7 @@ import (
 // failed check.
 func valkeyChecks(ctx context.Context) []check {
 	s := sim.ServerValkey
-	path, err := sim.LookupServer(s, "")
+	path, err := node.LookupServer(s, "")
 	if err != nil {
 		return []check{{s.Binary(), false, fmt.Sprintf("not found in PATH: needed only for --server valkey (%s)", s.Install())}}
 	}
@@ -27,7 +28,7 @@ func valkeyChecks(ctx context.Context) []check {
 	checks := []check{{s.Binary(), true, fmt.Sprintf("%s (%s), for --server valkey", strings.TrimSpace(string(out)), path)}}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd, err := sim.CheckSentinel(ctx, s, "")
+	cmd, err := node.CheckSentinel(ctx, s, "")
 	if err != nil {
 		return append(checks, check{s.SentinelBinary(), false, fmt.Sprintf("%v: needed for failover on --server valkey", err)})
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 	"github.com/locksim/locksim/sim/simtest"
 )
 
@@ -419,7 +420,7 @@ func TestTwoRunsOnOneExternalServer(t *testing.T) {
 // is refused in one line, exit 2, though the addresses differ.
 func TestOneServerOnTwoAddresses(t *testing.T) {
 	simtest.RequireRedisServer(t)
-	bin, err := sim.LookupRedisServer("")
+	bin, err := node.LookupRedisServer("")
 	require.NoError(t, err)
 	port := strings.TrimPrefix(closedAddr(t), "127.0.0.1:")
 	srv := exec.Command(bin, "--port", port, "--bind", "127.0.0.1 127.0.0.2", "--save", "", "--appendonly", "no", "--dir", t.TempDir())

@@ -21,6 +21,7 @@ import (
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 	"github.com/locksim/locksim/sim/simtest"
 )
 
@@ -297,7 +298,7 @@ func redisChild(pid, parent int) (int, bool) {
 	// The server rewrites its title to "/usr/bin/redis-server 127.0.0.1:PORT"
 	// (valkey-server to its own name).
 	title := strings.Fields(strings.ReplaceAll(string(cmdline), "\x00", " "))
-	if len(title) < 2 || !slices.ContainsFunc(sim.Servers(), func(s sim.Server) bool { return strings.Contains(title[0], s.Binary()) }) {
+	if len(title) < 2 || !slices.ContainsFunc(node.Servers(), func(s sim.Server) bool { return strings.Contains(title[0], s.Binary()) }) {
 		return 0, false
 	}
 	_, port, err := net.SplitHostPort(title[1])

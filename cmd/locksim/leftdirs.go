@@ -7,13 +7,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // reclaimLeftDirs removes the node directories of locksim runs that ended
 // without cleaning up (kill -9), saying so in one line.
 func reclaimLeftDirs(stderr io.Writer) {
-	removed, err := sim.ReclaimLeftDirs("")
+	removed, err := node.ReclaimLeftDirs("")
 	if len(removed) > 0 {
 		pids := make([]string, len(removed))
 		for i, d := range removed {
@@ -30,7 +30,7 @@ func reclaimLeftDirs(stderr io.Writer) {
 // leftDirsCheck is the doctor's line on node directories in os.TempDir().
 func leftDirsCheck() check {
 	const name = "left-over dirs"
-	dirs, err := sim.LeftDirs("")
+	dirs, err := node.LeftDirs("")
 	if err != nil {
 		return check{name, false, fmt.Sprintf("cannot read %s (TMPDIR, or /tmp when unset): %v", os.TempDir(), err)}
 	}

@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	_ "github.com/locksim/locksim/adapter" // process designs: redis-py, node-redlock, process:CMD
+	"github.com/locksim/locksim/sim/node"
 
 	"github.com/locksim/locksim/internal/exitcode"
-	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -78,7 +78,7 @@ func program(host vtime.Host) int {
 	err := root.ExecuteContext(ctx)
 	prof.stop()
 	stop()
-	_ = sim.CloseAll() // a backstop: nothing started here outlives the process
+	_ = node.CloseAll() // a backstop: nothing started here outlives the process
 	if err == nil {
 		return exitOK
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // registerServer adds --server: which program the redis backend starts
@@ -19,8 +20,8 @@ func registerServer(fl *pflag.FlagSet, v *string) {
 // or external (--addrs) with it is a contradiction, not a choice to
 // ignore.
 func checkServer(server, backend string, backendGiven, external bool) error {
-	if err := sim.CheckServer(sim.Server(server)); err != nil || server == "" {
-		return fmt.Errorf("--server %q: want %s", server, sim.ServerNames())
+	if err := node.CheckServer(sim.Server(server)); err != nil || server == "" {
+		return fmt.Errorf("--server %q: want %s", server, node.ServerNames())
 	}
 	if sim.Server(server) == sim.ServerRedis {
 		return nil
@@ -54,7 +55,7 @@ func checkReviewServer(server string) error {
 	if sim.Server(server) == sim.ServerRedis {
 		return nil
 	}
-	if _, err := sim.LookupServer(sim.Server(server), ""); err != nil {
+	if _, err := node.LookupServer(sim.Server(server), ""); err != nil {
 		return fmt.Errorf("--server %s: %w", server, err)
 	}
 	return nil

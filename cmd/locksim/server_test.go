@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 	"github.com/locksim/locksim/sim/simtest"
 )
 
@@ -76,7 +77,7 @@ func TestServerFieldBadInput(t *testing.T) {
 // and how to install it.
 func TestMissingValkeyServer(t *testing.T) {
 	path := t.TempDir() // redis-server, but no valkey
-	if p, err := sim.LookupRedisServer(""); err == nil {
+	if p, err := node.LookupRedisServer(""); err == nil {
 		require.NoError(t, os.Symlink(p, filepath.Join(path, "redis-server")))
 	}
 	t.Setenv("PATH", path)

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // stopGrace bounds how long a command may take to stop after the first
@@ -43,11 +43,11 @@ func watchSignals(parent context.Context, stderr io.Writer, exit func(int)) (ctx
 		defer grace.Stop()
 		select {
 		case sig := <-sigs:
-			sim.KillAll()
+			node.KillAll()
 			fmt.Fprintf(stderr, "locksim: second %s: killed every redis-server; exiting without a report\n", signalName(sig))
 			exit(exitHarness)
 		case <-grace.C:
-			sim.KillAll()
+			node.KillAll()
 			fmt.Fprintf(stderr, "locksim: still stopping %v after the signal: killed every redis-server; exiting without a report\n", stopGrace)
 			exit(exitHarness)
 		case <-done:

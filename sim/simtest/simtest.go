@@ -13,6 +13,7 @@ import (
 
 	"github.com/locksim/locksim/lock/locktest"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/node"
 )
 
 // RequireEnv names the variable that turns a missing redis-server (or
@@ -34,7 +35,7 @@ const startTimeout = HangGuard
 // fails it when LOCKSIM_REQUIRE_REDIS=1.
 func RequireRedisServer(t testing.TB) {
 	t.Helper()
-	if _, err := sim.LookupRedisServer(""); err != nil {
+	if _, err := node.LookupRedisServer(""); err != nil {
 		if os.Getenv(RequireEnv) == "1" {
 			t.Fatalf("%v (%s=1 makes this a failure)", err, RequireEnv)
 		}
@@ -46,7 +47,7 @@ func RequireRedisServer(t testing.TB) {
 // is not in PATH, or fails it when LOCKSIM_REQUIRE_REDIS=1.
 func RequireValkey(t testing.TB) {
 	t.Helper()
-	if _, err := sim.LookupServer(sim.ServerValkey, ""); err != nil {
+	if _, err := node.LookupServer(sim.ServerValkey, ""); err != nil {
 		if os.Getenv(RequireEnv) == "1" {
 			t.Fatalf("%v (%s=1 makes this a failure)", err, RequireEnv)
 		}
@@ -133,7 +134,7 @@ func ClusterWith(t testing.TB, cfg sim.ClusterConfig) (*sim.Cluster, []redis.Uni
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	c, err := sim.StartCluster(ctx, cfg)
+	c, err := node.StartCluster(ctx, cfg)
 	if err != nil {
 		t.Fatalf("start cluster: %v", err)
 	}

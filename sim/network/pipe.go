@@ -1,0 +1,248 @@
+package network
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/locksim/locksim/vtime"
+)
+
+// memPipe is an in-memory connection whose every delivery goes through the
+// run's scheduler (vtime.Scheduler): a write returns at once and posts the
+// chunk under the key "<link>/<direction>#<n>"; the chunk reaches the
+// reader when the scheduler picks it, chunks of one direction in order. A
+// read deadline that passes is posted too, as is a close, which reaches
+// the other end after the chunks written before it. net.Pipe would hand a
+// chunk over the moment both ends meet, in whatever order the Go scheduler
+// runs them; here the order is the run's seed's. Without a scheduler the
+// chunk is delivered during the write.
+//
+// The two ends are a client's and a server's: the client end tells a peer
+// that closed the way a TCP socket does (SyscallConn, below).
+func memPipe(s *vtime.Scheduler, link string) (client, server net.Conn) {
+	up := &pipeHalf{sched: s, key: link + "/up", ready: make(chan struct{}, 1)}
+	down := &pipeHalf{sched: s, key: link + "/down", ready: make(chan struct{}, 1)}
+	a := &pipeEnd{rd: down, wr: up, link: link, closed: make(chan struct{})}
+	b := &pipeEnd{rd: up, wr: down, link: link, closed: make(chan struct{})}
+	return a, b
+}
+
+// pipeHalf is one direction of a memPipe.
+type pipeHalf struct {
+	sched *vtime.Scheduler
+	key   string
+
+	mu      sync.Mutex
+	sent    int      // chunks posted, for their keys
+	transit [][]byte // posted, not yet delivered; nil is a close
+	buf     []byte   // delivered, not yet read
+	eof     bool     // the writer's close was delivered
+	ready   chan struct{}
+}
+
+func (h *pipeHalf) post(chunk []byte) {
+	h.mu.Lock()
+	h.sent++
+	key := h.key + "#" + strconv.Itoa(h.sent)
+	h.transit = append(h.transit, chunk)
+	h.mu.Unlock()
+	h.sched.Post(key, h.deliver)
+}
+
+// deliver moves the oldest chunk in transit to the reader.
+func (h *pipeHalf) deliver() {
+	h.mu.Lock()
+	if len(h.transit) > 0 {
+		c := h.transit[0]
+		h.transit = h.transit[1:]
+		if c == nil {
+			h.eof = true
+		} else if !h.eof {
+			h.buf = append(h.buf, c...)
+		}
+	}
+	h.mu.Unlock()
+	h.signal()
+}
+
+func (h *pipeHalf) signal() {
+	select {
+	case h.ready <- struct{}{}:
+	default:
+	}
+}
+
+// pipeEnd is one end of a memPipe.
+type pipeEnd struct {
+	rd, wr *pipeHalf
+	link   string
+
+	mu        sync.Mutex
+	isClosed  bool
+	closed    chan struct{}
+	rDeadline time.Time
+	rGen      int  // SetReadDeadline calls, to tell a stale timer
+	rExpired  bool // the deadline's expiry was delivered
+	rTimer    *time.Timer
+	wDeadline time.Time
+}
+
+func (e *pipeEnd) Read(b []byte) (int, error) {
+	for {
+		e.mu.Lock()
+		closed, expired, dl := e.isClosed, e.rExpired, e.rDeadline
+		e.mu.Unlock()
+		if closed {
+			return 0, io.ErrClosedPipe
+		}
+		h := e.rd
+		h.mu.Lock()
+		if len(h.buf) > 0 {
+			n := copy(b, h.buf)
+			h.buf = h.buf[n:]
+			if len(h.buf) == 0 {
+				h.buf = nil
+			}
+			h.mu.Unlock()
+			return n, nil
+		}
+		eof := h.eof
+		h.mu.Unlock()
+		if eof {
+			return 0, io.EOF
+		}
+		if expired || (!dl.IsZero() && !time.Now().Before(dl)) {
+			return 0, os.ErrDeadlineExceeded
+		}
+		select {
+		case <-h.ready:
+		case <-e.closed:
+		}
+	}
+}
+
+func (e *pipeEnd) Write(b []byte) (int, error) {
+	e.mu.Lock()
+	closed, dl := e.isClosed, e.wDeadline
+	e.mu.Unlock()
+	if closed {
+		return 0, io.ErrClosedPipe
+	}
+	e.rd.mu.Lock()
+	peerGone := e.rd.eof
+	e.rd.mu.Unlock()
+	if peerGone {
+		return 0, io.ErrClosedPipe
+	}
+	if !dl.IsZero() && !time.Now().Before(dl) {
+		return 0, os.ErrDeadlineExceeded
+	}
+	if len(b) == 0 {
+		return 0, nil
+	}
+	e.wr.post(append([]byte(nil), b...))
+	return len(b), nil
+}
+
+func (e *pipeEnd) Close() error {
+	e.mu.Lock()
+	if e.isClosed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.isClosed = true
+	close(e.closed)
+	if e.rTimer != nil {
+		e.rTimer.Stop()
+	}
+	e.mu.Unlock()
+	e.wr.post(nil)
+	return nil
+}
+
+func (e *pipeEnd) SetDeadline(t time.Time) error {
+	_ = e.SetWriteDeadline(t)
+	return e.SetReadDeadline(t)
+}
+
+// SetReadDeadline arms a timer whose expiry goes through the scheduler
+// under "<link>/<direction>/deadline#<n>".
+func (e *pipeEnd) SetReadDeadline(t time.Time) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.rGen++
+	e.rDeadline, e.rExpired = t, false
+	if e.rTimer != nil {
+		e.rTimer.Stop()
+		e.rTimer = nil
+	}
+	if t.IsZero() || e.isClosed {
+		return nil
+	}
+	d := time.Until(t)
+	if d <= 0 {
+		return nil // Read sees it has passed
+	}
+	gen := e.rGen
+	key := e.rd.key + "/deadline#" + strconv.Itoa(gen)
+	e.rTimer = time.AfterFunc(d, func() {
+		e.rd.sched.Post(key, func() {
+			e.mu.Lock()
+			if e.rGen == gen {
+				e.rExpired = true
+			}
+			e.mu.Unlock()
+			e.rd.signal()
+		})
+	})
+	return nil
+}
+
+func (e *pipeEnd) SetWriteDeadline(t time.Time) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.wDeadline = t
+	return nil
+}
+
+type pipeAddr string
+
+func (a pipeAddr) Network() string { return "mem" }
+func (a pipeAddr) String() string  { return string(a) }
+
+func (e *pipeEnd) LocalAddr() net.Addr  { return pipeAddr(e.link) }
+func (e *pipeEnd) RemoteAddr() net.Addr { return pipeAddr(e.link) }
+
+// SyscallConn lets go-redis check an idle pooled connection before reuse
+// as it checks a socket (a non-blocking read): it finds one whose peer
+// closed (a killed node, a healed cut) dead and dials afresh, instead of
+// failing the next command.
+func (e *pipeEnd) SyscallConn() (syscall.RawConn, error) { return peekConn{e.rd}, nil }
+
+// peekConn answers go-redis's health check: Read fails once the peer's
+// close was delivered and otherwise reports nothing to read, without
+// touching f (there is no descriptor to read from).
+type peekConn struct{ h *pipeHalf }
+
+func (p peekConn) Read(func(fd uintptr) bool) error {
+	p.h.mu.Lock()
+	defer p.h.mu.Unlock()
+	if p.h.eof {
+		return io.EOF
+	}
+	return nil
+}
+
+func (p peekConn) Control(func(fd uintptr)) error {
+	return errors.New("in-memory connection: no descriptor")
+}
+
+func (p peekConn) Write(func(fd uintptr) bool) error {
+	return errors.New("in-memory connection: no descriptor")
+}

@@ -1,0 +1,45 @@
+package recorder
+
+import (
+	"sync"
+	"time"
+
+	"github.com/locksim/locksim/history"
+)
+
+// Recorder collects the history in true time. Call stamps must be taken
+// before a request is sent and Return stamps after its reply is in hand, so
+// every recorded interval contains the real effect.
+type Recorder struct {
+	origin time.Time
+	mu     sync.Mutex
+	ops    []history.Op
+}
+
+// New starts true time now.
+func New() *Recorder { return &Recorder{origin: time.Now()} }
+
+// Restart moves true time 0 to now, before anything was recorded: the run
+// begins once its clients are ready (a process design's children take
+// seconds to start on a loaded machine).
+func (r *Recorder) Restart() { r.origin = time.Now() }
+
+// Origin is true time 0.
+func (r *Recorder) Origin() time.Time { return r.origin }
+
+// Now is true time since the run's start (monotonic).
+func (r *Recorder) Now() time.Duration { return time.Since(r.origin) }
+
+// Add appends a completed operation.
+func (r *Recorder) Add(op history.Op) {
+	r.mu.Lock()
+	r.ops = append(r.ops, op)
+	r.mu.Unlock()
+}
+
+// History returns a copy of what was recorded so far.
+func (r *Recorder) History() history.History {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return history.History{Ops: append([]history.Op(nil), r.ops...)}
+}
