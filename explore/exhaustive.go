@@ -7,9 +7,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // The bounded sweep (Config.Exhaustive) runs every single-fault schedule
@@ -48,7 +48,7 @@ type variant struct {
 type sweepPlan struct {
 	cfg      Config
 	points   []string
-	kinds    []string
+	kinds    []vocab.Kind
 	nodes    int
 	symNodes bool // renaming the nodes is a symmetry (multi-node designs)
 	times    []time.Duration
@@ -82,7 +82,7 @@ func newSweepPlan(ctx context.Context, cfg Config, points []string) *sweepPlan {
 	}
 	p := &sweepPlan{cfg: cfg, points: points, nodes: nodes, symNodes: info.MultiNode,
 		times: sweepTimes(cfg.Duration)}
-	if !slices.Equal(cfg.Kinds, []string{KindNone}) {
+	if !slices.Equal(cfg.Kinds, []vocab.Kind{KindNone}) {
 		p.kinds = cfg.Kinds
 	}
 	p.variants = make([][]variant, len(p.kinds))
@@ -115,13 +115,13 @@ func (p *sweepPlan) indexOf(u unit) int {
 	clients, trigs := p.cfg.Clients, len(p.points)*p.cfg.Clients*maxVisit+len(p.times)
 	var target int
 	switch kind := p.kinds[u.kind]; kind {
-	case faults.KindPauseClient, faults.KindCrashClient, faults.KindClockSkewClient, faults.KindClockJumpClient, faults.KindDelay:
+	case vocab.KindPauseClient, vocab.KindCrashClient, vocab.KindClockSkewClient, vocab.KindClockJumpClient, vocab.KindDelay:
 		target = int(u.client)
-	case faults.KindPartition:
+	case vocab.KindPartition:
 		target = int(u.client)*(1+p.nodes) + int(u.node) + 1
-	case faults.KindDrop:
+	case vocab.KindDrop:
 		target = int(u.client)*p.nodes + int(u.node)
-	case faults.KindFailover:
+	case vocab.KindFailover:
 		target = 0
 	default:
 		target = int(u.node)
@@ -161,23 +161,23 @@ func (p *sweepPlan) triggers() []unit {
 }
 
 // targetsOf lists the (client, node) targets a fault of kind takes.
-func targetsOf(kind string, clients, nodes int) [][2]int8 {
+func targetsOf(kind vocab.Kind, clients, nodes int) [][2]int8 {
 	var out [][2]int8
 	switch kind {
-	case faults.KindPauseClient, faults.KindCrashClient, faults.KindClockSkewClient, faults.KindClockJumpClient, faults.KindDelay:
+	case vocab.KindPauseClient, vocab.KindCrashClient, vocab.KindClockSkewClient, vocab.KindClockJumpClient, vocab.KindDelay:
 		for c := range clients {
 			out = append(out, [2]int8{int8(c), -1})
 		}
-	case faults.KindPartition, faults.KindDrop:
+	case vocab.KindPartition, vocab.KindDrop:
 		for c := range clients {
-			if kind == faults.KindPartition {
+			if kind == vocab.KindPartition {
 				out = append(out, [2]int8{int8(c), -1}) // cut from every node
 			}
 			for n := range nodes {
 				out = append(out, [2]int8{int8(c), int8(n)})
 			}
 		}
-	case faults.KindFailover:
+	case vocab.KindFailover:
 		out = append(out, [2]int8{-1, 0}) // the master
 	default: // the node kinds
 		for n := range nodes {
@@ -194,7 +194,7 @@ func targetsOf(kind string, clients, nodes int) [][2]int8 {
 // factor, and by 2x either way; delays of a tenth and a half of the TTL;
 // kills restarting at once, after half and after one and a half TTLs,
 // with and without their data; failovers losing every write and none.
-func variantsOf(kind string, ttl, margin time.Duration, drift float64) []variant {
+func variantsOf(kind vocab.Kind, ttl, margin time.Duration, drift float64) []variant {
 	ms := func(d time.Duration) time.Duration { return max(d.Round(time.Millisecond), time.Millisecond) }
 	lengths := []time.Duration{ms(ttl / 2), ms(3 * ttl / 2)}
 	steps := []time.Duration{ms(margin / 2), ms(2 * margin), ms(3 * ttl / 2)}
@@ -205,15 +205,15 @@ func variantsOf(kind string, ttl, margin time.Duration, drift float64) []variant
 		}
 	}
 	switch kind {
-	case faults.KindPauseClient, faults.KindPartition, faults.KindDrop, faults.KindPauseNode:
+	case vocab.KindPauseClient, vocab.KindPartition, vocab.KindDrop, vocab.KindPauseNode:
 		eachLength(func(*scenarios.FaultSpec) {})
-	case faults.KindCrashClient:
+	case vocab.KindCrashClient:
 		out = append(out, variant{set: func(*scenarios.FaultSpec) {}})
-	case faults.KindClockSkewClient, faults.KindClockJumpClient:
+	case vocab.KindClockSkewClient, vocab.KindClockJumpClient:
 		for _, s := range steps {
 			for _, d := range []time.Duration{s, -s} {
 				out = append(out, variant{set: func(f *scenarios.FaultSpec) {
-					if kind == faults.KindClockJumpClient {
+					if kind == vocab.KindClockJumpClient {
 						f.By = dur(d)
 						return
 					}
@@ -221,25 +221,25 @@ func variantsOf(kind string, ttl, margin time.Duration, drift float64) []variant
 				}})
 			}
 		}
-	case faults.KindClockJumpNode:
+	case vocab.KindClockJumpNode:
 		for _, s := range steps {
 			out = append(out, variant{set: func(f *scenarios.FaultSpec) { f.By = dur(s) }})
 		}
-	case faults.KindClockRateNode:
+	case vocab.KindClockRateNode:
 		for _, r := range []float64{0.5, 1 + drift/2, 1 + 2*drift, 2} {
 			eachLength(func(f *scenarios.FaultSpec) { f.Rate = ptr(r) })
 		}
-	case faults.KindDelay:
+	case vocab.KindDelay:
 		for _, l := range []time.Duration{ms(ttl / 10), ms(ttl / 2)} {
 			eachLength(func(f *scenarios.FaultSpec) { f.Latency = dur(l) })
 		}
-	case faults.KindKillNode:
+	case vocab.KindKillNode:
 		for _, r := range []time.Duration{0, ms(ttl / 2), ms(3 * ttl / 2)} {
 			for _, keep := range []bool{false, true} {
 				out = append(out, variant{set: func(f *scenarios.FaultSpec) { f.RestartAfter, f.KeepData = dur(r), ptr(keep) }})
 			}
 		}
-	case faults.KindFailover:
+	case vocab.KindFailover:
 		out = append(out, variant{set: func(*scenarios.FaultSpec) {}, cut: true}, variant{set: func(*scenarios.FaultSpec) {}})
 	}
 	return out
@@ -296,7 +296,7 @@ func (p *sweepPlan) canonicalPair(a, b int) [2]int {
 // isFailover reports whether unit i is a failover (a schedule has one at
 // most).
 func (p *sweepPlan) isFailover(i int) bool {
-	return p.kinds[p.units[i].kind] == faults.KindFailover
+	return p.kinds[p.units[i].kind] == vocab.KindFailover
 }
 
 // failoverPairs counts the unordered pairs of two failovers, which the
@@ -421,7 +421,7 @@ func (p *sweepPlan) spec(i int) []scenarios.FaultSpec {
 	v := p.variants[u.kind][u.variant]
 	v.set(&f)
 	if v.cut {
-		cut := scenarios.FaultSpec{Kind: faults.KindPartition, Groups: [][]string{{"r0"}, {"n0"}}, At: dur(0)}
+		cut := scenarios.FaultSpec{Kind: vocab.KindPartition, Groups: [][]string{{"r0"}, {"n0"}}, At: dur(0)}
 		return []scenarios.FaultSpec{cut, f}
 	}
 	return []scenarios.FaultSpec{f}

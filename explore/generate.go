@@ -6,16 +6,19 @@ import (
 	"slices"
 	"time"
 
-	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // LoopPoints are the client loop's points a schedule may trigger at (the
 // nesting points are reached only in the schedules drawn with nest > 1,
 // so no fault waits for them).
-var LoopPoints = []string{"before-acquire", "after-acquire", "after-check", "after-enter", "before-exit", "before-release"}
+var LoopPoints = []string{
+	string(vocab.PointBeforeAcquire), string(vocab.PointAfterAcquire), string(vocab.PointAfterCheck),
+	string(vocab.PointAfterEnter), string(vocab.PointBeforeExit), string(vocab.PointBeforeRelease),
+}
 
 // Generate draws schedule j of cfg (with defaults filled in) as a
 // scenario: one to MaxFaults faults of cfg.Kinds on random clients, nodes
@@ -56,12 +59,12 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 	}
 	failover := false
 	n := 1 + rnd.IntN(cfg.MaxFaults)
-	if slices.Equal(cfg.Kinds, []string{KindNone}) {
+	if slices.Equal(cfg.Kinds, []vocab.Kind{KindNone}) {
 		n = 0
 	}
 	for len(s.Faults) < n {
 		kind := cfg.Kinds[rnd.IntN(len(cfg.Kinds))]
-		if kind == faults.KindFailover {
+		if kind == vocab.KindFailover {
 			if failover { // one failover per schedule
 				continue
 			}
@@ -96,7 +99,7 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 // of a late heal.) A cut drops what it holds and plays the same on both
 // backends.
 func (g *gen) replicationCut() scenarios.FaultSpec {
-	f := scenarios.FaultSpec{Kind: faults.KindPartition, Groups: [][]string{{"r0"}, {"n0"}}}
+	f := scenarios.FaultSpec{Kind: vocab.KindPartition, Groups: [][]string{{"r0"}, {"n0"}}}
 	g.trigger(&f)
 	return f
 }
@@ -111,7 +114,7 @@ func (g *gen) keepQuorum(s *scenarios.Scenario) {
 	for i := range s.Faults {
 		f := &s.Faults[i]
 		forGood := f.Node != nil && f.For == nil && f.Until == nil &&
-			(f.Kind == faults.KindPauseNode || (f.Kind == faults.KindKillNode && f.RestartAfter == nil))
+			(f.Kind == vocab.KindPauseNode || (f.Kind == vocab.KindKillNode && f.RestartAfter == nil))
 		if !forGood || down[*f.Node] {
 			continue
 		}
@@ -131,9 +134,9 @@ func (g *gen) keepQuorum(s *scenarios.Scenario) {
 const burstOdds = 3
 
 // onNodes reports whether a fault of kind acts on one node.
-func onNodes(kind string) bool {
+func onNodes(kind vocab.Kind) bool {
 	switch kind {
-	case faults.KindKillNode, faults.KindPauseNode, faults.KindClockJumpNode, faults.KindClockRateNode:
+	case vocab.KindKillNode, vocab.KindPauseNode, vocab.KindClockJumpNode, vocab.KindClockRateNode:
 		return true
 	}
 	return false
@@ -141,7 +144,7 @@ func onNodes(kind string) bool {
 
 // burst draws one fault of kind and copies it onto k distinct nodes: the
 // same trigger (a point, when there are points), the same length and size.
-func (g *gen) burst(kind string, k int) []scenarios.FaultSpec {
+func (g *gen) burst(kind vocab.Kind, k int) []scenarios.FaultSpec {
 	f := g.fault(kind)
 	if f.At != nil && len(g.points) > 0 {
 		// A burst at a time hits a holder only in the interleavings that
@@ -207,50 +210,50 @@ func (g *gen) signed(d time.Duration) time.Duration {
 }
 
 // fault draws one fault of kind, its targets, trigger and length.
-func (g *gen) fault(kind string) scenarios.FaultSpec {
+func (g *gen) fault(kind vocab.Kind) scenarios.FaultSpec {
 	ttl := g.cfg.TTL
 	c, n := g.rnd.IntN(g.cfg.Clients), g.rnd.IntN(g.nodes)
 	f := scenarios.FaultSpec{Kind: kind}
 	lasting := true // the kind can end (for, until)
 	switch kind {
-	case faults.KindPauseClient:
+	case vocab.KindPauseClient:
 		f.Client = ptr(c)
-	case faults.KindCrashClient:
+	case vocab.KindCrashClient:
 		f.Client, lasting = ptr(c), false
-	case faults.KindClockSkewClient:
+	case vocab.KindClockSkewClient:
 		f.Client = ptr(c)
 		f.Offset = dur(g.signed(g.between(ttl/2, 3*ttl)))
 		rates := []float64{0, 0, 0.5, 1.5, 2} // 0: the rate stays 1
 		if r := rates[g.rnd.IntN(len(rates))]; r != 0 {
 			f.Rate = ptr(r)
 		}
-	case faults.KindClockJumpClient:
+	case vocab.KindClockJumpClient:
 		f.Client = ptr(c)
 		f.By = dur(g.signed(g.between(ttl/2, 3*ttl)))
-	case faults.KindClockJumpNode:
+	case vocab.KindClockJumpNode:
 		f.Node, lasting = ptr(n), false
 		f.By = dur(g.between(ttl/2, 3*ttl))
-	case faults.KindClockRateNode:
+	case vocab.KindClockRateNode:
 		f.Node = ptr(n)
 		rates := []float64{0.5, 2, 4}
 		f.Rate = ptr(rates[g.rnd.IntN(len(rates))])
-	case faults.KindDelay:
+	case vocab.KindDelay:
 		f.Client = ptr(c)
 		f.Latency = dur(g.latency())
-	case faults.KindPartition, faults.KindDrop:
+	case vocab.KindPartition, vocab.KindDrop:
 		f.Client = ptr(c)
-		if kind == faults.KindDrop || g.rnd.IntN(2) == 0 {
+		if kind == vocab.KindDrop || g.rnd.IntN(2) == 0 {
 			f.Node = ptr(n)
 		}
-	case faults.KindPauseNode:
+	case vocab.KindPauseNode:
 		f.Node = ptr(n)
-	case faults.KindKillNode:
+	case vocab.KindKillNode:
 		f.Node = ptr(n)
 		if g.rnd.IntN(2) == 0 {
 			f.RestartAfter = dur(g.between(0, ttl))
 		}
 		f.KeepData = ptr(g.rnd.IntN(2) == 0)
-	case faults.KindFailover:
+	case vocab.KindFailover:
 		f.Node, lasting = ptr(0), false
 	}
 	g.trigger(&f)

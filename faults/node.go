@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // ClockJumpNode moves a node's clock forward by By: keys whose remaining
@@ -26,7 +27,7 @@ func (f ClockJumpNode) Validate(cfg sim.Config) error {
 	if err := nodeInRange(f.Node, cfg); err != nil {
 		return err
 	}
-	if err := processControl("clock-jump-node", cfg); err != nil {
+	if err := processControl(vocab.KindClockJumpNode, cfg); err != nil {
 		return err
 	}
 	if f.By <= 0 {
@@ -70,7 +71,7 @@ func (f ClockRateNode) Validate(cfg sim.Config) error {
 	if err := nodeInRange(f.Node, cfg); err != nil {
 		return err
 	}
-	if err := processControl("clock-rate-node", cfg); err != nil {
+	if err := processControl(vocab.KindClockRateNode, cfg); err != nil {
 		return err
 	}
 	switch {
@@ -207,7 +208,7 @@ func (f KillNode) Validate(cfg sim.Config) error {
 	if err := nodeInRange(f.Node, cfg); err != nil {
 		return err
 	}
-	return processControl("kill-node", cfg)
+	return processControl(vocab.KindKillNode, cfg)
 }
 
 // killed is what a KillNode's Stop needs: the node it killed and its
@@ -285,7 +286,7 @@ func (f Failover) Validate(cfg sim.Config) error {
 	if err := nodeInRange(f.Node, cfg); err != nil {
 		return err
 	}
-	if err := processControl("failover", cfg); err != nil {
+	if err := processControl(vocab.KindFailover, cfg); err != nil {
 		return err
 	}
 	if cfg.Cluster.Replicas < 1 {
@@ -310,7 +311,7 @@ func nodeInRange(i int, cfg sim.Config) error {
 
 // processControl refuses a fault that needs to run, stop or re-clock the
 // servers on a backend whose servers are not the harness's.
-func processControl(kind string, cfg sim.Config) error {
+func processControl(kind vocab.Kind, cfg sim.Config) error {
 	if cfg.Cluster.Backend == sim.BackendExternal {
 		return fmt.Errorf("%s needs process control, which the external backend does not give (it supports network faults and pause-node)", kind)
 	}

@@ -10,30 +10,14 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
-)
-
-// The fault kinds, as scenario files name them.
-const (
-	KindPauseClient     = "pause-client"
-	KindCrashClient     = "crash-client"
-	KindClockSkewClient = "clock-skew-client"
-	KindClockJumpClient = "clock-jump-client"
-	KindClockJumpNode   = "clock-jump-node"
-	KindClockRateNode   = "clock-rate-node"
-	KindDelay           = "delay"
-	KindPartition       = "partition"
-	KindDrop            = "drop"
-	KindPauseNode       = "pause-node"
-	KindKillNode        = "kill-node"
-	KindFailover        = "failover"
-	KindRandom          = "random"
+	"github.com/locksim/locksim/vocab"
 )
 
 // RandomKinds are the kinds Random can mix.
-var RandomKinds = []string{
-	KindPauseClient, KindCrashClient, KindClockSkewClient, KindClockJumpClient,
-	KindClockJumpNode, KindClockRateNode, KindDelay, KindPartition, KindDrop,
-	KindPauseNode, KindKillNode, KindFailover,
+var RandomKinds = []vocab.Kind{
+	vocab.KindPauseClient, vocab.KindCrashClient, vocab.KindClockSkewClient, vocab.KindClockJumpClient,
+	vocab.KindClockJumpNode, vocab.KindClockRateNode, vocab.KindDelay, vocab.KindPartition, vocab.KindDrop,
+	vocab.KindPauseNode, vocab.KindKillNode, vocab.KindFailover,
 }
 
 // Random is a seeded nemesis: while in force, it repeats a round of one
@@ -48,7 +32,7 @@ type Random struct {
 	Interval time.Duration // 0: the lock TTL
 	// Kinds to mix; empty: every kind the backend supports but crash-client
 	// (forever) and failover (needs replicas; listed when there are).
-	Kinds []string
+	Kinds []vocab.Kind
 }
 
 func (f Random) String() string {
@@ -62,7 +46,7 @@ func (f Random) String() string {
 	if len(f.Kinds) == 0 {
 		return s + "default kinds)"
 	}
-	return s + strings.Join(f.Kinds, ", ") + ")"
+	return s + strings.Join(vocab.KindStrings(f.Kinds), ", ") + ")"
 }
 
 // resolved fills in the defaults from the run's configuration.
@@ -74,11 +58,11 @@ func (f Random) resolved(cfg sim.Config) Random {
 		f.Interval = cfg.Options.TTL
 	}
 	if len(f.Kinds) == 0 {
-		f.Kinds = []string{KindPauseClient, KindClockSkewClient, KindClockJumpClient, KindDelay, KindPartition, KindDrop, KindPauseNode}
+		f.Kinds = []vocab.Kind{vocab.KindPauseClient, vocab.KindClockSkewClient, vocab.KindClockJumpClient, vocab.KindDelay, vocab.KindPartition, vocab.KindDrop, vocab.KindPauseNode}
 		if cfg.Cluster.Backend != sim.BackendExternal {
-			f.Kinds = append(f.Kinds, KindClockJumpNode, KindClockRateNode, KindKillNode)
+			f.Kinds = append(f.Kinds, vocab.KindClockJumpNode, vocab.KindClockRateNode, vocab.KindKillNode)
 			if cfg.Cluster.Replicas > 0 {
-				f.Kinds = append(f.Kinds, KindFailover)
+				f.Kinds = append(f.Kinds, vocab.KindFailover)
 			}
 		}
 	}
@@ -96,7 +80,7 @@ func (f Random) Validate(cfg sim.Config) error {
 	rnd := rand.New(rand.NewPCG(r.Seed, 1))
 	for _, k := range r.Kinds {
 		if !slices.Contains(RandomKinds, k) {
-			return fmt.Errorf("kind %q: random mixes %s", k, strings.Join(RandomKinds, ", "))
+			return fmt.Errorf("kind %q: random mixes %s", k, strings.Join(vocab.KindStrings(RandomKinds), ", "))
 		}
 		// A sample of the kind says whether the backend supports it.
 		if err := r.draw(k, cfg, rnd).(sim.Validator).Validate(cfg); err != nil {
@@ -110,9 +94,9 @@ func (f Random) UsesNetwork(cfg sim.Config) bool {
 	r := f.resolved(cfg)
 	for _, k := range r.Kinds {
 		switch k {
-		case KindDelay, KindPartition, KindDrop:
+		case vocab.KindDelay, vocab.KindPartition, vocab.KindDrop:
 			return true
-		case KindFailover:
+		case vocab.KindFailover:
 			if cfg.Cluster.Backend == sim.BackendRedis {
 				return true
 			}
@@ -179,7 +163,7 @@ func (f Random) play(w *sim.World, stop <-chan struct{}) {
 // draw makes one fault of kind with random targets and sizes: clock moves
 // and node downtimes of half to three TTLs (both sides of the lease), delays
 // of a tenth of a TTL to a TTL.
-func (f Random) draw(kind string, cfg sim.Config, rnd *rand.Rand) sim.Fault {
+func (f Random) draw(kind vocab.Kind, cfg sim.Config, rnd *rand.Rand) sim.Fault {
 	ttl := cfg.Options.TTL
 	c := rnd.IntN(cfg.Clients)
 	n := rnd.IntN(cfg.Cluster.Nodes)
@@ -197,39 +181,39 @@ func (f Random) draw(kind string, cfg sim.Config, rnd *rand.Rand) sim.Fault {
 		return d
 	}
 	switch kind {
-	case KindPauseClient:
+	case vocab.KindPauseClient:
 		return PauseClient{Client: c}
-	case KindCrashClient:
+	case vocab.KindCrashClient:
 		return CrashClient{Client: c}
-	case KindClockSkewClient:
+	case vocab.KindClockSkewClient:
 		rates := []float64{0, 0.5, 1.5, 2}
 		return ClockSkewClient{Client: c, Offset: sign(between(ttl/2, 3*ttl)), Rate: rates[rnd.IntN(len(rates))]}
-	case KindClockJumpClient:
+	case vocab.KindClockJumpClient:
 		return ClockJumpClient{Client: c, By: sign(between(ttl/2, 3*ttl))}
-	case KindClockJumpNode:
+	case vocab.KindClockJumpNode:
 		return ClockJumpNode{Node: n, By: between(ttl/2, 3*ttl)}
-	case KindClockRateNode:
+	case vocab.KindClockRateNode:
 		rates := []float64{0.5, 2, 4}
 		return ClockRateNode{Node: n, Rate: rates[rnd.IntN(len(rates))]}
-	case KindDelay:
+	case vocab.KindDelay:
 		lat := between(ttl/10, ttl)
 		return Delay{Links: Links{Clients: []int{c}}, Latency: lat, Jitter: (lat / 4).Truncate(time.Millisecond)}
-	case KindPartition:
+	case vocab.KindPartition:
 		return Partition{Links: randomSplit(cfg, rnd)}
-	case KindDrop:
+	case vocab.KindDrop:
 		return Drop{Links: Links{Clients: []int{c}, Nodes: []int{n}}}
-	case KindPauseNode:
+	case vocab.KindPauseNode:
 		return PauseNode{Node: n, For: f.Interval}
-	case KindKillNode:
+	case vocab.KindKillNode:
 		after := StayDown
 		if rnd.IntN(2) == 0 {
 			after = between(0, f.Interval)
 		}
 		return KillNode{Node: n, RestartAfter: after, KeepData: rnd.IntN(2) == 0}
-	case KindFailover:
+	case vocab.KindFailover:
 		return Failover{Node: n}
 	}
-	panic("faults: random cannot draw kind " + kind) // Validate refuses unknown kinds
+	panic("faults: random cannot draw kind " + string(kind)) // Validate refuses unknown kinds
 }
 
 // randomSplit puts every client and node on one of two sides; if that cuts

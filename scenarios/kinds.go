@@ -3,6 +3,7 @@ package scenarios
 import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // A faultKind turns a checked FaultSpec into a sim.Fault. Adding a kind is
@@ -18,15 +19,15 @@ type faultKind struct {
 }
 
 // faultKinds are the kinds locksim can run so far.
-var faultKinds = map[string]faultKind{
-	"pause-client": {
+var faultKinds = map[vocab.Kind]faultKind{
+	vocab.KindPauseClient: {
 		required: []string{"client"},
 		optional: []string{"for", "until"},
 		build: func(f FaultSpec) (sim.Fault, error) {
 			return faults.PauseClient{Client: *f.Client}, nil
 		},
 	},
-	"crash-client": {
+	vocab.KindCrashClient: {
 		required: []string{"client"},
 		note:     "a crash is forever",
 		build: func(f FaultSpec) (sim.Fault, error) {
@@ -34,55 +35,55 @@ var faultKinds = map[string]faultKind{
 		},
 	},
 	// The kinds below build in kinds_faults.go.
-	"clock-skew-client": {
+	vocab.KindClockSkewClient: {
 		required: []string{"client"},
 		optional: []string{"offset", "rate", "for", "until"},
 		build:    buildClockSkewClient,
 	},
-	"clock-jump-client": {
+	vocab.KindClockJumpClient: {
 		required: []string{"client", "by"},
 		optional: []string{"for", "until"},
 		build:    buildClockJumpClient,
 	},
-	"clock-jump-node": {
+	vocab.KindClockJumpNode: {
 		required: []string{"node", "by"},
 		note:     "a node clock does not step back, so the jump has no end",
 		build:    buildClockJumpNode,
 	},
-	"clock-rate-node": {
+	vocab.KindClockRateNode: {
 		required: []string{"node", "rate"},
 		optional: []string{"for", "until"},
 		build:    buildClockRateNode,
 	},
-	"delay": {
+	vocab.KindDelay: {
 		required: []string{"latency"},
 		optional: []string{"client", "node", "groups", "jitter", "for", "until"},
 		build:    buildDelay,
 	},
-	"partition": {
+	vocab.KindPartition: {
 		optional: []string{"client", "node", "groups", "for", "until"},
 		build:    buildPartition,
 	},
-	"drop": {
+	vocab.KindDrop: {
 		optional: []string{"client", "node", "groups", "for", "until"},
 		build:    buildDrop,
 	},
-	"pause-node": {
+	vocab.KindPauseNode: {
 		required: []string{"node"},
 		optional: []string{"for", "until"},
 		build:    buildPauseNode,
 	},
-	"kill-node": {
+	vocab.KindKillNode: {
 		required: []string{"node"},
 		optional: []string{"restart_after", "keep_data", "for", "until"},
 		build:    buildKillNode,
 	},
-	"failover": {
+	vocab.KindFailover: {
 		required: []string{"node"},
 		optional: []string{"for", "until"},
 		build:    buildFailover,
 	},
-	"random": {
+	vocab.KindRandom: {
 		optional: []string{"kinds", "interval", "seed", "for", "until"},
 		note:     "random draws its targets itself (seeded by the scenario's seed)",
 		build:    buildRandom,
@@ -92,11 +93,7 @@ var faultKinds = map[string]faultKind{
 // designKinds are the fault kinds the scenario schema names. Those without an
 // entry in faultKinds are refused as not supported yet, never ignored: a
 // scenario whose fault silently did nothing would report a false safe.
-var designKinds = []string{
-	"pause-client", "crash-client", "clock-skew-client", "clock-jump-client",
-	"clock-jump-node", "clock-rate-node", "delay", "partition", "drop",
-	"pause-node", "kill-node", "failover", "random",
-}
+var designKinds = vocab.Kinds()
 
 // faultFields are the fields of a fault entry other than kind and the
 // trigger (at, when), in schema order.

@@ -11,6 +11,7 @@ import (
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // The tables of docs/scenarios.md that the code decides: the fault kinds
@@ -38,14 +39,14 @@ func Kinds() []KindInfo {
 		if !ok {
 			continue
 		}
-		out = append(out, KindInfo{Kind: name, Required: append([]string{}, k.required...), Optional: append([]string{}, k.optional...), External: onExternal(name, k), Note: k.note})
+		out = append(out, KindInfo{Kind: string(name), Required: append([]string{}, k.required...), Optional: append([]string{}, k.optional...), External: onExternal(name, k), Note: k.note})
 	}
 	return out
 }
 
 // onExternal validates a sample of the kind (its required fields filled
 // in) against a run on two external nodes.
-func onExternal(name string, k faultKind) bool {
+func onExternal(name vocab.Kind, k faultKind) bool {
 	one, two := 0, 2.0
 	d := Duration(time.Second)
 	f := FaultSpec{Kind: name, Client: &one, Node: &one, By: &d, Rate: &two, Latency: &d, For: &d}
