@@ -179,10 +179,10 @@ func (c Config) Validate() error {
 			}
 			continue
 		}
-		if !slices.Contains(faults.RandomKinds, k) {
-			return bad("--kinds %s: unknown fault kind (known: %s)", k, strings.Join(vocab.KindStrings(faults.RandomKinds), ", "))
+		if !slices.Contains(faults.RandomKinds(), k) {
+			return bad("--kinds %s: unknown fault kind (known: %s)", k, strings.Join(vocab.KindStrings(faults.RandomKinds()), ", "))
 		}
-		if k == vocab.KindFailover && info.MultiNode {
+		if k.Attrs().Promotes && info.MultiNode {
 			return bad("--kinds failover: %s runs on independent masters without replicas", c.Algorithm)
 		}
 	}
@@ -229,8 +229,8 @@ func (c Config) Validate() error {
 func DefaultKinds(algo string) []vocab.Kind {
 	var out []vocab.Kind
 	info, _ := lock.Lookup(algo)
-	for _, k := range faults.RandomKinds {
-		if k == vocab.KindFailover && info.MultiNode {
+	for _, k := range faults.RandomKinds() {
+		if k.Attrs().Promotes && info.MultiNode {
 			continue
 		}
 		out = append(out, k)

@@ -87,7 +87,7 @@ func (r *reach) coverage() *Coverage {
 // gridKinds are the columns: every kind a random schedule can hold, and
 // any other kind drawn.
 func gridKinds(drawn []string) []string {
-	out := vocab.KindStrings(faults.RandomKinds)
+	out := vocab.KindStrings(faults.RandomKinds())
 	for _, k := range drawn {
 		if !slices.Contains(out, k) {
 			out = append(out, k)

@@ -152,7 +152,7 @@ faults:
 	out, _ := MarshalScenario(sh.Scenario)
 	t.Logf("shrunk in %d steps (%d tries):\n%s", sh.Steps, sh.Tries, out)
 	require.Len(t, sh.Scenario.Faults, 1)
-	assert.Equal(t, "crash-client", sh.Scenario.Faults[0].Kind)
+	assert.Equal(t, vocab.KindCrashClient, sh.Scenario.Faults[0].Kind)
 	assert.Less(t, *sh.Scenario.Clients, 3)
 	k, _, err := r.reproduce(hostCtx(t), sh.Scenario, "setnx-expire", target)
 	require.NoError(t, err)
@@ -183,7 +183,7 @@ faults:
 	t.Logf("shrunk in %d steps (%d tries):\n%s", sh.Steps, sh.Tries, out)
 	require.Len(t, sh.Scenario.Faults, 1)
 	f := sh.Scenario.Faults[0]
-	assert.Equal(t, "pause-client", f.Kind)
+	assert.Equal(t, vocab.KindPauseClient, f.Kind)
 	require.NotNil(t, f.When)
 	assert.Equal(t, 1, *f.When.Nth, "the first visit does it")
 	assert.Less(t, sh.Scenario.Duration.D(), 2*time.Second, "a shorter run")
@@ -222,7 +222,7 @@ faults:
 	out, _ := MarshalScenario(sh.Scenario)
 	t.Logf("shrunk in %d steps (%d tries):\n%s", sh.Steps, sh.Tries, out)
 	require.Len(t, sh.Scenario.Faults, 1)
-	assert.Equal(t, "pause-client", sh.Scenario.Faults[0].Kind)
+	assert.Equal(t, vocab.KindPauseClient, sh.Scenario.Faults[0].Kind)
 }
 
 // Every candidate that shortens a length is judged by a probe a quarter

@@ -376,7 +376,7 @@ func onRedis(s *scenarios.Scenario) *scenarios.Scenario {
 // before it promotes anything, so the file would not replay there what
 // was found and confirmed.
 func directFailover(s *scenarios.Scenario) {
-	if s.Failover == nil && slices.ContainsFunc(s.Faults, func(f scenarios.FaultSpec) bool { return f.Kind == vocab.KindFailover }) {
+	if s.Failover == nil && slices.ContainsFunc(s.Faults, func(f scenarios.FaultSpec) bool { return f.Kind.Attrs().Promotes }) {
 		s.Failover = &scenarios.Failover{Mode: string(sim.FailoverDirect)}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -64,7 +65,7 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 	}
 	for len(s.Faults) < n {
 		kind := cfg.Kinds[rnd.IntN(len(cfg.Kinds))]
-		if kind == vocab.KindFailover {
+		if kind.Attrs().Promotes {
 			if failover { // one failover per schedule
 				continue
 			}
@@ -114,7 +115,7 @@ func (g *gen) keepQuorum(s *scenarios.Scenario) {
 	for i := range s.Faults {
 		f := &s.Faults[i]
 		forGood := f.Node != nil && f.For == nil && f.Until == nil &&
-			(f.Kind == vocab.KindPauseNode || (f.Kind == vocab.KindKillNode && f.RestartAfter == nil))
+			downForGood(f.Kind, f.RestartAfter != nil)
 		if !forGood || down[*f.Node] {
 			continue
 		}
@@ -133,13 +134,11 @@ func (g *gen) keepQuorum(s *scenarios.Scenario) {
 // search of minutes to meet it, so a burst draws them together.
 const burstOdds = 3
 
-// onNodes reports whether a fault of kind acts on one node.
+// onNodes reports whether a fault of kind acts on a node of its choice
+// (a failover always hits the master).
 func onNodes(kind vocab.Kind) bool {
-	switch kind {
-	case vocab.KindKillNode, vocab.KindPauseNode, vocab.KindClockJumpNode, vocab.KindClockRateNode:
-		return true
-	}
-	return false
+	a := kind.Attrs()
+	return (a.Hits == vocab.HitsNode || a.Hits == vocab.HitsNodeClock) && !a.Promotes
 }
 
 // burst draws one fault of kind and copies it onto k distinct nodes: the
@@ -209,53 +208,19 @@ func (g *gen) signed(d time.Duration) time.Duration {
 	return d
 }
 
-// fault draws one fault of kind, its targets, trigger and length.
+// fault draws one fault of kind, its targets, trigger and length: its
+// targets and sizes as the kind's registry entry draws them.
 func (g *gen) fault(kind vocab.Kind) scenarios.FaultSpec {
-	ttl := g.cfg.TTL
-	c, n := g.rnd.IntN(g.cfg.Clients), g.rnd.IntN(g.nodes)
+	d := faults.Draw{Rnd: g.rnd, TTL: g.cfg.TTL, Between: g.between, Signed: g.signed, Latency: g.latency}
+	d.Client, d.Node = g.rnd.IntN(g.cfg.Clients), g.rnd.IntN(g.nodes)
 	f := scenarios.FaultSpec{Kind: kind}
-	lasting := true // the kind can end (for, until)
-	switch kind {
-	case vocab.KindPauseClient:
-		f.Client = ptr(c)
-	case vocab.KindCrashClient:
-		f.Client, lasting = ptr(c), false
-	case vocab.KindClockSkewClient:
-		f.Client = ptr(c)
-		f.Offset = dur(g.signed(g.between(ttl/2, 3*ttl)))
-		rates := []float64{0, 0, 0.5, 1.5, 2} // 0: the rate stays 1
-		if r := rates[g.rnd.IntN(len(rates))]; r != 0 {
-			f.Rate = ptr(r)
-		}
-	case vocab.KindClockJumpClient:
-		f.Client = ptr(c)
-		f.By = dur(g.signed(g.between(ttl/2, 3*ttl)))
-	case vocab.KindClockJumpNode:
-		f.Node, lasting = ptr(n), false
-		f.By = dur(g.between(ttl/2, 3*ttl))
-	case vocab.KindClockRateNode:
-		f.Node = ptr(n)
-		rates := []float64{0.5, 2, 4}
-		f.Rate = ptr(rates[g.rnd.IntN(len(rates))])
-	case vocab.KindDelay:
-		f.Client = ptr(c)
-		f.Latency = dur(g.latency())
-	case vocab.KindPartition, vocab.KindDrop:
-		f.Client = ptr(c)
-		if kind == vocab.KindDrop || g.rnd.IntN(2) == 0 {
-			f.Node = ptr(n)
-		}
-	case vocab.KindPauseNode:
-		f.Node = ptr(n)
-	case vocab.KindKillNode:
-		f.Node = ptr(n)
-		if g.rnd.IntN(2) == 0 {
-			f.RestartAfter = dur(g.between(0, ttl))
-		}
-		f.KeepData = ptr(g.rnd.IntN(2) == 0)
-	case vocab.KindFailover:
-		f.Node, lasting = ptr(0), false
+	if e, ok := faults.Lookup(kind); ok && e.Explore != nil {
+		sp := f.Spec()
+		e.Explore(d, &sp)
+		f.SetSpec(sp)
 	}
+	lasting := lasts(kind) // the kind can end (for, until)
+	ttl := g.cfg.TTL
 	g.trigger(&f)
 	if lasting {
 		switch r := g.rnd.IntN(10); {
@@ -308,4 +273,12 @@ func ptr[T any](v T) *T { return &v }
 func dur(d time.Duration) *scenarios.Duration {
 	v := scenarios.Duration(d)
 	return &v
+}
+
+// downForGood reports whether a fault of kind without for or until takes
+// its node away for the rest of the run: one that stops a node without a
+// promotion and, if the node can restart on its own, is not told to.
+func downForGood(kind vocab.Kind, restarts bool) bool {
+	a := kind.Attrs()
+	return a.StopsNode && !a.Promotes && (a.Span != vocab.SpanUntilRestart || !restarts)
 }

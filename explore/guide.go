@@ -160,9 +160,9 @@ func (g *guide) steer(s *scenarios.Scenario, pair [2]string, rnd *rand.Rand) {
 	gn := &gen{cfg: g.cfg, rnd: rnd, points: g.points, nodes: g.nodes}
 	when := &scenarios.PointSpec{Client: ptr(rnd.IntN(g.cfg.Clients)), Point: pair[0], Nth: ptr(1)}
 	kind := vocab.Kind(pair[1])
-	if kind == vocab.KindFailover {
+	if kind.Attrs().Promotes {
 		for i := range s.Faults {
-			if s.Faults[i].Kind == vocab.KindFailover {
+			if s.Faults[i].Kind.Attrs().Promotes {
 				s.Faults[i].At, s.Faults[i].When = nil, when
 				return
 			}
@@ -171,8 +171,8 @@ func (g *guide) steer(s *scenarios.Scenario, pair [2]string, rnd *rand.Rand) {
 	f := gn.fault(kind)
 	f.At, f.When = nil, when
 	last := len(s.Faults) - 1
-	replace := last >= 0 && s.Faults[last].Kind != vocab.KindFailover && s.Faults[last].Groups == nil
-	if kind == vocab.KindFailover {
+	replace := last >= 0 && !s.Faults[last].Kind.Attrs().Promotes && s.Faults[last].Groups == nil
+	if kind.Attrs().Promotes {
 		s.Replicas = ptr(1)
 		if replace {
 			s.Faults = s.Faults[:last]

@@ -512,10 +512,12 @@ func sameTimes(fs []scenarios.FaultSpec) [][]int {
 	return out
 }
 
-// lasts reports whether a fault of kind can end (for, until); a crash and a
-// node clock's jump cannot.
+// lasts reports whether a fault of kind can end (for, until): not one
+// whose heal undoes nothing (a crash, a node clock's jump) nor one that
+// acts at an instant (a failover).
 func lasts(kind vocab.Kind) bool {
-	return kind != vocab.KindCrashClient && kind != vocab.KindClockJumpNode && kind != vocab.KindFailover
+	a := kind.Attrs()
+	return !a.NothingToHeal && a.Span != vocab.SpanInstant
 }
 
 // pointsBefore are point triggers near true time at: for each client, the
@@ -655,7 +657,7 @@ func withoutNode(s *scenarios.Scenario, n int) *scenarios.Scenario {
 // dropReplicas removes the replica and the replication delay when no
 // failover is left to need them.
 func dropReplicas(c *scenarios.Scenario) {
-	if c.Replicas == nil || slices.ContainsFunc(c.Faults, func(f scenarios.FaultSpec) bool { return f.Kind == vocab.KindFailover }) {
+	if c.Replicas == nil || slices.ContainsFunc(c.Faults, func(f scenarios.FaultSpec) bool { return f.Kind.Attrs().Promotes }) {
 		return
 	}
 	c.Replicas = nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vocab"
@@ -257,7 +258,7 @@ func (s *Scenario) checkFault(i int) error {
 	if f.Kind == "" {
 		return s.errf(base, "missing kind (known: %s)", strings.Join(vocab.KindStrings(designKinds), ", "))
 	}
-	kind, ok := faultKinds[f.Kind]
+	kind, ok := faults.Lookup(f.Kind)
 	if !ok {
 		if slices.Contains(designKinds, f.Kind) {
 			return s.errf(base+".kind", "fault kind %q is not supported yet (supported: %s)", f.Kind, strings.Join(supportedKinds(), ", "))
@@ -266,15 +267,15 @@ func (s *Scenario) checkFault(i int) error {
 	}
 	present := f.present()
 	for _, name := range faultFields {
-		if present[name] && !slices.Contains(kind.required, name) && !slices.Contains(kind.optional, name) {
+		if present[name] && !slices.Contains(kind.Required, name) && !slices.Contains(kind.Optional, name) {
 			note := ""
-			if kind.note != "" {
-				note = ": " + kind.note
+			if kind.Note != "" {
+				note = ": " + kind.Note
 			}
 			return s.errf(base+"."+name, "does not apply to %s%s (%s)", f.Kind, note, f.value(name))
 		}
 	}
-	for _, name := range kind.required {
+	for _, name := range kind.Required {
 		if !present[name] {
 			return s.errf(base, "%s needs %s (%s)", f.Kind, name, f.Kind)
 		}
@@ -327,7 +328,7 @@ func (s *Scenario) checkFault(i int) error {
 	if f.Rate != nil && *f.Rate < 0 {
 		return s.errf(base+".rate", "must not be negative (%v)", *f.Rate)
 	}
-	if _, err := kind.build(f); err != nil {
+	if _, err := f.build(kind); err != nil {
 		return s.errf(base, "%v", err)
 	}
 	return nil
@@ -408,7 +409,7 @@ func (s *Scenario) downForGood() []int {
 
 func supportedKinds() []string {
 	var out []string
-	for k := range faultKinds {
+	for _, k := range faults.Registered() {
 		out = append(out, string(k))
 	}
 	sort.Strings(out)

@@ -116,7 +116,7 @@ func startGate(f rankedFault) bool {
 // FamilyControl for a scenario without a fault beyond start gates and
 // short pauses. A
 // random fault counts as every kind it may draw (its kinds, or all of
-// faults.RandomKinds), and kill-node among them as one that may lose data.
+// faults.RandomKinds()), and kill-node among them as one that may lose data.
 func FamilyOf(s *Scenario) Family {
 	if s.Family != "" {
 		return Family(s.Family)
@@ -133,7 +133,7 @@ func FamilyOf(s *Scenario) Family {
 		}
 		kinds := f.Kinds
 		if len(kinds) == 0 {
-			kinds = faults.RandomKinds
+			kinds = faults.RandomKinds()
 		}
 		for _, k := range kinds {
 			specs = append(specs, rankedFault{FaultSpec: FaultSpec{Kind: k}})

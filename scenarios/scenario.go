@@ -96,7 +96,7 @@ type Options struct {
 }
 
 // FaultSpec is one entry of faults: as written. Which fields a kind reads is
-// in the kind's registry entry (kinds.go); any other field is an error.
+// in the kind's registry entry (faults.Lookup); any other field is an error.
 type FaultSpec struct {
 	Kind   vocab.Kind `yaml:"kind"`
 	Client *int       `yaml:"client,omitempty"`
