@@ -179,8 +179,8 @@ func (c Config) Validate() error {
 			}
 			continue
 		}
-		if !slices.Contains(faults.RandomKinds(), k) {
-			return bad("--kinds %s: unknown fault kind (known: %s)", k, strings.Join(vocab.KindStrings(faults.RandomKinds()), ", "))
+		if !slices.Contains(faults.DrawableKinds(), k) {
+			return bad("--kinds %s: unknown fault kind (known: %s)", k, strings.Join(vocab.KindStrings(faults.DrawableKinds()), ", "))
 		}
 		if k.Attrs().Promotes && info.MultiNode {
 			return bad("--kinds failover: %s runs on independent masters without replicas", c.Algorithm)

@@ -72,8 +72,8 @@ func (f Random) Validate(cfg sim.Config) error {
 	}
 	rnd := rand.New(rand.NewPCG(r.Seed, 1))
 	for _, k := range r.Kinds {
-		if !slices.Contains(RandomKinds(), k) {
-			return fmt.Errorf("kind %q: random mixes %s", k, strings.Join(vocab.KindStrings(RandomKinds()), ", "))
+		if !slices.Contains(DrawableKinds(), k) {
+			return fmt.Errorf("kind %q: random mixes %s", k, strings.Join(vocab.KindStrings(DrawableKinds()), ", "))
 		}
 		// A sample of the kind says whether the backend supports it.
 		if err := r.draw(k, cfg, rnd).(sim.Validator).Validate(cfg); err != nil {

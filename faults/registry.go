@@ -69,6 +69,9 @@ type Entry struct {
 	// Random draws one fault for the random nemesis; nil: random does not
 	// mix the kind.
 	Random func(d Draw) sim.Fault
+	// OptIn: random and explore draw the kind only when told to (kinds:,
+	// --kinds), never in their default mix.
+	OptIn bool
 	// Explore fills in a drawn schedule's fields of the kind from d (nil:
 	// explore does not draw it).
 	Explore func(d Draw, s *Spec)
@@ -114,8 +117,21 @@ func Registered() []vocab.Kind {
 	return out
 }
 
-// RandomKinds are the kinds Random can mix, in vocab's order.
+// RandomKinds are the kinds Random and explore mix by default, in vocab's
+// order.
 func RandomKinds() []vocab.Kind {
+	var out []vocab.Kind
+	for _, k := range vocab.Kinds() {
+		if e, ok := registry[k]; ok && e.Random != nil && !e.OptIn {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// DrawableKinds are the kinds Random and explore can draw when told to:
+// RandomKinds and the opt-in ones.
+func DrawableKinds() []vocab.Kind {
 	var out []vocab.Kind
 	for _, k := range vocab.Kinds() {
 		if e, ok := registry[k]; ok && e.Random != nil {
