@@ -179,6 +179,7 @@ func TestFaultKinds(t *testing.T) {
 		"pause-node":        "node: 0, for: 100ms",
 		"kill-node":         "node: 0, restart_after: 10ms",
 		"failover":          "node: 0",
+		"slow-node":         "node: 0, by: 20ms",
 		"random":            "for: 1s",
 	}
 	for _, k := range designKinds {

@@ -19,6 +19,7 @@ const (
 	KindKillNode        Kind = "kill-node"
 	KindFailover        Kind = "failover"
 	KindRandom          Kind = "random"
+	KindSlowNode        Kind = "slow-node"
 )
 
 // Hits says what a fault kind acts on.
@@ -100,6 +101,7 @@ var kindInfos = []KindInfo{
 	{Kind: KindKillNode, Hits: HitsNode, StopsNode: true, NodeState: "down", LosesKeys: true, Span: SpanUntilRestart},
 	{Kind: KindFailover, Hits: HitsNode, StopsNode: true, NodeState: "failover", LosesKeys: true, Promotes: true, Span: SpanInstant},
 	{Kind: KindRandom, Hits: HitsMix},
+	{Kind: KindSlowNode, Hits: HitsNode, Delays: true},
 }
 
 // Kinds lists every fault kind in the schema's order.
