@@ -19,6 +19,7 @@ import (
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
+	"github.com/locksim/locksim/vocab"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m, simtest.LeakOptions()...) }
@@ -109,7 +110,7 @@ func TestInternalPointRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		e, ok := s.Expect(tc.algo)
-		if !ok || e.Verdict != scenarios.Skip || !strings.Contains(e.Reason, tc.want) {
+		if !ok || e.Verdict != vocab.Skip || !strings.Contains(e.Reason, tc.want) {
 			t.Errorf("%s: %s expected %v %q, want skip naming %q", tc.scenario, tc.algo, e.Verdict, e.Reason, tc.want)
 		}
 	}
@@ -183,7 +184,7 @@ func TestProcessDesignFailsOverDirectly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, _ := s.Expect("redis-py"); e.Verdict != scenarios.Skip || !strings.Contains(e.Reason, "Sentinel") {
+	if e, _ := s.Expect("redis-py"); e.Verdict != vocab.Skip || !strings.Contains(e.Reason, "Sentinel") {
 		t.Errorf("redis-py expected %v %q, want skip naming Sentinel", e.Verdict, e.Reason)
 	}
 }

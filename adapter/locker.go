@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/vocab"
 )
 
 // locker is one client's process design: a lock.Locker whose every call is
@@ -123,7 +124,7 @@ func (l *locker) validity(r reply, start time.Time) time.Duration {
 
 func (l *locker) Release(ctx context.Context, le *lock.Lease) error {
 	le.StopWatchdog()
-	if err := l.o.Hook(ctx, lock.Event{Point: lock.PointBeforeRelease, Key: le.Key, Lease: le}); err != nil {
+	if err := l.o.Hook(ctx, lock.Event{Point: vocab.PointBeforeReleaseCommand, Key: le.Key, Lease: le}); err != nil {
 		return err
 	}
 	r, err := l.call(ctx, request{Op: "release", Key: le.Key, Token: le.Token})

@@ -10,6 +10,7 @@ import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim/simtest"
+	"github.com/locksim/locksim/vocab"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/process-designs.md's process matrix from the catalogue")
@@ -96,11 +97,11 @@ func processMatrix() string {
 			switch {
 			case !s.Covers(algo):
 				cell = "–"
-			case !ok || e.Verdict == scenarios.Any:
+			case !ok || e.Verdict == vocab.Any:
 				cell = "°"
-			case e.Verdict == scenarios.Skip:
+			case e.Verdict == vocab.Skip:
 				cell = fmt.Sprintf("skip [%d]", note(e.Reason))
-			case e.Verdict == scenarios.Safe:
+			case e.Verdict == vocab.Safe:
 				cell = "safe"
 			default:
 				cell = "**" + string(e.Verdict) + "**"

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Unacted is a fault of the history that did not do what its kind
@@ -106,17 +107,18 @@ func notActed(h history.History, view func() View, op *history.Op) string {
 	if tg == nil {
 		return ""
 	}
-	switch tg.Kind {
-	case "pause-client":
+	a := tg.Kind.Attrs()
+	switch {
+	case a.Pauses && a.Hits == vocab.HitsClient:
 		if op.Cut {
 			return fmt.Sprintf("was cut off by the run's end at %v, %v after it began, before %s got past it", op.Return, op.Return-op.Call, clientsNamed(tg.Clients))
 		}
-	case "pause-node":
+	case a.Pauses && a.Hits == vocab.HitsNode:
 		if op.Cut {
 			return fmt.Sprintf("was cut off by the run's end at %v, %v after it began, before %s resumed", op.Return, op.Return-op.Call, nodesNamed(tg.Nodes))
 		}
-	case "failover", "kill-node":
-		if tg.Kind == "failover" && tg.Sentinel {
+	case a.StopsNode:
+		if a.Promotes && tg.Sentinel {
 			if why := unpromoted(h, op); why != "" {
 				return why
 			}
@@ -124,7 +126,7 @@ func notActed(h history.History, view func() View, op *history.Op) string {
 		if !slices.ContainsFunc(h.Ops, func(o history.Op) bool { return toLock(o) && o.Return >= op.Call }) {
 			return fmt.Sprintf("met no client: no lock operation was in flight at or after the %s (%v)", tg.Kind, op.Call)
 		}
-	case "partition", "drop", "delay":
+	case a.Hits == vocab.HitsLink:
 		cut := cutClients(tg)
 		mine := func(c int) bool { return c >= 0 && (cut == nil || cut[c]) }
 		inFlight := slices.ContainsFunc(h.Ops, func(o history.Op) bool {

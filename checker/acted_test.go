@@ -16,7 +16,7 @@ func TestFaultsUnacted(t *testing.T) {
 	ms := time.Millisecond
 	fault := func(id int, from, to time.Duration, tg history.Target) history.Op {
 		return history.Op{Kind: history.KindFault, Client: history.NoClient, Call: from, Return: to, Outcome: history.OK,
-			Fault: tg.Kind, FaultID: id, Target: &tg}
+			Fault: string(tg.Kind), FaultID: id, Target: &tg}
 	}
 	op := func(k history.Kind, c int, from, to time.Duration) history.Op {
 		return history.Op{Kind: k, Client: c, Key: "k", Call: from, Return: to, Outcome: history.OK, Token: "t"}

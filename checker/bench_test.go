@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 const ms = time.Millisecond
@@ -85,29 +86,29 @@ func TestCheck100k(t *testing.T) {
 	h := realisticHistory(1, 100_000, 8, -1)
 	r := Check(h, Config{})
 	for _, c := range r.Checks {
-		want := map[string]Verdict{NameExclusion: Safe, NameClaim: Safe, NameFencing: Skipped, NameLiveness: Skipped}[c.Name]
+		want := map[string]vocab.Verdict{vocab.CheckExclusion: vocab.Safe, vocab.CheckClaim: vocab.Safe, vocab.CheckFencing: vocab.Skipped, vocab.CheckLiveness: vocab.Skipped}[c.Name]
 		if c.Verdict != want {
 			t.Errorf("%s: %s, want %s (%s)", c.Name, c.Verdict, want, c.Detail)
 		}
 	}
-	if r.Verdict != Safe || r.Ops != 100_000 {
+	if r.Verdict != vocab.Safe || r.Ops != 100_000 {
 		t.Errorf("verdict %s over %d ops, want safe over 100000", r.Verdict, r.Ops)
 	}
-	t.Logf("%s", r.Check(NameExclusion).Detail)
+	t.Logf("%s", r.Check(vocab.CheckExclusion).Detail)
 }
 
 func TestCheck100kOneOverlap(t *testing.T) {
 	h := realisticHistory(1, 100_000, 8, 5000)
 	r := Check(h, Config{})
-	ex := r.Check(NameExclusion)
-	if ex.Verdict != Unsafe || len(ex.Witnesses) != 1 || !r.SweepAgrees {
+	ex := r.Check(vocab.CheckExclusion)
+	if ex.Verdict != vocab.Unsafe || len(ex.Witnesses) != 1 || !r.SweepAgrees {
 		t.Fatalf("exclusion %s with %d witnesses, want unsafe with 1: %s", ex.Verdict, len(ex.Witnesses), ex.Detail)
 	}
 	w := ex.Witnesses[0]
 	if w.A.Start >= w.B.Start || w.B.Start >= w.A.End || len(w.Faults) == 0 {
 		t.Errorf("witness does not show B entering inside A with its pause: %s", dump(w))
 	}
-	if c := r.Check(NameClaim); c.Verdict != Safe {
+	if c := r.Check(vocab.CheckClaim); c.Verdict != vocab.Safe {
 		t.Errorf("claim %s, want safe: the intruder's lease had ended (%s)", c.Verdict, c.Detail)
 	}
 }
@@ -116,7 +117,7 @@ func BenchmarkCheck100k(b *testing.B) {
 	h := realisticHistory(1, 100_000, 8, -1)
 	b.ReportAllocs()
 	for b.Loop() {
-		if r := Check(h, Config{}); r.Verdict != Safe {
+		if r := Check(h, Config{}); r.Verdict != vocab.Safe {
 			b.Fatalf("verdict %s", r.Verdict)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Check decides whether mutual exclusion held in h. It is a pure function
@@ -34,7 +35,7 @@ func Check(h history.History, cfg Config) Result {
 	return Result{
 		Verdict:       verdict,
 		Reason:        reason,
-		TestedNothing: verdict == Unknown && nothingTested(checks, v),
+		TestedNothing: verdict == vocab.Unknown && nothingTested(checks, v),
 		Checks:        checks,
 		SweepAgrees:   ex.agrees && claimAgrees,
 		Ops:           len(h.Ops),
@@ -55,8 +56,8 @@ func coverByFencing(checks []CheckResult, cfg Config) {
 		return
 	}
 	ex, claim, fencing := &checks[0], &checks[1], &checks[2]
-	if claim.Verdict == Unsafe && fencing.Verdict == Safe && ex.Verdict == Safe {
-		claim.Verdict = Covered
+	if claim.Verdict == vocab.Unsafe && fencing.Verdict == vocab.Safe && ex.Verdict == vocab.Safe {
+		claim.Verdict = vocab.Covered
 		claim.Detail = "leases overlapped; covered by fencing (the tokens grew and the resource rejected the stale writes): " + claim.Detail
 	}
 }
@@ -67,36 +68,36 @@ func coverByFencing(checks []CheckResult, cfg Config) {
 // is the finding a design review must not miss. A run that tested nothing
 // (no lease was ever granted, or no check had anything to judge) is
 // unknown, never safe; reason says why a verdict is unknown.
-func overall(checks []CheckResult, v View) (Verdict, string) {
+func overall(checks []CheckResult, v View) (vocab.Verdict, string) {
 	var deadlock bool
 	var unknown []string
 	skipped := 0
 	for _, c := range checks {
 		switch c.Verdict {
-		case Unsafe:
-			if c.Name != NameLiveness {
-				return Unsafe, ""
+		case vocab.Unsafe:
+			if c.Name != vocab.CheckLiveness {
+				return vocab.Unsafe, ""
 			}
 			deadlock = true // a starved client: liveness failed
-		case Deadlock:
+		case vocab.Deadlock:
 			deadlock = true
-		case Unknown:
+		case vocab.Unknown:
 			unknown = append(unknown, c.Name)
-		case Skipped:
+		case vocab.Skipped:
 			skipped++
 		}
 	}
 	switch {
 	case deadlock:
-		return Deadlock, ""
+		return vocab.Deadlock, ""
 	case len(v.Leases) == 0:
-		return Unknown, fmt.Sprintf("no lease was granted (%d acquire(s) with unknown outcome): the run tested nothing", v.UnknownAcquires)
+		return vocab.Unknown, fmt.Sprintf("no lease was granted (%d acquire(s) with unknown outcome): the run tested nothing", v.UnknownAcquires)
 	case skipped == len(checks):
-		return Unknown, "every check was skipped: the run tested nothing"
+		return vocab.Unknown, "every check was skipped: the run tested nothing"
 	case len(unknown) > 0:
-		return Unknown, "could not decide: " + strings.Join(unknown, ", ")
+		return vocab.Unknown, "could not decide: " + strings.Join(unknown, ", ")
 	}
-	return Safe, ""
+	return vocab.Safe, ""
 }
 
 // nothingTested reports whether a run had nothing to judge: no lease was
@@ -105,7 +106,7 @@ func overall(checks []CheckResult, v View) (Verdict, string) {
 func nothingTested(checks []CheckResult, v View) bool {
 	skipped := 0
 	for _, c := range checks {
-		if c.Verdict == Skipped {
+		if c.Verdict == vocab.Skipped {
 			skipped++
 		}
 	}

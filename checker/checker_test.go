@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 	"go.uber.org/goleak"
 )
 
@@ -44,7 +45,7 @@ func readHistory(t testing.TB, path string) history.History {
 // '#' starts a comment.
 type expectation struct {
 	cfg      Config
-	verdicts map[string]Verdict
+	verdicts map[string]vocab.Verdict
 	lines    [][]string // witness lines, checked in order
 }
 
@@ -55,7 +56,7 @@ func readExpect(t *testing.T, path string) expectation {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	e := expectation{verdicts: map[string]Verdict{}}
+	e := expectation{verdicts: map[string]vocab.Verdict{}}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line, _, _ := strings.Cut(sc.Text(), "#")
@@ -65,7 +66,7 @@ func readExpect(t *testing.T, path string) expectation {
 		case len(w) == 2 && w[0] == "config" && w[1] == "fencing":
 			e.cfg.Fencing = true
 		case len(w) == 2:
-			e.verdicts[w[0]] = Verdict(w[1])
+			e.verdicts[w[0]] = vocab.Verdict(w[1])
 		case len(w) >= 3 && strings.HasPrefix(w[0], "witness"):
 			e.lines = append(e.lines, w)
 		default:
@@ -110,16 +111,16 @@ func TestTestdata(t *testing.T) {
 				}
 			}
 			for _, c := range r.Checks {
-				if c.Verdict == Unsafe && len(c.Witnesses) == 0 {
+				if c.Verdict == vocab.Unsafe && len(c.Witnesses) == 0 {
 					t.Errorf("%s is unsafe without a witness", c.Name)
 				}
 			}
 			if !r.SweepAgrees {
-				t.Errorf("porcupine and sweep disagree: %s", r.Check(NameExclusion).Detail)
+				t.Errorf("porcupine and sweep disagree: %s", r.Check(vocab.CheckExclusion).Detail)
 			}
 			var sb strings.Builder
 			err := Visualize(&sb, h, r)
-			if strings.HasPrefix(r.Check(NameExclusion).Detail, "bad history") {
+			if strings.HasPrefix(r.Check(vocab.CheckExclusion).Detail, "bad history") {
 				if err == nil {
 					t.Errorf("Visualize drew a history whose resource log is unusable")
 				}

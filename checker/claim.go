@@ -7,6 +7,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // claimSweep is the direct computation of the claim: lease windows (see
@@ -52,7 +53,7 @@ func sweepClaim(v View, fi faultIndex) claimSweep {
 					r.first = fmt.Sprintf("key %q: %s", key, note)
 				}
 				if len(r.witnesses) < maxWitnesses {
-					r.witnesses = append(r.witnesses, fi.witness(NameClaim, key, a.interval(), l.interval(), note))
+					r.witnesses = append(r.witnesses, fi.witness(vocab.CheckClaim, key, a.interval(), l.interval(), note))
 				}
 			}
 			active = append(active, l)
@@ -66,9 +67,9 @@ func sweepClaim(v View, fi faultIndex) claimSweep {
 // window computation, which also builds the witnesses. The two must agree
 // on every history; a disagreement is a locksim bug and gives unknown.
 func checkClaim(h history.History, v View, cfg Config, fi faultIndex) (CheckResult, bool) {
-	c := CheckResult{Name: NameClaim}
+	c := CheckResult{Name: vocab.CheckClaim}
 	if len(v.Leases) == 0 {
-		c.Verdict = Skipped
+		c.Verdict = vocab.Skipped
 		c.Detail = fmt.Sprintf("no lease window: no acquire succeeded while its validity lasted (%d with unknown outcome)", v.UnknownAcquires)
 		return c, true
 	}
@@ -81,17 +82,17 @@ func checkClaim(h history.History, v View, cfg Config, fi faultIndex) (CheckResu
 	}
 	switch {
 	case verdict != porcupine.Unknown && (verdict == porcupine.Illegal) != (sw.overlaps > 0):
-		c.Verdict = Unknown
+		c.Verdict = vocab.Unknown
 		c.Detail = fmt.Sprintf("porcupine and the window computation disagree: porcupine says %s, the windows show %s; this is a locksim bug, please report it with history.jsonl; %s", verdict, sweepSays, scope)
 		return c, false
 	case sw.overlaps > 0:
-		c.Verdict, c.Witnesses = Unsafe, sw.witnesses
+		c.Verdict, c.Witnesses = vocab.Unsafe, sw.witnesses
 		c.Detail = fmt.Sprintf("%d overlapping lease pair(s): the algorithm promised the lock to two clients at once; first: %s; %s", sw.overlaps, sw.first, scope)
 	case verdict == porcupine.Unknown:
-		c.Verdict = Unknown
+		c.Verdict = vocab.Unknown
 		c.Detail = fmt.Sprintf("porcupine timed out after %v, so the windows' %s is not cross-checked; %s", porcupineTimeout(cfg), sweepSays, scope)
 	default:
-		c.Verdict = Safe
+		c.Verdict = vocab.Safe
 		c.Detail = scope + "; porcupine and the window computation agree"
 	}
 	return c, true

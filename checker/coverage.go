@@ -42,16 +42,12 @@ func faultWarnings(h history.History) (errs, atEnd []string) {
 		case op.Err != "":
 			errs = append(errs, fmt.Sprintf("harness error: healing fault %d %s at %v failed: %s", op.FaultID, op.Fault, op.Return, op.Err))
 		}
-		if op.Cut && op.Outcome != history.Fail && (op.Target == nil || !nothingToHeal[op.Target.Kind]) {
+		if op.Cut && op.Outcome != history.Fail && (op.Target == nil || !op.Target.Kind.Attrs().NothingToHeal) {
 			atEnd = append(atEnd, fmt.Sprintf("fault %d still on at the run's end (%v), before its own end: %s; only the liveness probe saw what followed its heal", op.FaultID, op.Return, op.Fault))
 		}
 	}
 	return errs, atEnd
 }
-
-// nothingToHeal are the fault kinds whose heal undoes nothing: a crash is
-// forever, a node clock does not step back.
-var nothingToHeal = map[string]bool{"crash-client": true, "clock-jump-node": true}
 
 // coverage says when a run tested little: no acquire
 // of any client succeeded (a fault that made every acquire fail, such as a
@@ -218,7 +214,7 @@ func coverage(h history.History, clients int) []string {
 			s += fmt.Sprintf("; most often %q", e)
 		}
 		s += "): the run did not test the lock under that fault"
-		if strings.HasPrefix(f.Desc, "delay") {
+		if f.Target != nil && f.Target.Kind.Attrs().Delays {
 			s += " (is the delay longer than node_timeout?)"
 		}
 		out = append(out, s)

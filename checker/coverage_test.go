@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 func TestWarnings(t *testing.T) {
@@ -72,7 +73,8 @@ func TestWarnings(t *testing.T) {
 // it.
 func TestWarningsCountTheGrantNotTheCall(t *testing.T) {
 	ms := time.Millisecond
-	fault := history.Op{Kind: history.KindFault, Client: history.NoClient, Call: 100 * ms, Return: 300 * ms, Fault: "delay 250ms", FaultID: 2}
+	fault := history.Op{Kind: history.KindFault, Client: history.NoClient, Call: 100 * ms, Return: 300 * ms, Fault: "delay 250ms", FaultID: 2,
+		Target: &history.Target{Kind: vocab.KindDelay, Link: true}}
 	late := history.Op{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 150 * ms, Return: 400 * ms, Outcome: history.OK, Token: "a"}
 	probe := history.Op{Kind: history.KindProbe, Client: history.NoClient, Call: 900 * ms, Return: 901 * ms, Outcome: history.OK}
 	h := history.History{Ops: []history.Op{fault, late, probe}}

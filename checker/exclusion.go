@@ -6,6 +6,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // runPorcupine is porcupine itself. It is a variable so that tests can
@@ -46,7 +47,7 @@ type exclusionResult struct {
 func checkExclusion(h history.History, log resourceLog, err error, cfg Config, fi faultIndex, end time.Duration) exclusionResult {
 	res := exclusionResult{agrees: true}
 	if err != nil {
-		res.check = CheckResult{Name: NameExclusion, Verdict: Unknown, Detail: "bad history: " + err.Error()}
+		res.check = CheckResult{Name: vocab.CheckExclusion, Verdict: vocab.Unknown, Detail: "bad history: " + err.Error()}
 		return res
 	}
 	res.fenced = log.fenced
@@ -58,7 +59,7 @@ func checkExclusion(h history.History, log resourceLog, err error, cfg Config, f
 		if cfg.Verbose {
 			res.info = &porcupine.LinearizationInfo{} // Visualize still draws faults and leases
 		}
-		res.check = CheckResult{Name: NameExclusion, Verdict: Skipped, Detail: fmt.Sprintf(
+		res.check = CheckResult{Name: vocab.CheckExclusion, Verdict: vocab.Skipped, Detail: fmt.Sprintf(
 			"%sno %s reached the resource (%d never did)", log.note, what, log.lost)}
 		return res
 	}
@@ -74,21 +75,21 @@ func checkExclusion(h history.History, log resourceLog, err error, cfg Config, f
 	if sw.unsafe() {
 		sweepSays = fmt.Sprintf("%d violation(s), first: %s", sw.violations, sw.first)
 	}
-	c := CheckResult{Name: NameExclusion, Witnesses: sw.witnesses}
+	c := CheckResult{Name: vocab.CheckExclusion, Witnesses: sw.witnesses}
 	switch {
 	case sw.unsafe():
-		c.Verdict = Unsafe
+		c.Verdict = vocab.Unsafe
 		c.Detail = fmt.Sprintf("%d operation(s) broke exclusion at the resource; first: %s; %s; porcupine over the clients' view: %s",
 			sw.violations, sw.first, scope, porcupineSays(verdict))
 	case verdict == porcupine.Illegal:
 		res.agrees = false
-		c.Verdict = Unknown
+		c.Verdict = vocab.Unknown
 		c.Detail = fmt.Sprintf("porcupine and the sweep disagree: porcupine finds no legal order of the clients' %s, the sweep of the resource's log finds %s; this is a locksim bug, please report it with history.jsonl; %s", what, sweepSays, scope)
 	case verdict == porcupine.Unknown:
-		c.Verdict = Unknown
+		c.Verdict = vocab.Unknown
 		c.Detail = fmt.Sprintf("porcupine timed out after %v over the clients' view, so the sweep's %s is not cross-checked; %s", porcupineTimeout(cfg), sweepSays, scope)
 	default:
-		c.Verdict = Safe
+		c.Verdict = vocab.Safe
 		c.Detail = scope + "; porcupine over the clients' view agrees"
 	}
 	res.check = c

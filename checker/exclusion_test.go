@@ -10,6 +10,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // fakePorcupine replaces porcupine for one test.
@@ -24,8 +25,8 @@ func fakePorcupine(t *testing.T, verdict porcupine.CheckResult) {
 func TestPorcupineTimeoutIsUnknown(t *testing.T) {
 	fakePorcupine(t, porcupine.Unknown)
 	r := Check(readHistory(t, "testdata/clean-alternation.jsonl"), Config{})
-	for _, name := range []string{NameExclusion, NameClaim} {
-		if c := r.Check(name); c.Verdict != Unknown || !strings.Contains(c.Detail, "timed out") {
+	for _, name := range []string{vocab.CheckExclusion, vocab.CheckClaim} {
+		if c := r.Check(name); c.Verdict != vocab.Unknown || !strings.Contains(c.Detail, "timed out") {
 			t.Errorf("%s %s (%s), want unknown after a timeout", name, c.Verdict, c.Detail)
 		}
 	}
@@ -33,12 +34,12 @@ func TestPorcupineTimeoutIsUnknown(t *testing.T) {
 		t.Errorf("a timeout is not a disagreement")
 	}
 	// the overall verdict of a timed-out safe history is unknown, never safe
-	if r.Verdict != Unknown || !strings.Contains(r.Reason, "exclusion, claim") {
+	if r.Verdict != vocab.Unknown || !strings.Contains(r.Reason, "exclusion, claim") {
 		t.Errorf("overall %s (%s), want unknown naming both checks", r.Verdict, r.Reason)
 	}
 	// the sweep's overlap stands on its own: it is the resource's log
 	r = Check(readHistory(t, "testdata/gc-pause-overlap.jsonl"), Config{})
-	if ex := r.Check(NameExclusion); ex.Verdict != Unsafe || !strings.Contains(ex.Detail, "timed out") {
+	if ex := r.Check(vocab.CheckExclusion); ex.Verdict != vocab.Unsafe || !strings.Contains(ex.Detail, "timed out") {
 		t.Errorf("exclusion %s (%s), want unsafe with porcupine's timeout said", ex.Verdict, ex.Detail)
 	}
 }
@@ -48,7 +49,7 @@ func TestPorcupineTimeoutIsUnknown(t *testing.T) {
 func TestTinyTimeoutIsUnknown(t *testing.T) {
 	h := realisticHistory(2, 80_000, 8, -1)
 	r := Check(h, Config{Timeout: time.Nanosecond})
-	if ex := r.Check(NameExclusion); ex.Verdict != Unknown || r.Verdict != Unknown {
+	if ex := r.Check(vocab.CheckExclusion); ex.Verdict != vocab.Unknown || r.Verdict != vocab.Unknown {
 		t.Fatalf("exclusion %s, overall %s, want unknown: %s", ex.Verdict, r.Verdict, ex.Detail)
 	}
 }
@@ -59,15 +60,15 @@ func TestDisagreementIsUnknown(t *testing.T) {
 		check string
 		says  string
 	}{
-		{"clean-alternation", NameExclusion, "porcupine and the sweep disagree: "}, // porcupine invents an overlap
-		{"fenced-late-write", NameExclusion, "porcupine and the sweep disagree: "},
-		{"clean-alternation", NameClaim, "porcupine and the window computation disagree: "},
+		{"clean-alternation", vocab.CheckExclusion, "porcupine and the sweep disagree: "}, // porcupine invents an overlap
+		{"fenced-late-write", vocab.CheckExclusion, "porcupine and the sweep disagree: "},
+		{"clean-alternation", vocab.CheckClaim, "porcupine and the window computation disagree: "},
 	} {
 		t.Run(tc.file+"/"+tc.check, func(t *testing.T) {
 			fakePorcupine(t, porcupine.Illegal)
 			r := Check(readHistory(t, "testdata/"+tc.file+".jsonl"), Config{})
 			c := r.Check(tc.check)
-			if r.SweepAgrees || c.Verdict != Unknown || !strings.HasPrefix(c.Detail, tc.says) || r.Verdict != Unknown {
+			if r.SweepAgrees || c.Verdict != vocab.Unknown || !strings.HasPrefix(c.Detail, tc.says) || r.Verdict != vocab.Unknown {
 				t.Errorf("sweep_agrees %v, %s %s (%s), overall %s; want a loud unknown", r.SweepAgrees, tc.check, c.Verdict, c.Detail, r.Verdict)
 			}
 		})
@@ -84,15 +85,15 @@ func TestDisagreementIsUnknown(t *testing.T) {
 			return saved(m, ops, d, v)
 		}
 		r := Check(readHistory(t, "testdata/gc-pause-overlap.jsonl"), Config{})
-		if ex := r.Check(NameExclusion); !r.SweepAgrees || ex.Verdict != Unsafe {
+		if ex := r.Check(vocab.CheckExclusion); !r.SweepAgrees || ex.Verdict != vocab.Unsafe {
 			t.Errorf("sweep_agrees %v, exclusion %s (%s); want unsafe", r.SweepAgrees, ex.Verdict, ex.Detail)
 		}
 	})
 }
 
 func TestOverall(t *testing.T) {
-	v := func(vs ...Verdict) []CheckResult {
-		names := []string{NameExclusion, NameClaim, NameFencing, NameLiveness}
+	v := func(vs ...vocab.Verdict) []CheckResult {
+		names := []string{vocab.CheckExclusion, vocab.CheckClaim, vocab.CheckFencing, vocab.CheckLiveness}
 		var cs []CheckResult
 		for i, x := range vs {
 			cs = append(cs, CheckResult{Name: names[i], Verdict: x})
@@ -103,24 +104,24 @@ func TestOverall(t *testing.T) {
 	for _, tc := range []struct {
 		checks  []CheckResult
 		view    View
-		want    Verdict
+		want    vocab.Verdict
 		nothing bool // the run tested nothing
 	}{
-		{v(Safe, Safe, Skipped, Skipped), leased, Safe, false},
-		{v(Safe, Unsafe, Safe, Deadlock), leased, Unsafe, false},
-		{v(Unknown, Safe, Unsafe, Safe), leased, Unsafe, false},
-		{v(Unknown, Safe, Skipped, Deadlock), leased, Deadlock, false},
-		{v(Safe, Unknown, Skipped, Safe), leased, Unknown, false},
-		{v(Safe, Covered, Safe, Safe), leased, Safe, false},
+		{v(vocab.Safe, vocab.Safe, vocab.Skipped, vocab.Skipped), leased, vocab.Safe, false},
+		{v(vocab.Safe, vocab.Unsafe, vocab.Safe, vocab.Deadlock), leased, vocab.Unsafe, false},
+		{v(vocab.Unknown, vocab.Safe, vocab.Unsafe, vocab.Safe), leased, vocab.Unsafe, false},
+		{v(vocab.Unknown, vocab.Safe, vocab.Skipped, vocab.Deadlock), leased, vocab.Deadlock, false},
+		{v(vocab.Safe, vocab.Unknown, vocab.Skipped, vocab.Safe), leased, vocab.Unknown, false},
+		{v(vocab.Safe, vocab.Covered, vocab.Safe, vocab.Safe), leased, vocab.Safe, false},
 		// runs that tested nothing are never safe
-		{v(Skipped, Skipped, Skipped, Skipped), leased, Unknown, true},
-		{v(Skipped, Skipped, Skipped, Safe), View{}, Unknown, true},
+		{v(vocab.Skipped, vocab.Skipped, vocab.Skipped, vocab.Skipped), leased, vocab.Unknown, true},
+		{v(vocab.Skipped, vocab.Skipped, vocab.Skipped, vocab.Safe), View{}, vocab.Unknown, true},
 	} {
 		got, reason := overall(tc.checks, tc.view)
-		if got != tc.want || (got == Unknown) != (reason != "") {
+		if got != tc.want || (got == vocab.Unknown) != (reason != "") {
 			t.Errorf("%v: got %s (%q), want %s", tc.checks, got, reason, tc.want)
 		}
-		if nothing := got == Unknown && nothingTested(tc.checks, tc.view); nothing != tc.nothing {
+		if nothing := got == vocab.Unknown && nothingTested(tc.checks, tc.view); nothing != tc.nothing {
 			t.Errorf("%v: tested nothing %v, want %v", tc.checks, nothing, tc.nothing)
 		}
 	}
@@ -137,7 +138,7 @@ func TestDelayedEnterIsJudgedWhereTheResourceSawIt(t *testing.T) {
 		{Kind: history.KindExit, Client: 0, Key: "k", Call: 602 * ms, Return: 603 * ms, Outcome: history.OK, At: 602 * ms, Seq: 3},
 		{Kind: history.KindExit, Client: 1, Key: "k", Call: 700 * ms, Return: 701 * ms, Outcome: history.OK, At: 700 * ms, Seq: 4},
 	}}
-	if ex := Check(h, Config{}).Check(NameExclusion); ex.Verdict != Unsafe {
+	if ex := Check(h, Config{}).Check(vocab.CheckExclusion); ex.Verdict != vocab.Unsafe {
 		t.Fatalf("exclusion %s (%s), want unsafe", ex.Verdict, ex.Detail)
 	}
 }
@@ -151,7 +152,7 @@ func TestBadHistories(t *testing.T) {
 		"unknown mode":                          {{Kind: history.KindEnter, Mode: "shared", Key: "k", Outcome: history.OK, Seq: 1, At: ms}},
 		"write without the resource's decision": {{Kind: history.KindWrite, Key: "k", Outcome: history.Unknown, Seq: 1, At: ms, Fence: 1}},
 	} {
-		if ex := Check(history.History{Ops: ops}, Config{}).Check(NameExclusion); ex.Verdict != Unknown || !strings.HasPrefix(ex.Detail, "bad history") {
+		if ex := Check(history.History{Ops: ops}, Config{}).Check(vocab.CheckExclusion); ex.Verdict != vocab.Unknown || !strings.HasPrefix(ex.Detail, "bad history") {
 			t.Errorf("%s: exclusion %s (%s), want unknown", name, ex.Verdict, ex.Detail)
 		}
 	}
@@ -264,7 +265,7 @@ func TestRecordingBugIsUnknown(t *testing.T) {
 		{Kind: history.KindExit, Client: 1, Key: "k", Call: 700 * ms, Return: 701 * ms, Outcome: history.OK, At: 700 * ms, Seq: 4},
 	}}
 	r := Check(h, Config{})
-	if ex := r.Check(NameExclusion); ex.Verdict != Unknown || r.SweepAgrees || !strings.Contains(ex.Detail, "locksim bug") {
+	if ex := r.Check(vocab.CheckExclusion); ex.Verdict != vocab.Unknown || r.SweepAgrees || !strings.Contains(ex.Detail, "locksim bug") {
 		t.Fatalf("exclusion %s (%s), sweep_agrees %v; want unknown naming a locksim bug", ex.Verdict, ex.Detail, r.SweepAgrees)
 	}
 }

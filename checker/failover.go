@@ -74,11 +74,8 @@ func downFault(h history.History, node int, since, down time.Duration) (history.
 		if node >= 0 && !slices.Contains(op.Target.Nodes, node) {
 			continue
 		}
-		switch op.Target.Kind {
-		case "failover", "kill-node", "pause-node":
-			if !found || op.Call > best.Call {
-				best, found = op, true
-			}
+		if op.Target.Kind.Attrs().StopsNode && (!found || op.Call > best.Call) {
+			best, found = op, true
 		}
 	}
 	return best, found

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Each episode is attributed the fault that brought its master down
@@ -18,7 +19,7 @@ func TestFailovers(t *testing.T) {
 	}
 	fault := func(id int, kind string, node int, from, to float64) history.Op {
 		return history.Op{Kind: history.KindFault, Client: history.NoClient, Call: ms(from), Return: ms(to), Outcome: history.OK,
-			FaultID: id, Fault: kind, Target: &history.Target{Kind: kind, Nodes: []int{node}}}
+			FaultID: id, Fault: kind, Target: &history.Target{Kind: vocab.Kind(kind), Nodes: []int{node}}}
 	}
 	h := history.History{Ops: []history.Op{
 		fault(1, "pause-client", 0, 1, 2), // not a fault on a node

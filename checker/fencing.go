@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // checkFencing checks the two halves of the fencing contract: the lock hands
@@ -22,7 +23,7 @@ import (
 // log is the resource log the exclusion check used; nil when it was
 // unusable, and then only the first half is checked.
 func checkFencing(h history.History, cfg Config, v View, log *resourceLog, fi faultIndex) CheckResult {
-	c := CheckResult{Name: NameFencing}
+	c := CheckResult{Name: vocab.CheckFencing}
 	var fenced, okAcquires int
 	for i := range h.Ops {
 		op := &h.Ops[i]
@@ -35,11 +36,11 @@ func checkFencing(h history.History, cfg Config, v View, log *resourceLog, fi fa
 	}
 	if fenced == 0 {
 		if cfg.Fencing && okAcquires > 0 {
-			c.Verdict = Unknown
+			c.Verdict = vocab.Unknown
 			c.Detail = fmt.Sprintf("fencing is on but none of %d ok acquires carried a fence", okAcquires)
 			return c
 		}
-		c.Verdict = Skipped
+		c.Verdict = vocab.Skipped
 		c.Detail = "no fencing tokens in the history"
 		return c
 	}
@@ -52,7 +53,7 @@ func checkFencing(h history.History, cfg Config, v View, log *resourceLog, fi fa
 			first = fmt.Sprintf("key %q: %s", key, note)
 		}
 		if len(c.Witnesses) < maxWitnesses {
-			c.Witnesses = append(c.Witnesses, fi.witness(NameFencing, key, a, b, note))
+			c.Witnesses = append(c.Witnesses, fi.witness(vocab.CheckFencing, key, a, b, note))
 		}
 	}
 
@@ -144,13 +145,13 @@ func checkFencing(h history.History, cfg Config, v View, log *resourceLog, fi fa
 	}
 	switch {
 	case found > 0:
-		c.Verdict = Unsafe
+		c.Verdict = vocab.Unsafe
 		c.Detail = fmt.Sprintf("%d token(s) out of order; first: %s; %s", found, first, scope)
 	case log == nil:
-		c.Verdict = Unknown
+		c.Verdict = vocab.Unknown
 		c.Detail = scope
 	default:
-		c.Verdict = Safe
+		c.Verdict = vocab.Safe
 		c.Detail = scope
 	}
 	return c

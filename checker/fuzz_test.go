@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // FuzzAgreement: for any seed, porcupine and its cross-checks do not
@@ -44,7 +45,7 @@ func FuzzCheckJSONL(f *testing.F) {
 			t.Fatal("no verdict")
 		}
 		for _, c := range r.Checks {
-			if c.Verdict == Unsafe && len(c.Witnesses) == 0 && c.Name != NameFencing {
+			if c.Verdict == vocab.Unsafe && len(c.Witnesses) == 0 && c.Name != vocab.CheckFencing {
 				t.Fatalf("%s unsafe without a witness", c.Name)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // checkLiveness reads the probes the harness runs after every fault healed,
@@ -24,27 +25,27 @@ import (
 func checkLiveness(h history.History, v View) CheckResult {
 	c := checkProbes(h)
 	starved := Starved(h, v)
-	if len(starved) == 0 || c.Verdict == Deadlock {
+	if len(starved) == 0 || c.Verdict == vocab.Deadlock {
 		return c
 	}
 	words := make([]string, len(starved))
 	for i, s := range starved {
 		words[i] = s.String()
 		if i < maxWitnesses {
-			c.Witnesses = append(c.Witnesses, Witness{Check: NameLiveness, Key: s.Key,
+			c.Witnesses = append(c.Witnesses, Witness{Check: vocab.CheckLiveness, Key: s.Key,
 				A:    Interval{Client: s.Client, Start: s.WaitFrom, End: s.WaitTo},
 				B:    Interval{Client: s.Client, Start: s.FreeFrom, End: s.FreeTo},
 				Note: "starved: " + s.String()})
 		}
 	}
-	c.Verdict = Unsafe
+	c.Verdict = vocab.Unsafe
 	c.Detail = fmt.Sprintf("%d wait(s) starved: %s; %s", len(starved), strings.Join(words, "; "), c.Detail)
 	return c
 }
 
 // checkProbes judges the liveness probes alone.
 func checkProbes(h history.History) CheckResult {
-	c := CheckResult{Name: NameLiveness}
+	c := CheckResult{Name: vocab.CheckLiveness}
 	last := map[string]*history.Op{}
 	for i := range h.Ops {
 		op := &h.Ops[i]
@@ -53,7 +54,7 @@ func checkProbes(h history.History) CheckResult {
 		}
 	}
 	if len(last) == 0 {
-		c.Verdict = Skipped
+		c.Verdict = vocab.Skipped
 		c.Detail = "no liveness probe in the history"
 		return c
 	}
@@ -83,16 +84,16 @@ func checkProbes(h history.History) CheckResult {
 		}
 	}
 	if len(stuck) > 0 {
-		c.Verdict = Deadlock
+		c.Verdict = vocab.Deadlock
 		c.Detail = fmt.Sprintf("%d of %d key(s) could not be acquired after healing: %s", len(stuck), len(keys), strings.Join(stuck, "; "))
 		return c
 	}
 	if len(undecided) > 0 {
-		c.Verdict = Unknown
+		c.Verdict = vocab.Unknown
 		c.Detail = fmt.Sprintf("%d of %d key(s) got no definite answer after healing: %s", len(undecided), len(keys), strings.Join(undecided, "; "))
 		return c
 	}
-	c.Verdict = Safe
+	c.Verdict = vocab.Safe
 	c.Detail = fmt.Sprintf("the probe acquired all %d key(s); the slowest, %q, in %v", len(keys), slowest.Key, slowest.Return-slowest.Call)
 	return c
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // A probe refused until its bound is a deadlock; one that never got a
@@ -13,17 +14,17 @@ func TestLivenessNeverGuesses(t *testing.T) {
 	lease := history.Op{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 0, Return: ms, Outcome: history.OK, Token: "t", Deadline: 100 * ms}
 	for _, tc := range []struct {
 		probe   history.Outcome
-		want    Verdict
-		overall Verdict
+		want    vocab.Verdict
+		overall vocab.Verdict
 	}{
-		{history.OK, Safe, Safe},
-		{history.Fail, Deadlock, Deadlock},
-		{history.Unknown, Unknown, Unknown},
+		{history.OK, vocab.Safe, vocab.Safe},
+		{history.Fail, vocab.Deadlock, vocab.Deadlock},
+		{history.Unknown, vocab.Unknown, vocab.Unknown},
 	} {
 		h := history.History{Ops: []history.Op{lease,
 			{Kind: history.KindProbe, Client: history.NoClient, Key: "k", Call: 200 * ms, Return: 300 * ms, Outcome: tc.probe}}}
 		r := Check(h, Config{})
-		if live := r.Check(NameLiveness); live.Verdict != tc.want || r.Verdict != tc.overall {
+		if live := r.Check(vocab.CheckLiveness); live.Verdict != tc.want || r.Verdict != tc.overall {
 			t.Errorf("probe %s: liveness %s (%s), overall %s; want %s, %s", tc.probe, live.Verdict, live.Detail, r.Verdict, tc.want, tc.overall)
 		}
 	}

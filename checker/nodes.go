@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // NodeLane is one Redis node as the history shows it: whose token the lock
@@ -115,32 +116,33 @@ func Nodes(h history.History, n int) []NodeLane {
 				continue
 			}
 			l := &lanes[node]
-			switch t.Kind {
-			case "kill-node":
-				down := op.Return
-				if t.Down >= 0 {
-					down = min(op.Call+t.Down, op.Return)
-				}
-				l.States = append(l.States, NodeState{State: "down", Start: op.Call, End: down, FaultID: op.FaultID})
-				if !t.KeepData {
-					losses[node] = append(losses[node], op.Call)
-				}
-			case "pause-node":
-				l.States = append(l.States, NodeState{State: "paused", Start: op.Call, End: op.Return, FaultID: op.FaultID})
-			case "failover":
-				// The replica takes over at once; what it never got is
-				// gone. Taken as every key the node held (replication
-				// behind by more than a TTL, as the scenarios set it).
-				l.States = append(l.States, NodeState{State: "failover", Start: op.Call, End: op.Call, FaultID: op.FaultID})
-				losses[node] = append(losses[node], op.Call)
-			case "clock-jump-node":
+			a := t.Kind.Attrs()
+			switch {
+			case a.Hits == vocab.HitsNodeClock && a.Clock == vocab.ClockJump:
 				l.Clocks = append(l.Clocks, NodeOffset{Offset: t.ClockJump, Start: op.Call, End: op.Return, FaultID: op.FaultID})
 				clockEvents[node] = append(clockEvents[node], nodeClockEvent{at: op.Call, jump: t.ClockJump})
-			case "clock-rate-node":
+			case a.Hits == vocab.HitsNodeClock && a.Clock == vocab.ClockRate:
 				l.Clocks = append(l.Clocks, NodeOffset{Rate: t.ClockRate, Start: op.Call, End: op.Return, FaultID: op.FaultID})
 				clockEvents[node] = append(clockEvents[node],
 					nodeClockEvent{at: op.Call, rate: t.ClockRate, setRate: true},
 					nodeClockEvent{at: op.Return, rate: 1, setRate: true})
+			case a.NodeState != "":
+				// A failover's replica takes over at once (an instant);
+				// what it never got is gone, taken as every key the node
+				// held (replication behind by more than a TTL, as the
+				// scenarios set it). A killed node is down until its
+				// restart.
+				end := op.Return
+				switch {
+				case a.Span == vocab.SpanInstant:
+					end = op.Call
+				case a.Span == vocab.SpanUntilRestart && t.Down >= 0:
+					end = min(op.Call+t.Down, op.Return)
+				}
+				l.States = append(l.States, NodeState{State: a.NodeState, Start: op.Call, End: end, FaultID: op.FaultID})
+				if a.LosesKeys && !t.KeepData {
+					losses[node] = append(losses[node], op.Call)
+				}
 			}
 		}
 	}

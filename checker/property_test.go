@@ -8,13 +8,14 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // disagrees: porcupine and its cross-check contradict each other on the
 // claim or on exclusion (Config.Timeout is -1: porcupine never gives up).
 func disagrees(h history.History, cfg Config) bool {
 	r := Check(h, cfg)
-	return !r.SweepAgrees || r.Check(NameExclusion).Verdict == Unknown || r.Check(NameClaim).Verdict == Unknown
+	return !r.SweepAgrees || r.Check(vocab.CheckExclusion).Verdict == vocab.Unknown || r.Check(vocab.CheckClaim).Verdict == vocab.Unknown
 }
 
 // minimise drops operations one at a time while the disagreement stays.
@@ -34,14 +35,14 @@ func minimise(h history.History, cfg Config) history.History {
 
 // agreement runs n random histories and returns the first disagreement,
 // minimised, with the verdict counts of each check.
-func agreement(seed uint64, n int) (bad *history.History, cfg Config, counts map[string]map[Verdict]int) {
+func agreement(seed uint64, n int) (bad *history.History, cfg Config, counts map[string]map[vocab.Verdict]int) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	counts = map[string]map[Verdict]int{NameExclusion: {}, NameClaim: {}}
+	counts = map[string]map[vocab.Verdict]int{vocab.CheckExclusion: {}, vocab.CheckClaim: {}}
 	for range n {
 		h, c := randomRun(rng)
 		r := Check(h, c)
-		counts[NameExclusion][r.Check(NameExclusion).Verdict]++
-		counts[NameClaim][r.Check(NameClaim).Verdict]++
+		counts[vocab.CheckExclusion][r.Check(vocab.CheckExclusion).Verdict]++
+		counts[vocab.CheckClaim][r.Check(vocab.CheckClaim).Verdict]++
 		if disagrees(h, c) {
 			m := minimise(h, c)
 			return &m, c, counts
@@ -67,12 +68,12 @@ func TestPorcupineAndSweepAgree(t *testing.T) {
 	if bad != nil {
 		r := Check(*bad, cfg)
 		t.Fatalf("porcupine and its cross-check disagree (fencing %v) on this minimised history:\n%s%s\n%s",
-			cfg.Fencing, jsonl(*bad), r.Check(NameExclusion).Detail, r.Check(NameClaim).Detail)
+			cfg.Fencing, jsonl(*bad), r.Check(vocab.CheckExclusion).Detail, r.Check(vocab.CheckClaim).Detail)
 	}
 	// a generator that only makes safe (or only unsafe) histories would
 	// prove nothing
-	for _, name := range []string{NameExclusion, NameClaim} {
-		if counts[name][Safe] < 100 || counts[name][Unsafe] < 100 {
+	for _, name := range []string{vocab.CheckExclusion, vocab.CheckClaim} {
+		if counts[name][vocab.Safe] < 100 || counts[name][vocab.Unsafe] < 100 {
 			t.Fatalf("random histories not varied enough for %s: %v", name, counts[name])
 		}
 	}

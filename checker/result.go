@@ -6,43 +6,8 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
-
-// Verdict is the outcome of one check or of the whole run.
-type Verdict string
-
-const (
-	// Safe: the check looked at the evidence and found no violation.
-	Safe Verdict = "safe"
-	// Unsafe: a violation was found; the check carries a witness.
-	Unsafe Verdict = "unsafe"
-	// Deadlock: after every fault healed, the liveness probe could not
-	// acquire the lock.
-	Deadlock Verdict = "deadlock"
-	// Unknown: the checker could not decide (porcupine timed out, the
-	// history is malformed, or porcupine and the sweep disagree). It is
-	// never a pass.
-	Unknown Verdict = "unknown"
-	// Covered: claim only, for fenced designs. Leases overlapped, but the
-	// fencing tokens grew and the resource rejected the stale writes, so
-	// the data was protected; it is not a failure of the run.
-	Covered Verdict = "covered"
-	// Skipped: the check does not apply to this history (no fencing
-	// tokens, no probe, nothing reached the resource); the detail says why.
-	Skipped Verdict = "skipped"
-)
-
-// Check names, as they appear in verdict.json, in the order of
-// Result.Checks.
-const (
-	NameExclusion = "exclusion"
-	NameClaim     = "claim"
-	NameFencing   = "fencing"
-	NameLiveness  = "liveness"
-)
-
-// CheckNames are the checks in the order of Result.Checks.
-var CheckNames = []string{NameExclusion, NameClaim, NameFencing, NameLiveness}
 
 // defaultTimeout bounds porcupine when Config.Timeout is zero. Histories
 // checked here are totally ordered, so porcupine needs far less than this;
@@ -73,7 +38,7 @@ type Result struct {
 	// unsafe, else deadlock if liveness failed, else unknown if the run
 	// tested nothing (no lease granted, every check skipped) or any check
 	// is unknown, else safe.
-	Verdict Verdict `json:"verdict"`
+	Verdict vocab.Verdict `json:"verdict"`
 	// Reason says why the verdict is unknown.
 	Reason string `json:"reason,omitempty"`
 	// TestedNothing: the verdict is unknown because the run had nothing to
@@ -100,8 +65,8 @@ type Result struct {
 
 // CheckResult is the verdict of one named check.
 type CheckResult struct {
-	Name    string  `json:"name"`
-	Verdict Verdict `json:"verdict"`
+	Name    string        `json:"name"`
+	Verdict vocab.Verdict `json:"verdict"`
 	// Detail says in one line what was checked and what was found, or why
 	// the check was skipped or could not decide.
 	Detail string `json:"detail"`

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // The sweep is the exclusion check written the plain way: walk the
@@ -67,7 +68,7 @@ func sweepExclusion(log resourceLog, fi faultIndex, end time.Duration) sweepResu
 			if a.open || b.open {
 				note += "; a section that never exited lasts to the end of the history"
 			}
-			r.witnesses = append(r.witnesses, fi.witness(NameExclusion, key, a.interval(), b.interval(), note))
+			r.witnesses = append(r.witnesses, fi.witness(vocab.CheckExclusion, key, a.interval(), b.interval(), note))
 		}
 	}
 	return r

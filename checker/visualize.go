@@ -12,6 +12,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Page says what check.html is about, for the heading locksim puts over
@@ -155,13 +156,13 @@ func withHeading(page []byte, r Result, p Page, mark *witnessMark) []byte {
 	if p.Scenario != "" || p.Design != "" {
 		title = fmt.Sprintf("%s — %s — verdict %s", p.Scenario, p.Design, r.Verdict)
 	}
-	ex := r.Check("exclusion")
+	ex := r.Check(vocab.CheckExclusion)
 	var b strings.Builder
 	fmt.Fprintf(&b, `<div id="locksim" style="font-family:sans-serif;max-width:72em;margin:0 0 1em 0">
 <h1 style="font-size:1.4em;margin:0.3em 0">%s</h1>
 <p><b>Verdict: %s</b> · check drawn here: <b>exclusion %s</b>`, html.EscapeString(title), html.EscapeString(string(r.Verdict)), html.EscapeString(string(ex.Verdict)))
 	for _, c := range r.Checks {
-		if c.Name != "exclusion" {
+		if c.Name != vocab.CheckExclusion {
 			fmt.Fprintf(&b, " · %s %s", html.EscapeString(c.Name), html.EscapeString(string(c.Verdict)))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // drawn is what check.html carries for its scripts: porcupine's data and
@@ -69,7 +70,7 @@ func TestVisualizeWitnessMark(t *testing.T) {
 				t.Skip("nothing to draw")
 			}
 			d := draw(t, h, r)
-			ex, cl := r.Check(NameExclusion), r.Check(NameClaim)
+			ex, cl := r.Check(vocab.CheckExclusion), r.Check(vocab.CheckClaim)
 			if len(ex.Witnesses) == 0 && len(cl.Witnesses) == 0 {
 				if d.marks != nil || strings.Contains(d.page, "locksim-jump") {
 					t.Error("a page without a witness links one")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // witnessMark is the first witness as check.html shows it: the boxes of
@@ -35,7 +36,7 @@ type markBox struct {
 // boxes; leaseAnn gives each lease's annotation index). Nil when neither
 // check has a witness or its boxes are not in the drawing.
 func findWitness(h history.History, v View, r Result, leaseAnn []int) *witnessMark {
-	if ex := r.Check(NameExclusion); len(ex.Witnesses) > 0 {
+	if ex := r.Check(vocab.CheckExclusion); len(ex.Witnesses) > 0 {
 		w := ex.Witnesses[0]
 		b, okB := sectionOp(h, r.fenced, w.Key, w.B.Client, max(w.A.Start, w.B.Start))
 		a, okA := sectionOp(h, r.fenced, w.Key, w.A.Client, w.A.Start)
@@ -48,7 +49,7 @@ func findWitness(h history.History, v View, r Result, leaseAnn []int) *witnessMa
 		}
 		return m
 	}
-	cl := r.Check(NameClaim)
+	cl := r.Check(vocab.CheckClaim)
 	if len(cl.Witnesses) == 0 {
 		return nil
 	}

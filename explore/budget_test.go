@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -61,7 +62,7 @@ func TestBudgetEndLeavesTheRestUnshrunk(t *testing.T) {
 			base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			var jumped atomic.Bool
 			out := t.TempDir()
-			cfg := Config{Algorithm: "setnx-expire", Kinds: []string{"crash-client", "pause-client"}, Runs: 200, MaxFaults: 3,
+			cfg := Config{Algorithm: "setnx-expire", Kinds: []vocab.Kind{"crash-client", "pause-client"}, Runs: 200, MaxFaults: 3,
 				Duration: time.Second, Timeout: time.Hour, Out: out, Confirm: ConfirmNone,
 				Progress: func(p Progress) {
 					if strings.HasPrefix(p.Phase, c.jumpAt) {
@@ -104,7 +105,7 @@ func TestBudgetEndLeavesTheRestUnshrunk(t *testing.T) {
 // Among a signature's hits the one with the fewest faults is shrunk, then
 // the shortest run, then the lowest index, whatever order they came in.
 func TestMostPromisingHit(t *testing.T) {
-	cfg := Config{Algorithm: "setpx", Kinds: []string{"pause-client", "kill-node"}}.withDefaults()
+	cfg := Config{Algorithm: "setpx", Kinds: []vocab.Kind{"pause-client", "kill-node"}}.withDefaults()
 	var scheds []int
 	faults := map[int]int{}
 	for j := range 40 {

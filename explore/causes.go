@@ -63,7 +63,7 @@ func causeOf(s *scenarios.Scenario, target Finding, cfg Config) string {
 // faultClass is one fault as causeOf describes it.
 func faultClass(f scenarios.FaultSpec, ttl time.Duration) string {
 	var b strings.Builder
-	b.WriteString(f.Kind)
+	b.WriteString(string(f.Kind))
 	switch {
 	case f.When != nil:
 		fmt.Fprintf(&b, " at %s", f.When.Point)

@@ -11,11 +11,12 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // KindNone, as the only kind, makes every schedule fault-free: only the
 // seed (retry jitter, the interleaving) varies.
-const KindNone = "none"
+const KindNone vocab.Kind = "none"
 
 // Confirm modes: where a shrunk violation is replayed besides virtual time.
 const (
@@ -30,7 +31,7 @@ type Config struct {
 	Algorithm string
 	// Kinds are the fault kinds schedules draw from; empty: DefaultKinds;
 	// [KindNone]: no faults.
-	Kinds []string
+	Kinds []vocab.Kind
 	// Runs is how many schedules to run (over all shards); For bounds the
 	// search in wall time instead. Neither (and no Timeout): 500 runs.
 	Runs int
@@ -183,18 +184,18 @@ func (c Config) validate() error {
 	for _, k := range c.Kinds {
 		if k == KindNone {
 			if len(c.Kinds) > 1 {
-				return bad("--kinds %s: none means fault-free schedules, alone", strings.Join(c.Kinds, ","))
+				return bad("--kinds %s: none means fault-free schedules, alone", strings.Join(vocab.KindStrings(c.Kinds), ","))
 			}
 			continue
 		}
-		if !slices.Contains(faults.RandomKinds, k) {
-			return bad("--kinds %s: unknown fault kind (known: %s)", k, strings.Join(faults.RandomKinds, ", "))
+		if !slices.Contains(faults.DrawableKinds(), k) {
+			return bad("--kinds %s: unknown fault kind (known: %s)", k, strings.Join(vocab.KindStrings(faults.DrawableKinds()), ", "))
 		}
-		if k == faults.KindFailover && info.MultiNode {
+		if k.Attrs().Promotes && info.MultiNode {
 			return bad("--kinds failover: %s runs on independent masters without replicas", c.Algorithm)
 		}
 	}
-	if c.Exhaustive && slices.Equal(c.Kinds, []string{KindNone}) {
+	if c.Exhaustive && slices.Equal(c.Kinds, []vocab.Kind{KindNone}) {
 		return bad("--exhaustive --kinds none: a sweep of fault-free schedules has nothing to sweep")
 	}
 	switch {
@@ -234,11 +235,11 @@ func (c Config) validate() error {
 // default: every kind the simulator can play in virtual time on miniredis,
 // except those the design cannot meet (failover for designs on
 // independent masters, which have no replicas).
-func DefaultKinds(algo string) []string {
-	var out []string
+func DefaultKinds(algo string) []vocab.Kind {
+	var out []vocab.Kind
 	info, _ := lock.Lookup(algo)
-	for _, k := range faults.RandomKinds {
-		if k == faults.KindFailover && info.MultiNode {
+	for _, k := range faults.RandomKinds() {
+		if k.Attrs().Promotes && info.MultiNode {
 			continue
 		}
 		out = append(out, k)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Coverage is which (point, fault kind) pairs an exploration reached: for
@@ -37,8 +38,8 @@ type reach struct {
 
 func newReach(cfg Config, points []string) *reach {
 	r := &reach{guided: !cfg.Exhaustive && !cfg.Unguided, points: points, counts: map[[2]string]int{}}
-	if !slices.Equal(cfg.Kinds, []string{KindNone}) {
-		r.drawn = cfg.Kinds
+	if !slices.Equal(cfg.Kinds, []vocab.Kind{KindNone}) {
+		r.drawn = vocab.KindStrings(cfg.Kinds)
 	}
 	return r
 }
@@ -52,7 +53,7 @@ func reachedBy(s *scenarios.Scenario, unfired []int) [][2]string {
 		if f.When == nil || slices.Contains(unfired, i+1) {
 			continue
 		}
-		out = append(out, [2]string{f.When.Point, f.Kind})
+		out = append(out, [2]string{f.When.Point, string(f.Kind)})
 	}
 	return out
 }
@@ -86,7 +87,7 @@ func (r *reach) coverage() *Coverage {
 // gridKinds are the columns: every kind a random schedule can hold, and
 // any other kind drawn.
 func gridKinds(drawn []string) []string {
-	out := slices.Clone(faults.RandomKinds)
+	out := vocab.KindStrings(faults.RandomKinds())
 	for _, k := range drawn {
 		if !slices.Contains(out, k) {
 			out = append(out, k)

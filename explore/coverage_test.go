@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // A fault reaches its point when its trigger came; a fault at a time, or
@@ -16,7 +17,7 @@ import (
 // reached, "-" where the kind is drawn but never reached there, and a
 // blank for a kind not drawn.
 func TestCoverageGrid(t *testing.T) {
-	cfg := Config{Algorithm: "setpx", Kinds: []string{"pause-client", "kill-node", "delay"}}.withDefaults()
+	cfg := Config{Algorithm: "setpx", Kinds: []vocab.Kind{"pause-client", "kill-node", "delay"}}.withDefaults()
 	r := newReach(cfg, []string{"after-enter", "before-exit"})
 	s := &scenarios.Scenario{Faults: []scenarios.FaultSpec{
 		{Kind: "pause-client", When: &scenarios.PointSpec{Point: "after-enter"}},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/vocab"
 )
 
 // A lock author registers their design and explores it from their own go
@@ -21,7 +22,7 @@ func ExampleTest() {
 	TestMyLockExplored := func(t *testing.T) {
 		explore.Test(t, "my-lock", explore.Config{
 			Runs:  300,
-			Kinds: []string{"pause-client", "kill-node", "delay"},
+			Kinds: []vocab.Kind{"pause-client", "kill-node", "delay"},
 		})
 	}
 	TestMyLockFinding := func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // The bounded sweep (Config.Exhaustive) runs every single-fault schedule
@@ -36,24 +37,17 @@ type unit struct {
 	nth     int8 // the visit, 1..3; with a time trigger the index into sweepPlan.times
 }
 
-// variant is one size and length of a fault kind.
-type variant struct {
-	set func(f *scenarios.FaultSpec)
-	// cut: a failover that comes with the replication link cut from the
-	// start, so that the promoted replica holds none of the lock's writes.
-	cut bool
-}
-
 // sweepPlan is the sweep of one design: every single, its orbit
 // representatives, and how the pairs are ordered.
 type sweepPlan struct {
 	cfg      Config
 	points   []string
-	kinds    []string
+	kinds    []vocab.Kind
 	nodes    int
 	symNodes bool // renaming the nodes is a symmetry (multi-node designs)
 	times    []time.Duration
-	variants [][]variant // by kind
+	variants [][]faults.Variant // by kind
+	targets  []map[[2]int8]int  // by kind: the index of each target
 
 	units   []unit // every single, renamings included, in enumeration order
 	offsets []int  // by kind: the index of its first unit
@@ -83,14 +77,18 @@ func newSweepPlan(ctx context.Context, cfg Config, points []string) *sweepPlan {
 	}
 	p := &sweepPlan{cfg: cfg, points: points, nodes: nodes, symNodes: info.MultiNode,
 		times: sweepTimes(cfg.Duration)}
-	if !slices.Equal(cfg.Kinds, []string{KindNone}) {
+	if !slices.Equal(cfg.Kinds, []vocab.Kind{KindNone}) {
 		p.kinds = cfg.Kinds
 	}
-	p.variants = make([][]variant, len(p.kinds))
+	p.variants = make([][]faults.Variant, len(p.kinds))
+	p.targets = make([]map[[2]int8]int, len(p.kinds))
 	for k, kind := range p.kinds {
 		p.offsets = append(p.offsets, len(p.units))
-		p.variants[k] = variantsOf(kind, cfg.TTL, driftMargin(cfg.TTL, info.MultiNode), sim.Defaults().Options.Drift)
-		for _, t := range targetsOf(kind, cfg.Clients, nodes) {
+		e, _ := faults.Lookup(kind)
+		p.variants[k] = e.Variants(sweepSizes(cfg.TTL, driftMargin(cfg.TTL, info.MultiNode), sim.Defaults().Options.Drift))
+		p.targets[k] = map[[2]int8]int{}
+		for i, t := range e.Targets(cfg.Clients, nodes) {
+			p.targets[k][t] = i
 			for v := range p.variants[k] {
 				for _, trig := range p.triggers() {
 					u := trig
@@ -114,19 +112,7 @@ func newSweepPlan(ctx context.Context, cfg Config, points []string) *sweepPlan {
 // newSweepPlan enumerates them in: by kind, target, variant, trigger.
 func (p *sweepPlan) indexOf(u unit) int {
 	clients, trigs := p.cfg.Clients, len(p.points)*p.cfg.Clients*maxVisit+len(p.times)
-	var target int
-	switch kind := p.kinds[u.kind]; kind {
-	case faults.KindPauseClient, faults.KindCrashClient, faults.KindClockSkewClient, faults.KindClockJumpClient, faults.KindDelay:
-		target = int(u.client)
-	case faults.KindPartition:
-		target = int(u.client)*(1+p.nodes) + int(u.node) + 1
-	case faults.KindDrop:
-		target = int(u.client)*p.nodes + int(u.node)
-	case faults.KindFailover:
-		target = 0
-	default:
-		target = int(u.node)
-	}
+	target := p.targets[u.kind][[2]int8{u.client, u.node}]
 	trig := len(p.points)*clients*maxVisit + int(u.nth)
 	if u.point >= 0 {
 		trig = (int(u.point)*clients+int(u.by))*maxVisit + int(u.nth) - 1
@@ -161,89 +147,22 @@ func (p *sweepPlan) triggers() []unit {
 	return out
 }
 
-// targetsOf lists the (client, node) targets a fault of kind takes.
-func targetsOf(kind string, clients, nodes int) [][2]int8 {
-	var out [][2]int8
-	switch kind {
-	case faults.KindPauseClient, faults.KindCrashClient, faults.KindClockSkewClient, faults.KindClockJumpClient, faults.KindDelay:
-		for c := range clients {
-			out = append(out, [2]int8{int8(c), -1})
-		}
-	case faults.KindPartition, faults.KindDrop:
-		for c := range clients {
-			if kind == faults.KindPartition {
-				out = append(out, [2]int8{int8(c), -1}) // cut from every node
-			}
-			for n := range nodes {
-				out = append(out, [2]int8{int8(c), int8(n)})
-			}
-		}
-	case faults.KindFailover:
-		out = append(out, [2]int8{-1, 0}) // the master
-	default: // the node kinds
-		for n := range nodes {
-			out = append(out, [2]int8{-1, int8(n)})
-		}
-	}
-	return out
-}
-
-// variantsOf lists the sizes and lengths of kind: lengths of half and one
-// and a half TTLs; clock steps and offsets of half and twice the drift
-// margin and of one and a half TTLs, either way for a client's clock and
-// forward for a node's; node clock rates off by half and twice the drift
+// sweepSizes are the sizes a sweep's variants take: lengths of half and
+// one and a half TTLs; clock steps and offsets of half and twice the drift
+// margin and of one and a half TTLs (either way for a client's clock,
+// forward for a node's); node clock rates off by half and twice the drift
 // factor, and by 2x either way; delays of a tenth and a half of the TTL;
 // kills restarting at once, after half and after one and a half TTLs,
 // with and without their data; failovers losing every write and none.
-func variantsOf(kind string, ttl, margin time.Duration, drift float64) []variant {
+// Each kind's registry entry says which it takes (faults.Entry.Variants).
+func sweepSizes(ttl, margin time.Duration, drift float64) faults.Sizes {
 	ms := func(d time.Duration) time.Duration { return max(d.Round(time.Millisecond), time.Millisecond) }
-	lengths := []time.Duration{ms(ttl / 2), ms(3 * ttl / 2)}
-	steps := []time.Duration{ms(margin / 2), ms(2 * margin), ms(3 * ttl / 2)}
-	var out []variant
-	eachLength := func(set func(f *scenarios.FaultSpec)) {
-		for _, l := range lengths {
-			out = append(out, variant{set: func(f *scenarios.FaultSpec) { set(f); f.For = dur(l) }})
-		}
+	return faults.Sizes{
+		TTL:     ttl,
+		Lengths: []time.Duration{ms(ttl / 2), ms(3 * ttl / 2)},
+		Steps:   []time.Duration{ms(margin / 2), ms(2 * margin), ms(3 * ttl / 2)},
+		Drift:   drift,
 	}
-	switch kind {
-	case faults.KindPauseClient, faults.KindPartition, faults.KindDrop, faults.KindPauseNode:
-		eachLength(func(*scenarios.FaultSpec) {})
-	case faults.KindCrashClient:
-		out = append(out, variant{set: func(*scenarios.FaultSpec) {}})
-	case faults.KindClockSkewClient, faults.KindClockJumpClient:
-		for _, s := range steps {
-			for _, d := range []time.Duration{s, -s} {
-				out = append(out, variant{set: func(f *scenarios.FaultSpec) {
-					if kind == faults.KindClockJumpClient {
-						f.By = dur(d)
-						return
-					}
-					f.Offset, f.For = dur(d), dur(lengths[1])
-				}})
-			}
-		}
-	case faults.KindClockJumpNode:
-		for _, s := range steps {
-			out = append(out, variant{set: func(f *scenarios.FaultSpec) { f.By = dur(s) }})
-		}
-	case faults.KindClockRateNode:
-		for _, r := range []float64{0.5, 1 + drift/2, 1 + 2*drift, 2} {
-			eachLength(func(f *scenarios.FaultSpec) { f.Rate = ptr(r) })
-		}
-	case faults.KindDelay:
-		for _, l := range []time.Duration{ms(ttl / 10), ms(ttl / 2)} {
-			eachLength(func(f *scenarios.FaultSpec) { f.Latency = dur(l) })
-		}
-	case faults.KindKillNode:
-		for _, r := range []time.Duration{0, ms(ttl / 2), ms(3 * ttl / 2)} {
-			for _, keep := range []bool{false, true} {
-				out = append(out, variant{set: func(f *scenarios.FaultSpec) { f.RestartAfter, f.KeepData = dur(r), ptr(keep) }})
-			}
-		}
-	case faults.KindFailover:
-		out = append(out, variant{set: func(*scenarios.FaultSpec) {}, cut: true}, variant{set: func(*scenarios.FaultSpec) {}})
-	}
-	return out
 }
 
 // labels renames clients (and nodes, when they are alike) by first
@@ -297,7 +216,7 @@ func (p *sweepPlan) canonicalPair(a, b int) [2]int {
 // isFailover reports whether unit i is a failover (a schedule has one at
 // most).
 func (p *sweepPlan) isFailover(i int) bool {
-	return p.kinds[p.units[i].kind] == faults.KindFailover
+	return p.kinds[p.units[i].kind].Attrs().Promotes
 }
 
 // failoverPairs counts the unordered pairs of two failovers, which the
@@ -420,9 +339,11 @@ func (p *sweepPlan) spec(i int) []scenarios.FaultSpec {
 		f.At = dur(p.times[u.nth])
 	}
 	v := p.variants[u.kind][u.variant]
-	v.set(&f)
-	if v.cut {
-		cut := scenarios.FaultSpec{Kind: faults.KindPartition, Groups: [][]string{{"r0"}, {"n0"}}, At: dur(0)}
+	sp := f.Spec()
+	v.Set(&sp)
+	f.SetSpec(sp)
+	if v.Cut {
+		cut := scenarios.FaultSpec{Kind: vocab.KindPartition, Groups: [][]string{{"r0"}, {"n0"}}, At: dur(0)}
 		return []scenarios.FaultSpec{cut, f}
 	}
 	return []scenarios.FaultSpec{f}

@@ -2,11 +2,12 @@ package explore
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/locksim/locksim/vocab"
 )
 
 // Sweep is what a bounded sweep (Config.Exhaustive) ran, tier by tier,
@@ -87,7 +88,7 @@ func (sc *scheduler) sweep(algo string) *Sweep {
 	p, t := sc.plan, sc.tiers
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	sw := &Sweep{Points: len(p.points), Kinds: slices.Clone(p.kinds), Singles: t.tier[0], Pairs: t.tier[1],
+	sw := &Sweep{Points: len(p.points), Kinds: vocab.KindStrings(p.kinds), Singles: t.tier[0], Pairs: t.tier[1],
 		Narrowed: len(p.kinds) < len(DefaultKinds(algo)),
 		World:    fmt.Sprintf("%s, %s, ttl %s", plural(p.cfg.Clients, "client"), plural(p.nodes, "node"), p.cfg.TTL),
 		Elapsed:  time.Since(sc.began).Seconds()}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // The singles of a small sweep, counted by hand, and what renaming
@@ -30,27 +31,27 @@ func TestSweepCounts(t *testing.T) {
 		// times) = 32; each has exactly one twin (its clients swapped),
 		// so 16; of the 496 pairs, the 16 {u, twin(u)} are their own
 		// swap, so (496 + 16) / 2 = 256.
-		{"setpx pause-client", Config{Algorithm: "setpx", Kinds: []string{"pause-client"}}, 32, 16, 256},
+		{"setpx pause-client", Config{Algorithm: "setpx", Kinds: []vocab.Kind{"pause-client"}}, 32, 16, 256},
 		// 1 node x 6 variants x 8 triggers = 48; node faults at a time
 		// (12) have no client to rename, those at a point (36) are
 		// twins by the triggering client: 12 + 18 = 30.
-		{"setpx kill-node", Config{Algorithm: "setpx", Kinds: []string{"kill-node"}}, 48, 30, -1},
+		{"setpx kill-node", Config{Algorithm: "setpx", Kinds: []vocab.Kind{"kill-node"}}, 48, 30, -1},
 		// 3 nodes x 6 x 8 = 144; renaming nodes too: at a point, orbits
 		// of 2 clients x 3 nodes (108 / 6 = 18); at a time, of 3 nodes
 		// (36 / 3 = 12).
-		{"redlock kill-node", Config{Algorithm: "redlock", Kinds: []string{"kill-node"}}, 144, 30, -1},
+		{"redlock kill-node", Config{Algorithm: "redlock", Kinds: []vocab.Kind{"kill-node"}}, 144, 30, -1},
 		// A partition cuts a client from every node or from one: 2 x
 		// (1 + 3) targets x 2 lengths x 8 = 128. Up to renaming, per
 		// length: from every node, triggered by the same client, the
 		// other, or at a time (3 + 3 + 2); from one node, the same 8.
-		{"redlock partition", Config{Algorithm: "redlock", Kinds: []string{"partition"}}, 128, 2 * (8 + 8), -1},
+		{"redlock partition", Config{Algorithm: "redlock", Kinds: []vocab.Kind{"partition"}}, 128, 2 * (8 + 8), -1},
 		// A failover comes in two variants, on the master: 2 x 8 = 16,
 		// those at a point twins by the triggering client (2 x (3 + 2)
 		// = 10); pairs of two failovers are left out.
-		{"setpx failover+pause", Config{Algorithm: "setpx", Kinds: []string{"failover", "pause-client"}}, 16 + 32, 10 + 16, -1},
+		{"setpx failover+pause", Config{Algorithm: "setpx", Kinds: []vocab.Kind{"failover", "pause-client"}}, 16 + 32, 10 + 16, -1},
 		// Three clients: a client fault's trigger is its own client, one
 		// other (whichever: renaming), or a time: 2 x (3 + 3 + 2).
-		{"setpx pause-client 3 clients", Config{Algorithm: "setpx", Kinds: []string{"pause-client"}, Clients: 3}, 3 * 2 * (9 + 2), 2 * (3 + 3 + 2), -1},
+		{"setpx pause-client 3 clients", Config{Algorithm: "setpx", Kinds: []vocab.Kind{"pause-client"}, Clients: 3}, 3 * 2 * (9 + 2), 2 * (3 + 3 + 2), -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newSweepPlan(context.Background(), tc.cfg.withDefaults(), enter)
@@ -184,7 +185,7 @@ func TestSweepSchedulesAreValid(t *testing.T) {
 
 // The whole order of a small sweep's pairs is every orbit once.
 func TestPairOrderVisitsEveryOrbitOnce(t *testing.T) {
-	p := newSweepPlan(context.Background(), Config{Algorithm: "redlock", Kinds: []string{"kill-node", "pause-client"}}.withDefaults(), []string{"after-enter"})
+	p := newSweepPlan(context.Background(), Config{Algorithm: "redlock", Kinds: []vocab.Kind{"kill-node", "pause-client"}}.withDefaults(), []string{"after-enter"})
 	o := &pairOrder{plan: p}
 	seen := map[[2]int]bool{}
 	for q := 0; ; q++ {
@@ -209,7 +210,7 @@ func TestPairOrderVisitsEveryOrbitOnce(t *testing.T) {
 // break it and the statement counts them; a budget short of the singles
 // states no bound.
 func TestSweepRunsSinglesThenPairs(t *testing.T) {
-	base := Config{Algorithm: "setpx", Kinds: []string{"pause-client"}, Exhaustive: true, NoShrink: true, Workers: 2,
+	base := Config{Algorithm: "setpx", Kinds: []vocab.Kind{"pause-client"}, Exhaustive: true, NoShrink: true, Workers: 2,
 		Duration: time.Second}
 	cfg := base
 	points, err := Points(hostCtx(t), cfg.withDefaults())
@@ -240,7 +241,7 @@ func TestSweepRunsSinglesThenPairs(t *testing.T) {
 
 // A design no single pause breaks gets the bound as a statement.
 func TestSweepStatesTheBound(t *testing.T) {
-	cfg := Config{Algorithm: "fenced", Kinds: []string{"crash-client"}, Exhaustive: true, NoShrink: true, Workers: 2,
+	cfg := Config{Algorithm: "fenced", Kinds: []vocab.Kind{"crash-client"}, Exhaustive: true, NoShrink: true, Workers: 2,
 		Duration: time.Second}
 	rep, err := Explore(hostCtx(t), cfg)
 	require.NoError(t, err)
@@ -258,7 +259,7 @@ func TestSweepStatesTheBound(t *testing.T) {
 func TestSweepShardsMerge(t *testing.T) {
 	var reps []*Report
 	for i := range 2 {
-		cfg := Config{Algorithm: "fenced", Kinds: []string{"crash-client"}, Exhaustive: true, NoShrink: true, Workers: 2,
+		cfg := Config{Algorithm: "fenced", Kinds: []vocab.Kind{"crash-client"}, Exhaustive: true, NoShrink: true, Workers: 2,
 			Duration: time.Second, Shard: i, Shards: 2}
 		rep, err := Explore(hostCtx(t), cfg)
 		require.NoError(t, err)
@@ -271,7 +272,7 @@ func TestSweepShardsMerge(t *testing.T) {
 }
 
 func TestBadSweepConfig(t *testing.T) {
-	_, err := Config{Algorithm: "setpx", Kinds: []string{KindNone}, Exhaustive: true}.Resolve()
+	_, err := Config{Algorithm: "setpx", Kinds: []vocab.Kind{KindNone}, Exhaustive: true}.Resolve()
 	require.ErrorIs(t, err, BadInput)
 	assert.Contains(t, err.Error(), "--exhaustive")
 }
@@ -285,7 +286,7 @@ func TestThousands(t *testing.T) {
 // A pair tier run to its end without a violation extends the statement;
 // a report whose sweep counts no sweep writes is refused.
 func TestSweepStatementAndCheck(t *testing.T) {
-	sw := &Sweep{Points: 2, Kinds: DefaultKinds("setpx"), World: "2 clients, 1 node, ttl 500ms",
+	sw := &Sweep{Points: 2, Kinds: vocab.KindStrings(DefaultKinds("setpx")), World: "2 clients, 1 node, ttl 500ms",
 		Singles: Tier{Exist: 16, Unreduced: 32, Ran: 16}, Pairs: Tier{Exist: 256, Unreduced: 496, Ran: 256}}
 	assert.Equal(t, "setpx: no violation under any single fault at any of its 2 points (16 schedules; 2 clients, 1 node, ttl 500ms); nor under any pair of them (256)",
 		sw.statement("setpx"))

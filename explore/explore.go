@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -113,7 +114,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep := &Report{
 		Algorithm: cfg.Algorithm, Seed: cfg.Seed, Shard: fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards),
-		Kinds: cfg.Kinds, Points: points, World: worldOf(cfg), Violations: []Violation{},
+		Kinds: vocab.KindStrings(cfg.Kinds), Points: points, World: worldOf(cfg), Violations: []Violation{},
 		Budget:    budgetOf(plan),
 		Reference: cfg.reference(), Strict: cfg.Strict,
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -56,7 +57,7 @@ func TestGenerateIsDeterministicAndValid(t *testing.T) {
 // of the nodes at one moment (a burst); a single-master design never gets
 // one, and no schedule exceeds MaxFaults.
 func TestGenerateBursts(t *testing.T) {
-	cfg := Config{Algorithm: "redlock", Kinds: []string{"kill-node", "clock-jump-node"}, Seed: 1}.withDefaults()
+	cfg := Config{Algorithm: "redlock", Kinds: []vocab.Kind{"kill-node", "clock-jump-node"}, Seed: 1}.withDefaults()
 	bursts := 0
 	for j := range 200 {
 		s := Generate(cfg, LoopPoints, j)
@@ -75,13 +76,13 @@ func TestGenerateBursts(t *testing.T) {
 	assert.Greater(t, bursts, 20, "bursts are drawn")
 	// No draw takes down a majority for good (schedule 95 of seed 0 once
 	// killed two of three nodes without restart).
-	zero := Config{Algorithm: "redlock", Kinds: []string{"kill-node", "clock-jump-node"}}.withDefaults()
+	zero := Config{Algorithm: "redlock", Kinds: []vocab.Kind{"kill-node", "clock-jump-node"}}.withDefaults()
 	for j := range 400 {
 		s := Generate(zero, LoopPoints, j)
 		_, err := s.Config("redlock")
 		require.NoError(t, err, "schedule %d", j)
 	}
-	single := Config{Algorithm: "setpx", Kinds: []string{"kill-node"}, Seed: 1}.withDefaults()
+	single := Config{Algorithm: "setpx", Kinds: []vocab.Kind{"kill-node"}, Seed: 1}.withDefaults()
 	for j := range 50 {
 		for _, f := range Generate(single, LoopPoints, j).Faults {
 			assert.Equal(t, 0, *f.Node)
@@ -90,7 +91,7 @@ func TestGenerateBursts(t *testing.T) {
 }
 
 func TestGenerateFaultFree(t *testing.T) {
-	cfg := Config{Algorithm: "setpx", Kinds: []string{KindNone}}.withDefaults()
+	cfg := Config{Algorithm: "setpx", Kinds: []vocab.Kind{KindNone}}.withDefaults()
 	require.NoError(t, cfg.validate())
 	for j := range 20 {
 		assert.Empty(t, Generate(cfg, LoopPoints, j).Faults)
@@ -102,7 +103,7 @@ func TestGenerateFaultFree(t *testing.T) {
 // unsharded exploration's at those indexes.
 func TestShardsPartitionTheSchedules(t *testing.T) {
 	ctx := hostCtx(t)
-	base := Config{Algorithm: "setpx", Kinds: []string{"pause-client"}, Duration: 300 * time.Millisecond, TTL: 100 * time.Millisecond,
+	base := Config{Algorithm: "setpx", Kinds: []vocab.Kind{"pause-client"}, Duration: 300 * time.Millisecond, TTL: 100 * time.Millisecond,
 		Runs: 13, NoShrink: true, Workers: 2}
 	total := 0
 	owner := map[int]int{}
@@ -151,7 +152,7 @@ faults:
 	out, _ := MarshalScenario(sh.Scenario)
 	t.Logf("shrunk in %d steps (%d tries):\n%s", sh.Steps, sh.Tries, out)
 	require.Len(t, sh.Scenario.Faults, 1)
-	assert.Equal(t, "crash-client", sh.Scenario.Faults[0].Kind)
+	assert.Equal(t, vocab.KindCrashClient, sh.Scenario.Faults[0].Kind)
 	assert.Less(t, *sh.Scenario.Clients, 3)
 	k, _, err := r.reproduce(hostCtx(t), sh.Scenario, "setnx-expire", target)
 	require.NoError(t, err)
@@ -182,7 +183,7 @@ faults:
 	t.Logf("shrunk in %d steps (%d tries):\n%s", sh.Steps, sh.Tries, out)
 	require.Len(t, sh.Scenario.Faults, 1)
 	f := sh.Scenario.Faults[0]
-	assert.Equal(t, "pause-client", f.Kind)
+	assert.Equal(t, vocab.KindPauseClient, f.Kind)
 	require.NotNil(t, f.When)
 	assert.Equal(t, 1, *f.When.Nth, "the first visit does it")
 	assert.Less(t, sh.Scenario.Duration.D(), 2*time.Second, "a shorter run")
@@ -221,7 +222,7 @@ faults:
 	out, _ := MarshalScenario(sh.Scenario)
 	t.Logf("shrunk in %d steps (%d tries):\n%s", sh.Steps, sh.Tries, out)
 	require.Len(t, sh.Scenario.Faults, 1)
-	assert.Equal(t, "pause-client", sh.Scenario.Faults[0].Kind)
+	assert.Equal(t, vocab.KindPauseClient, sh.Scenario.Faults[0].Kind)
 }
 
 // Every candidate that shortens a length is judged by a probe a quarter
@@ -302,7 +303,7 @@ func mustParse(t *testing.T, y string) *scenarios.Scenario {
 // and running it (as locksim run does) gives the expected verdict.
 func TestExploreFindsAndReportsJSON(t *testing.T) {
 	out := t.TempDir()
-	cfg := Config{Algorithm: "setnx-expire", Kinds: []string{"crash-client"}, Runs: 200, MaxFaults: 3,
+	cfg := Config{Algorithm: "setnx-expire", Kinds: []vocab.Kind{"crash-client"}, Runs: 200, MaxFaults: 3,
 		Duration: time.Second, MaxShrink: 1, Out: out}
 	rep, err := Explore(hostCtx(t), cfg)
 	require.NoError(t, err)
@@ -330,7 +331,7 @@ func TestExploreFindsAndReportsJSON(t *testing.T) {
 	require.NoError(t, err)
 	e, ok := loaded.Expect("setnx-expire")
 	require.True(t, ok)
-	assert.Equal(t, scenarios.Deadlock, e.Verdict)
+	assert.Equal(t, vocab.Deadlock, e.Verdict)
 	assert.True(t, first.RunAsExpected, "the shrunk scenario's run is as expected: %+v", first)
 	assert.DirExists(t, first.Dir)
 
@@ -389,9 +390,9 @@ func TestBadConfig(t *testing.T) {
 		want string
 	}{
 		{Config{Algorithm: "paxos"}, "--algos"},
-		{Config{Algorithm: "setpx", Kinds: []string{"meteor"}}, "--kinds meteor"},
-		{Config{Algorithm: "redlock", Kinds: []string{"failover"}}, "--kinds failover"},
-		{Config{Algorithm: "setpx", Kinds: []string{"none", "kill-node"}}, "--kinds none,kill-node"},
+		{Config{Algorithm: "setpx", Kinds: []vocab.Kind{"meteor"}}, "--kinds meteor"},
+		{Config{Algorithm: "redlock", Kinds: []vocab.Kind{"failover"}}, "--kinds failover"},
+		{Config{Algorithm: "setpx", Kinds: []vocab.Kind{"none", "kill-node"}}, "--kinds none,kill-node"},
 		{Config{Algorithm: "setpx", Shard: 2, Shards: 2}, "--shard 2/2"},
 		{Config{Algorithm: "setpx", Confirm: "etcd"}, `--confirm "etcd"`},
 		{Config{Algorithm: "setpx", Clients: 99}, "--clients 99"},
@@ -414,7 +415,7 @@ func TestGoAPIOnARegisteredLock(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	t.Run("explore", func(t *testing.T) {
-		rep := Test(t, "explore-test-setpx", Config{Kinds: []string{KindNone}, Runs: 20, Duration: time.Second})
+		rep := Test(t, "explore-test-setpx", Config{Kinds: []vocab.Kind{KindNone}, Runs: 20, Duration: time.Second})
 		require.NotNil(t, rep)
 		assert.Equal(t, 20, rep.Runs)
 		assert.Empty(t, rep.Violations)
@@ -462,7 +463,7 @@ func TestLateFailureKeepsFinishedFindings(t *testing.T) {
 	out := t.TempDir()
 	scen := filepath.Join(out, DirScenarios)
 	moved := filepath.Join(t.TempDir(), "kept")
-	cfg := Config{Algorithm: "setnx-expire", Kinds: []string{"crash-client", "pause-client"}, Runs: 200, MaxFaults: 3,
+	cfg := Config{Algorithm: "setnx-expire", Kinds: []vocab.Kind{"crash-client", "pause-client"}, Runs: 200, MaxFaults: 3,
 		Duration: time.Second, MaxShrink: 1, Out: out, Confirm: ConfirmNone,
 		Progress: func(p Progress) {
 			if strings.HasPrefix(p.Phase, "shrink 2/") {

@@ -13,11 +13,11 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/internal/artifact"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Directories and files of an exploration's output directory.
@@ -381,7 +381,7 @@ func onRedis(s *scenarios.Scenario) *scenarios.Scenario {
 // before it promotes anything, so the file would not replay there what
 // was found and confirmed.
 func directFailover(s *scenarios.Scenario) {
-	if s.Failover == nil && slices.ContainsFunc(s.Faults, func(f scenarios.FaultSpec) bool { return f.Kind == faults.KindFailover }) {
+	if s.Failover == nil && slices.ContainsFunc(s.Faults, func(f scenarios.FaultSpec) bool { return f.Kind.Attrs().Promotes }) {
 		s.Failover = &scenarios.Failover{Mode: string(sim.FailoverDirect)}
 	}
 }
@@ -389,9 +389,9 @@ func directFailover(s *scenarios.Scenario) {
 // expectFor is the expect: entry of a shrunk scenario: the verdict found
 // and the check that gave it.
 func expectFor(algo string, f Finding) scenarios.Expectations {
-	e := scenarios.Expectation{Verdict: scenarios.Verdict(f.Verdict)}
+	e := scenarios.Expectation{Verdict: vocab.Verdict(f.Verdict)}
 	if f.Check != "" {
-		e.Checks = map[string]scenarios.Verdict{f.Check: scenarios.Verdict(f.Verdict)}
+		e.Checks = map[string]vocab.Verdict{f.Check: vocab.Verdict(f.Verdict)}
 	}
 	return scenarios.Expectations{algo: e}
 }

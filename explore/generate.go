@@ -10,12 +10,16 @@ import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // LoopPoints are the client loop's points a schedule may trigger at (the
 // nesting points are reached only in the schedules drawn with nest > 1,
 // so no fault waits for them).
-var LoopPoints = []string{"before-acquire", "after-acquire", "after-check", "after-enter", "before-exit", "before-release"}
+var LoopPoints = []string{
+	string(vocab.PointBeforeAcquire), string(vocab.PointAfterAcquire), string(vocab.PointAfterCheck),
+	string(vocab.PointAfterEnter), string(vocab.PointBeforeExit), string(vocab.PointBeforeRelease),
+}
 
 // Generate draws schedule j of cfg (with defaults filled in) as a
 // scenario: one to MaxFaults faults of cfg.Kinds on random clients, nodes
@@ -56,12 +60,12 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 	}
 	failover := false
 	n := 1 + rnd.IntN(cfg.MaxFaults)
-	if slices.Equal(cfg.Kinds, []string{KindNone}) {
+	if slices.Equal(cfg.Kinds, []vocab.Kind{KindNone}) {
 		n = 0
 	}
 	for len(s.Faults) < n {
 		kind := cfg.Kinds[rnd.IntN(len(cfg.Kinds))]
-		if kind == faults.KindFailover {
+		if kind.Attrs().Promotes {
 			if failover { // one failover per schedule
 				continue
 			}
@@ -96,7 +100,7 @@ func Generate(cfg Config, points []string, j int) *scenarios.Scenario {
 // of a late heal.) A cut drops what it holds and plays the same on both
 // backends.
 func (g *gen) replicationCut() scenarios.FaultSpec {
-	f := scenarios.FaultSpec{Kind: faults.KindPartition, Groups: [][]string{{"r0"}, {"n0"}}}
+	f := scenarios.FaultSpec{Kind: vocab.KindPartition, Groups: [][]string{{"r0"}, {"n0"}}}
 	g.trigger(&f)
 	return f
 }
@@ -111,7 +115,7 @@ func (g *gen) keepQuorum(s *scenarios.Scenario) {
 	for i := range s.Faults {
 		f := &s.Faults[i]
 		forGood := f.Node != nil && f.For == nil && f.Until == nil &&
-			(f.Kind == faults.KindPauseNode || (f.Kind == faults.KindKillNode && f.RestartAfter == nil))
+			downForGood(f.Kind, f.RestartAfter != nil)
 		if !forGood || down[*f.Node] {
 			continue
 		}
@@ -130,18 +134,16 @@ func (g *gen) keepQuorum(s *scenarios.Scenario) {
 // search of minutes to meet it, so a burst draws them together.
 const burstOdds = 3
 
-// onNodes reports whether a fault of kind acts on one node.
-func onNodes(kind string) bool {
-	switch kind {
-	case faults.KindKillNode, faults.KindPauseNode, faults.KindClockJumpNode, faults.KindClockRateNode:
-		return true
-	}
-	return false
+// onNodes reports whether a fault of kind acts on a node of its choice
+// (a failover always hits the master).
+func onNodes(kind vocab.Kind) bool {
+	a := kind.Attrs()
+	return (a.Hits == vocab.HitsNode || a.Hits == vocab.HitsNodeClock) && !a.Promotes
 }
 
 // burst draws one fault of kind and copies it onto k distinct nodes: the
 // same trigger (a point, when there are points), the same length and size.
-func (g *gen) burst(kind string, k int) []scenarios.FaultSpec {
+func (g *gen) burst(kind vocab.Kind, k int) []scenarios.FaultSpec {
 	f := g.fault(kind)
 	if f.At != nil && len(g.points) > 0 {
 		// A burst at a time hits a holder only in the interleavings that
@@ -206,53 +208,19 @@ func (g *gen) signed(d time.Duration) time.Duration {
 	return d
 }
 
-// fault draws one fault of kind, its targets, trigger and length.
-func (g *gen) fault(kind string) scenarios.FaultSpec {
-	ttl := g.cfg.TTL
-	c, n := g.rnd.IntN(g.cfg.Clients), g.rnd.IntN(g.nodes)
+// fault draws one fault of kind, its targets, trigger and length: its
+// targets and sizes as the kind's registry entry draws them.
+func (g *gen) fault(kind vocab.Kind) scenarios.FaultSpec {
+	d := faults.Draw{Rnd: g.rnd, TTL: g.cfg.TTL, Between: g.between, Signed: g.signed, Latency: g.latency}
+	d.Client, d.Node = g.rnd.IntN(g.cfg.Clients), g.rnd.IntN(g.nodes)
 	f := scenarios.FaultSpec{Kind: kind}
-	lasting := true // the kind can end (for, until)
-	switch kind {
-	case faults.KindPauseClient:
-		f.Client = ptr(c)
-	case faults.KindCrashClient:
-		f.Client, lasting = ptr(c), false
-	case faults.KindClockSkewClient:
-		f.Client = ptr(c)
-		f.Offset = dur(g.signed(g.between(ttl/2, 3*ttl)))
-		rates := []float64{0, 0, 0.5, 1.5, 2} // 0: the rate stays 1
-		if r := rates[g.rnd.IntN(len(rates))]; r != 0 {
-			f.Rate = ptr(r)
-		}
-	case faults.KindClockJumpClient:
-		f.Client = ptr(c)
-		f.By = dur(g.signed(g.between(ttl/2, 3*ttl)))
-	case faults.KindClockJumpNode:
-		f.Node, lasting = ptr(n), false
-		f.By = dur(g.between(ttl/2, 3*ttl))
-	case faults.KindClockRateNode:
-		f.Node = ptr(n)
-		rates := []float64{0.5, 2, 4}
-		f.Rate = ptr(rates[g.rnd.IntN(len(rates))])
-	case faults.KindDelay:
-		f.Client = ptr(c)
-		f.Latency = dur(g.latency())
-	case faults.KindPartition, faults.KindDrop:
-		f.Client = ptr(c)
-		if kind == faults.KindDrop || g.rnd.IntN(2) == 0 {
-			f.Node = ptr(n)
-		}
-	case faults.KindPauseNode:
-		f.Node = ptr(n)
-	case faults.KindKillNode:
-		f.Node = ptr(n)
-		if g.rnd.IntN(2) == 0 {
-			f.RestartAfter = dur(g.between(0, ttl))
-		}
-		f.KeepData = ptr(g.rnd.IntN(2) == 0)
-	case faults.KindFailover:
-		f.Node, lasting = ptr(0), false
+	if e, ok := faults.Lookup(kind); ok && e.Explore != nil {
+		sp := f.Spec()
+		e.Explore(d, &sp)
+		f.SetSpec(sp)
 	}
+	lasting := lasts(kind) // the kind can end (for, until)
+	ttl := g.cfg.TTL
 	g.trigger(&f)
 	if lasting {
 		switch r := g.rnd.IntN(10); {
@@ -305,4 +273,12 @@ func ptr[T any](v T) *T { return &v }
 func dur(d time.Duration) *scenarios.Duration {
 	v := scenarios.Duration(d)
 	return &v
+}
+
+// downForGood reports whether a fault of kind without for or until takes
+// its node away for the rest of the run: one that stops a node without a
+// promotion and, if the node can restart on its own, is not told to.
+func downForGood(kind vocab.Kind, restarts bool) bool {
+	a := kind.Attrs()
+	return a.StopsNode && !a.Promotes && (a.Span != vocab.SpanUntilRestart || !restarts)
 }

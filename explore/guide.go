@@ -6,9 +6,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // The guided draw. Schedule j is drawn as Generate draws it, then one
@@ -63,12 +63,12 @@ func newGuide(cfg Config, points []string) *guide {
 	if !info.MultiNode {
 		g.nodes = 1
 	}
-	if slices.Equal(cfg.Kinds, []string{KindNone}) {
+	if slices.Equal(cfg.Kinds, []vocab.Kind{KindNone}) {
 		return g
 	}
 	for _, p := range points {
 		for _, k := range cfg.Kinds {
-			g.pairs = append(g.pairs, [2]string{p, k})
+			g.pairs = append(g.pairs, [2]string{p, string(k)})
 		}
 	}
 	return g
@@ -159,10 +159,10 @@ func (g *guide) draw(ctx context.Context, j int) (*scenarios.Scenario, error) {
 func (g *guide) steer(s *scenarios.Scenario, pair [2]string, rnd *rand.Rand) {
 	gn := &gen{cfg: g.cfg, rnd: rnd, points: g.points, nodes: g.nodes}
 	when := &scenarios.PointSpec{Client: ptr(rnd.IntN(g.cfg.Clients)), Point: pair[0], Nth: ptr(1)}
-	kind := pair[1]
-	if kind == faults.KindFailover {
+	kind := vocab.Kind(pair[1])
+	if kind.Attrs().Promotes {
 		for i := range s.Faults {
-			if s.Faults[i].Kind == faults.KindFailover {
+			if s.Faults[i].Kind.Attrs().Promotes {
 				s.Faults[i].At, s.Faults[i].When = nil, when
 				return
 			}
@@ -171,8 +171,8 @@ func (g *guide) steer(s *scenarios.Scenario, pair [2]string, rnd *rand.Rand) {
 	f := gn.fault(kind)
 	f.At, f.When = nil, when
 	last := len(s.Faults) - 1
-	replace := last >= 0 && s.Faults[last].Kind != faults.KindFailover && s.Faults[last].Groups == nil
-	if kind == faults.KindFailover {
+	replace := last >= 0 && !s.Faults[last].Kind.Attrs().Promotes && s.Faults[last].Groups == nil
+	if kind.Attrs().Promotes {
 		s.Replicas = ptr(1)
 		if replace {
 			s.Faults = s.Faults[:last]

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/vocab"
 )
 
 // The mutants of the mutation suite: the built-in designs rebuilt from
@@ -107,7 +108,7 @@ func (s *mutantSetPX) Acquire(ctx context.Context, key string) (*lock.Lease, err
 	}
 	l := lock.NewLease(key, token, lock.Exclusive, start, lock.Validity(s.o.TTL, s.now().Sub(start), s.o.Drift))
 	if s.fence {
-		if err := s.at(ctx, lock.PointBetweenSetAndIncr, key, l); err != nil {
+		if err := s.at(ctx, vocab.PointBetweenSetAndIncr, key, l); err != nil {
 			return nil, err
 		}
 		var fence int64
@@ -128,7 +129,7 @@ func (s *mutantSetPX) Acquire(ctx context.Context, key string) (*lock.Lease, err
 
 func (s *mutantSetPX) Release(ctx context.Context, l *lock.Lease) error {
 	l.StopWatchdog()
-	if err := s.at(ctx, lock.PointBeforeRelease, l.Key, l); err != nil {
+	if err := s.at(ctx, vocab.PointBeforeReleaseCommand, l.Key, l); err != nil {
 		return err
 	}
 	node := s.nodes[0]
@@ -255,7 +256,7 @@ func (r *mutantReentrant) Acquire(ctx context.Context, key string) (*lock.Lease,
 
 func (r *mutantReentrant) Release(ctx context.Context, l *lock.Lease) error {
 	l.StopWatchdog()
-	if err := r.at(ctx, lock.PointBeforeRelease, l.Key, l); err != nil {
+	if err := r.at(ctx, vocab.PointBeforeReleaseCommand, l.Key, l); err != nil {
 		return err
 	}
 	cctx, cancel := r.cmdCtx(ctx)
@@ -362,7 +363,7 @@ func (r *mutantRedlock) Acquire(ctx context.Context, key string) (*lock.Lease, e
 
 func (r *mutantRedlock) Release(ctx context.Context, l *lock.Lease) error {
 	l.StopWatchdog()
-	if err := r.at(ctx, lock.PointBeforeRelease, l.Key, l); err != nil {
+	if err := r.at(ctx, vocab.PointBeforeReleaseCommand, l.Key, l); err != nil {
 		return err
 	}
 	did, failed := r.unlockAll(ctx, l.Key, l.Token)

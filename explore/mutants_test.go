@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -101,7 +101,7 @@ func findMutant(t *testing.T, m mutant) string {
 	require.NotEmpty(t, first.Scenario, "the found schedule is written")
 	s, err := scenarios.LoadFile(first.Scenario)
 	require.NoError(t, err)
-	target := explore.Finding{Check: first.Check, Verdict: checker.Verdict(first.Verdict)}
+	target := explore.Finding{Check: first.Check, Verdict: vocab.Verdict(first.Verdict)}
 	sh, err := explore.Shrink(sctx, s, m.name, target)
 	require.NoError(t, err)
 	after := "not shrunk (under 8 of 10)"
@@ -110,7 +110,7 @@ func findMutant(t *testing.T, m mutant) string {
 		shrunk = sh.Scenario
 		var kinds []string
 		for _, f := range shrunk.Faults {
-			kinds = append(kinds, f.Kind)
+			kinds = append(kinds, string(f.Kind))
 		}
 		after = fmt.Sprintf("%d -> %d (%s)", len(s.Faults), len(shrunk.Faults), orNone(strings.Join(kinds, ", ")))
 	}

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Points are the points schedules of cfg's design trigger at: the client
@@ -39,7 +39,7 @@ func Points(ctx context.Context, cfg Config) ([]string, error) {
 	}
 	for _, p := range internal {
 		s.Faults = append(s.Faults, scenarios.FaultSpec{
-			Kind: faults.KindPauseClient, Client: ptr(0),
+			Kind: vocab.KindPauseClient, Client: ptr(0),
 			When: &scenarios.PointSpec{Point: p}, For: dur(time.Millisecond),
 			Optional: ptr(true),
 		})

@@ -6,10 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/locksim/locksim/checker"
-	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // AgainstNone, as Config.Against, explores without a reference even when
@@ -95,30 +94,30 @@ func (c Config) markKnown(v *Violation, f Finding) {
 // knownWhy says, from the failed check and the fault kinds at its
 // witness, why the reference fails the same check on the same schedule.
 func knownWhy(ref string, f Finding) string {
-	has := func(kinds ...string) bool {
-		return slices.ContainsFunc(kinds, func(k string) bool { return slices.Contains(f.Kinds, k) })
+	has := func(kinds ...vocab.Kind) bool {
+		return slices.ContainsFunc(kinds, func(k vocab.Kind) bool { return slices.Contains(f.Kinds, string(k)) })
 	}
 	head := fmt.Sprintf("the reference %s fails %s too on this schedule: ", ref, orDash(f.Check))
 	switch f.Check {
-	case checker.NameExclusion:
+	case vocab.CheckExclusion:
 		why := "a holder stayed inside past its lease (the hold, or a pause or delay after its validity check, outlasted what was left of the TTL) and the next holder came in"
-		if has(faults.KindPauseClient, faults.KindDelay, faults.KindClockSkewClient, faults.KindClockJumpClient) {
+		if has(vocab.KindPauseClient, vocab.KindDelay, vocab.KindClockSkewClient, vocab.KindClockJumpClient) {
 			why = "a client paused or slowed past what was left of its lease still acts as the holder when it resumes, while the next holder is inside"
 		}
 		return head + why + "; no lock without fencing prevents that (the claim held: the lock kept its promise, the client acted outside it)"
-	case checker.NameClaim:
+	case vocab.CheckClaim:
 		switch {
-		case has(faults.KindKillNode, faults.KindFailover):
+		case has(vocab.KindKillNode, vocab.KindFailover):
 			return head + "the key was lost (a restart without data, or a failover to a replica that had not received it) while its holder's lease was still valid; a lock on one master, or on masters without durable keys, cannot keep it"
-		case has(faults.KindClockJumpNode, faults.KindClockRateNode):
+		case has(vocab.KindClockJumpNode, vocab.KindClockRateNode):
 			return head + "a node's clock jumped or ran fast and expired the key early, while its holder's lease was still valid by the client's clock; any lock that trusts bounded clock drift breaks so"
-		case has(faults.KindClockJumpClient, faults.KindClockSkewClient):
+		case has(vocab.KindClockJumpClient, vocab.KindClockSkewClient):
 			return head + "a client's clock ran slow or jumped back, so it measured its lease as longer than the key lived; any lock that measures validity on the client's clock breaks so"
 		}
 		return head + "two clients' lease windows overlapped under these faults for the reference as well"
-	case checker.NameFencing:
+	case vocab.CheckFencing:
 		return head + "the tokens did not grow or the resource accepted a write out of token order for the reference as well (a counter lost with its node repeats tokens)"
-	case checker.NameLiveness:
+	case vocab.CheckLiveness:
 		return head + "after the faults healed the reference's probe could not take the lock either (a key without expiry, or one left by a crashed holder, outlived the run)"
 	}
 	return head + "its runs were not judged either (" + orDash(f.Reason) + ")"

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Without --strict only the violations the reference does not share fail
@@ -35,10 +35,10 @@ func TestKnownWhy(t *testing.T) {
 		f    Finding
 		want string
 	}{
-		{Finding{Check: checker.NameExclusion, Verdict: checker.Unsafe, Kinds: []string{"pause-client"}}, "no lock without fencing"},
-		{Finding{Check: checker.NameClaim, Verdict: checker.Unsafe, Kinds: []string{"kill-node"}}, "the key was lost"},
-		{Finding{Check: checker.NameClaim, Verdict: checker.Unsafe, Kinds: []string{"clock-jump-node"}}, "bounded clock drift"},
-		{Finding{Check: checker.NameLiveness, Verdict: checker.Deadlock}, "could not take the lock either"},
+		{Finding{Check: vocab.CheckExclusion, Verdict: vocab.Unsafe, Kinds: []string{"pause-client"}}, "no lock without fencing"},
+		{Finding{Check: vocab.CheckClaim, Verdict: vocab.Unsafe, Kinds: []string{"kill-node"}}, "the key was lost"},
+		{Finding{Check: vocab.CheckClaim, Verdict: vocab.Unsafe, Kinds: []string{"clock-jump-node"}}, "bounded clock drift"},
+		{Finding{Check: vocab.CheckLiveness, Verdict: vocab.Deadlock}, "could not take the lock either"},
 	}
 	for _, c := range cases {
 		why := knownWhy("setpx", c.f)
@@ -74,11 +74,11 @@ func TestJudgeSplitsByCheck(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, o.Violation(), "setpx-del fails under a pause past its lease")
 	cfg := Config{Algorithm: "setpx-del", Against: "setpx"}
-	ex := cfg.judge(ctx, s, Finding{Check: checker.NameExclusion, Verdict: checker.Unsafe})
+	ex := cfg.judge(ctx, s, Finding{Check: vocab.CheckExclusion, Verdict: vocab.Unsafe})
 	assert.True(t, ex.Known, "setpx overlaps under the same pause")
 	assert.True(t, strings.HasSuffix(ex.Signature(), " known"))
-	if o.checks[checker.NameClaim] == checker.Unsafe {
-		cl := cfg.judge(ctx, s, Finding{Check: checker.NameClaim, Verdict: checker.Unsafe})
+	if o.checks[vocab.CheckClaim] == vocab.Unsafe {
+		cl := cfg.judge(ctx, s, Finding{Check: vocab.CheckClaim, Verdict: vocab.Unsafe})
 		assert.False(t, cl.Known, "setpx keeps its claim under a pause")
 	}
 	none := Config{Algorithm: "setpx-del"}.judge(ctx, s, o.Finding)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/vocab"
 )
 
 var registeredSetnx bool
@@ -39,7 +40,7 @@ func TestReplayOfARegisteredDesign(t *testing.T) {
 	require.False(t, lock.Builtin(algo))
 	require.True(t, lock.Builtin("setnx-expire"))
 	out := t.TempDir()
-	rep, err := Explore(hostCtx(t), Config{Algorithm: algo, Kinds: []string{"crash-client"}, Runs: 200, MaxFaults: 3,
+	rep, err := Explore(hostCtx(t), Config{Algorithm: algo, Kinds: []vocab.Kind{"crash-client"}, Runs: 200, MaxFaults: 3,
 		Duration: time.Second, MaxShrink: 1, Out: out})
 	require.NoError(t, err)
 	require.NotEmpty(t, rep.Causes, "%+v", rep.Violations)

@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
+	"github.com/locksim/locksim/vocab"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -62,7 +62,7 @@ func TestShrunkFilesReplay(t *testing.T) {
 					require.NoError(t, r.Override(scenarios.Overrides{Backend: string(backend), Seed: ptr(seed + i)}))
 					o, err := scenarios.Execute(ctx, r, algo, scenarios.RunOptions{Out: t.TempDir()})
 					require.NoError(t, err)
-					if o.Checks[check] == checker.Unsafe {
+					if o.Checks[check] == vocab.Unsafe {
 						failed++
 					}
 				}

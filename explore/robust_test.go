@@ -126,7 +126,7 @@ faults:
 	for _, c := range candidates(s, "redlock", outcome{})[:4] {
 		var kinds []string
 		for _, f := range c.s.Faults {
-			kinds = append(kinds, f.Kind)
+			kinds = append(kinds, string(f.Kind))
 		}
 		groups = append(groups, kinds)
 	}

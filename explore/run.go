@@ -11,6 +11,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // checkTimeout bounds porcupine in bulk runs; running out is unknown.
@@ -24,7 +25,7 @@ type Finding struct {
 	// the run as a whole was unknown, e.g. no lease was ever granted).
 	// Empty Verdict: the run was safe.
 	Check   string
-	Verdict checker.Verdict
+	Verdict vocab.Verdict
 	// Kinds are the fault kinds active at the witness, sorted, each once;
 	// none for a check without a witness (liveness, unknown), whose cause
 	// the history does not pin down: grouping those by every kind that
@@ -70,7 +71,7 @@ type outcome struct {
 	res *sim.Result
 	// checks are every check's verdict: the finding names one failed
 	// check, but others may have failed beside it.
-	checks map[string]checker.Verdict
+	checks map[string]vocab.Verdict
 }
 
 // Same reports whether the run shows target's failure: target's check
@@ -115,7 +116,7 @@ func play(ctx context.Context, s *scenarios.Scenario, spec sim.Spec) (outcome, e
 		return outcome{res: res}, err
 	}
 	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: checkTimeout})
-	checks := make(map[string]checker.Verdict, len(cr.Checks))
+	checks := make(map[string]vocab.Verdict, len(cr.Checks))
 	for _, c := range cr.Checks {
 		checks[c.Name] = c.Verdict
 	}
@@ -123,32 +124,32 @@ func play(ctx context.Context, s *scenarios.Scenario, spec sim.Spec) (outcome, e
 }
 
 // precedence orders the checks a finding is named after.
-var precedence = []string{checker.NameClaim, checker.NameFencing, checker.NameExclusion, checker.NameLiveness}
+var precedence = []string{vocab.CheckClaim, vocab.CheckFencing, vocab.CheckExclusion, vocab.CheckLiveness}
 
 // classify names the failure of one checked run, if any.
 func classify(cr checker.Result, s *scenarios.Scenario) Finding {
 	var f Finding
 	switch cr.Verdict {
-	case checker.Unsafe:
+	case vocab.Unsafe:
 		for _, name := range precedence {
-			if c := cr.Check(name); c.Verdict == checker.Unsafe && name != checker.NameLiveness {
-				f.Check, f.Verdict = name, checker.Unsafe
+			if c := cr.Check(name); c.Verdict == vocab.Unsafe && name != vocab.CheckLiveness {
+				f.Check, f.Verdict = name, vocab.Unsafe
 				f.Kinds = witnessKinds(c, s)
 				break
 			}
 		}
-	case checker.Deadlock:
-		f.Check, f.Verdict = checker.NameLiveness, checker.Deadlock
-	case checker.Unknown:
+	case vocab.Deadlock:
+		f.Check, f.Verdict = vocab.CheckLiveness, vocab.Deadlock
+	case vocab.Unknown:
 		if cr.TestedNothing {
 			// No lease granted, nothing judged: the schedule did not
 			// play (its faults kept every client out). Not played is
 			// never safe, and it is no finding about the lock either.
 			return Finding{NotPlayed: true}
 		}
-		f.Verdict, f.Reason = checker.Unknown, cr.Reason
+		f.Verdict, f.Reason = vocab.Unknown, cr.Reason
 		for _, name := range precedence {
-			if cr.Check(name).Verdict == checker.Unknown {
+			if cr.Check(name).Verdict == vocab.Unknown {
 				f.Check = name
 				break
 			}
@@ -169,7 +170,7 @@ func witnessKinds(c checker.CheckResult, s *scenarios.Scenario) []string {
 	for _, w := range c.Witnesses {
 		for _, fw := range w.Faults {
 			if fw.ID >= 1 && fw.ID <= len(s.Faults) {
-				out = append(out, s.Faults[fw.ID-1].Kind)
+				out = append(out, string(s.Faults[fw.ID-1].Kind))
 			}
 		}
 	}

@@ -8,10 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // maxShrinkTries bounds the candidates one shrink tries; each costs one to
@@ -512,10 +512,12 @@ func sameTimes(fs []scenarios.FaultSpec) [][]int {
 	return out
 }
 
-// lasts reports whether a fault of kind can end (for, until); a crash and a
-// node clock's jump cannot.
-func lasts(kind string) bool {
-	return kind != faults.KindCrashClient && kind != faults.KindClockJumpNode && kind != faults.KindFailover
+// lasts reports whether a fault of kind can end (for, until): not one
+// whose heal undoes nothing (a crash, a node clock's jump) nor one that
+// acts at an instant (a failover).
+func lasts(kind vocab.Kind) bool {
+	a := kind.Attrs()
+	return !a.NothingToHeal && a.Span != vocab.SpanInstant
 }
 
 // pointsBefore are point triggers near true time at: for each client, the
@@ -600,19 +602,19 @@ type stamped struct {
 func opPoints(op history.Op) []stamped {
 	switch op.Kind {
 	case history.KindAcquire:
-		out := []stamped{{"before-acquire", op.Call}}
+		out := []stamped{{string(vocab.PointBeforeAcquire), op.Call}}
 		if op.Outcome == history.OK {
-			out = append(out, stamped{"after-acquire", op.Return})
+			out = append(out, stamped{string(vocab.PointAfterAcquire), op.Return})
 		}
 		return out
 	case history.KindCheck:
-		return []stamped{{"after-check", op.Return}}
+		return []stamped{{string(vocab.PointAfterCheck), op.Return}}
 	case history.KindEnter:
-		return []stamped{{"after-enter", op.Return}}
+		return []stamped{{string(vocab.PointAfterEnter), op.Return}}
 	case history.KindExit:
-		return []stamped{{"before-exit", op.Call}}
+		return []stamped{{string(vocab.PointBeforeExit), op.Call}}
 	case history.KindRelease:
-		return []stamped{{"before-release", op.Call}}
+		return []stamped{{string(vocab.PointBeforeRelease), op.Call}}
 	}
 	return nil
 }
@@ -655,7 +657,7 @@ func withoutNode(s *scenarios.Scenario, n int) *scenarios.Scenario {
 // dropReplicas removes the replica and the replication delay when no
 // failover is left to need them.
 func dropReplicas(c *scenarios.Scenario) {
-	if c.Replicas == nil || slices.ContainsFunc(c.Faults, func(f scenarios.FaultSpec) bool { return f.Kind == faults.KindFailover }) {
+	if c.Replicas == nil || slices.ContainsFunc(c.Faults, func(f scenarios.FaultSpec) bool { return f.Kind.Attrs().Promotes }) {
 		return
 	}
 	c.Replicas = nil

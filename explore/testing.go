@@ -25,7 +25,7 @@ import (
 // failing t).
 //
 //	func TestMyLockExplored(t *testing.T) {
-//		explore.Test(t, "my-lock", explore.Config{Runs: 300, Kinds: []string{"pause-client", "kill-node"}})
+//		explore.Test(t, "my-lock", explore.Config{Runs: 300, Kinds: []vocab.Kind{"pause-client", "kill-node"}})
 //	}
 func Test(t *testing.T, algo string, cfg Config) *Report {
 	t.Helper()

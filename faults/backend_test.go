@@ -13,26 +13,27 @@ import (
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
 	"github.com/locksim/locksim/sim/simtest"
+	"github.com/locksim/locksim/vocab"
 )
 
 // samples holds one fault of every kind, as a scenario would write it.
 var samples = []struct {
-	kind  string
+	kind  vocab.Kind
 	fault sim.Fault
 }{
-	{faults.KindPauseClient, faults.PauseClient{Client: 0}},
-	{faults.KindCrashClient, faults.CrashClient{Client: 0}},
-	{faults.KindClockSkewClient, faults.ClockSkewClient{Client: 0, Offset: time.Second}},
-	{faults.KindClockJumpClient, faults.ClockJumpClient{Client: 0, By: time.Second}},
-	{faults.KindClockJumpNode, faults.ClockJumpNode{Node: 0, By: time.Second}},
-	{faults.KindClockRateNode, faults.ClockRateNode{Node: 0, Rate: 2}},
-	{faults.KindDelay, faults.Delay{Links: faults.Links{Clients: []int{0}}, Latency: 10 * time.Millisecond}},
-	{faults.KindPartition, faults.Partition{Links: faults.Links{Groups: [][]string{{"c0"}, {"nodes"}}}}},
-	{faults.KindDrop, faults.Drop{Links: faults.Links{Clients: []int{0}}}},
-	{faults.KindPauseNode, faults.PauseNode{Node: 0, For: 100 * time.Millisecond}},
-	{faults.KindKillNode, faults.KillNode{Node: 0, RestartAfter: faults.StayDown}},
-	{faults.KindFailover, faults.Failover{Node: 0}},
-	{faults.KindRandom, faults.Random{}},
+	{vocab.KindPauseClient, faults.PauseClient{Client: 0}},
+	{vocab.KindCrashClient, faults.CrashClient{Client: 0}},
+	{vocab.KindClockSkewClient, faults.ClockSkewClient{Client: 0, Offset: time.Second}},
+	{vocab.KindClockJumpClient, faults.ClockJumpClient{Client: 0, By: time.Second}},
+	{vocab.KindClockJumpNode, faults.ClockJumpNode{Node: 0, By: time.Second}},
+	{vocab.KindClockRateNode, faults.ClockRateNode{Node: 0, Rate: 2}},
+	{vocab.KindDelay, faults.Delay{Links: faults.Links{Clients: []int{0}}, Latency: 10 * time.Millisecond}},
+	{vocab.KindPartition, faults.Partition{Links: faults.Links{Groups: [][]string{{"c0"}, {"nodes"}}}}},
+	{vocab.KindDrop, faults.Drop{Links: faults.Links{Clients: []int{0}}}},
+	{vocab.KindPauseNode, faults.PauseNode{Node: 0, For: 100 * time.Millisecond}},
+	{vocab.KindKillNode, faults.KillNode{Node: 0, RestartAfter: faults.StayDown}},
+	{vocab.KindFailover, faults.Failover{Node: 0}},
+	{vocab.KindRandom, faults.Random{}},
 }
 
 // TestSupportTable is the fault kind x backend table: every kind validates
@@ -40,9 +41,9 @@ var samples = []struct {
 // external backend refuses what needs process control with one line naming
 // the fault and the backend.
 func TestSupportTable(t *testing.T) {
-	refusedOnExternal := map[string]bool{
-		faults.KindClockJumpNode: true, faults.KindClockRateNode: true,
-		faults.KindKillNode: true, faults.KindFailover: true,
+	refusedOnExternal := map[vocab.Kind]bool{
+		vocab.KindClockJumpNode: true, vocab.KindClockRateNode: true,
+		vocab.KindKillNode: true, vocab.KindFailover: true,
 	}
 	backends := []sim.ClusterConfig{
 		{Backend: sim.BackendMiniredis, Nodes: 1, Replicas: 1},
@@ -86,7 +87,7 @@ func TestExternalBackend(t *testing.T) {
 
 	for _, bad := range []sim.Fault{
 		faults.PauseNode{Node: 0},
-		faults.Random{Kinds: []string{faults.KindKillNode}},
+		faults.Random{Kinds: []vocab.Kind{vocab.KindKillNode}},
 	} {
 		c := cfg
 		c.Faults = []sim.Planned{{Fault: bad}}
@@ -95,7 +96,7 @@ func TestExternalBackend(t *testing.T) {
 		t.Log(err)
 	}
 	c := cfg
-	c.Faults = []sim.Planned{{Fault: faults.PauseNode{Node: 0, For: time.Second}, Until: &sim.Trigger{Client: 0, Point: sim.PointAfterEnter}}}
+	c.Faults = []sim.Planned{{Fault: faults.PauseNode{Node: 0, For: time.Second}, Until: &sim.Trigger{Client: 0, Point: vocab.PointAfterEnter}}}
 	_, err := c.Resolve()
 	require.ErrorContains(t, err, "until", "CLIENT PAUSE cannot end at a point")
 

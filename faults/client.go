@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // PauseClient stops a whole client process, background goroutines included,
@@ -176,3 +177,79 @@ var (
 	_ sim.Fault     = ClockJumpClient{}
 	_ sim.Validator = ClockJumpClient{}
 )
+
+func init() {
+	register(Entry{
+		Kind:     vocab.KindPauseClient,
+		Required: []string{"client"},
+		Optional: []string{"for", "until"},
+		Build:    func(s Spec) (sim.Fault, error) { return PauseClient{Client: *s.Client}, nil },
+		Random:   func(d Draw) sim.Fault { return PauseClient{Client: d.Client} },
+		Explore:  func(d Draw, s *Spec) { s.Client = ptr(d.Client) },
+		Targets:  clientTargets,
+		Variants: func(z Sizes) []Variant { return eachLength(z, func(*Spec) {}) },
+	})
+	register(Entry{
+		Kind:     vocab.KindCrashClient,
+		Required: []string{"client"},
+		Note:     "a crash is forever",
+		Build:    func(s Spec) (sim.Fault, error) { return CrashClient{Client: *s.Client}, nil },
+		Random:   func(d Draw) sim.Fault { return CrashClient{Client: d.Client} },
+		Explore:  func(d Draw, s *Spec) { s.Client = ptr(d.Client) },
+		Targets:  clientTargets,
+		Variants: func(Sizes) []Variant { return []Variant{{Set: func(*Spec) {}}} },
+	})
+	register(Entry{
+		Kind:     vocab.KindClockSkewClient,
+		Required: []string{"client"},
+		Optional: []string{"offset", "rate", "for", "until"},
+		Build: func(s Spec) (sim.Fault, error) {
+			if s.Offset == nil && s.Rate == nil {
+				return nil, errors.New("clock-skew-client needs offset, rate or both")
+			}
+			return ClockSkewClient{Client: *s.Client, Offset: deref(s.Offset), Rate: deref(s.Rate)}, nil
+		},
+		Random: func(d Draw) sim.Fault {
+			rates := []float64{0, 0.5, 1.5, 2}
+			return ClockSkewClient{Client: d.Client, Offset: d.Signed(d.Between(d.TTL/2, 3*d.TTL)), Rate: rates[d.Rnd.IntN(len(rates))]}
+		},
+		Explore: func(d Draw, s *Spec) {
+			s.Client = ptr(d.Client)
+			s.Offset = ptr(d.Signed(d.Between(d.TTL/2, 3*d.TTL)))
+			rates := []float64{0, 0, 0.5, 1.5, 2} // 0: the rate stays 1
+			if r := rates[d.Rnd.IntN(len(rates))]; r != 0 {
+				s.Rate = ptr(r)
+			}
+		},
+		Targets: clientTargets,
+		Variants: func(z Sizes) []Variant {
+			return clientSteps(z, func(s *Spec, by time.Duration) { s.Offset, s.For = ptr(by), ptr(z.Lengths[1]) })
+		},
+	})
+	register(Entry{
+		Kind:     vocab.KindClockJumpClient,
+		Required: []string{"client", "by"},
+		Optional: []string{"for", "until"},
+		Build:    func(s Spec) (sim.Fault, error) { return ClockJumpClient{Client: *s.Client, By: *s.By}, nil },
+		Random: func(d Draw) sim.Fault {
+			return ClockJumpClient{Client: d.Client, By: d.Signed(d.Between(d.TTL/2, 3*d.TTL))}
+		},
+		Explore: func(d Draw, s *Spec) {
+			s.Client = ptr(d.Client)
+			s.By = ptr(d.Signed(d.Between(d.TTL/2, 3*d.TTL)))
+		},
+		Targets:  clientTargets,
+		Variants: func(z Sizes) []Variant { return clientSteps(z, func(s *Spec, by time.Duration) { s.By = ptr(by) }) },
+	})
+}
+
+// clientSteps are a client clock's sweep variants: each step either way.
+func clientSteps(z Sizes, set func(s *Spec, by time.Duration)) []Variant {
+	var out []Variant
+	for _, st := range z.Steps {
+		for _, d := range []time.Duration{st, -st} {
+			out = append(out, Variant{Set: func(s *Spec) { set(s, d) }})
+		}
+	}
+	return out
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/network"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Links chooses the network links a fault hits, in one of two ways.
@@ -347,3 +348,106 @@ var (
 	_ sim.Validator   = Drop{}
 	_ sim.NetworkUser = Drop{}
 )
+
+func init() {
+	register(Entry{
+		Kind:     vocab.KindDelay,
+		Required: []string{"latency"},
+		Optional: []string{"client", "node", "groups", "jitter", "for", "until"},
+		Build: func(s Spec) (sim.Fault, error) {
+			l, err := s.links()
+			if err != nil {
+				return nil, err
+			}
+			d := Delay{Links: l, Latency: *s.Latency, Jitter: deref(s.Jitter)}
+			if d.Latency <= 0 {
+				return nil, errors.New("delay: latency must be positive")
+			}
+			return d, nil
+		},
+		Random: func(d Draw) sim.Fault {
+			lat := d.Between(d.TTL/10, d.TTL)
+			return Delay{Links: Links{Clients: []int{d.Client}}, Latency: lat, Jitter: (lat / 4).Truncate(time.Millisecond)}
+		},
+		Explore: func(d Draw, s *Spec) {
+			s.Client = ptr(d.Client)
+			s.Latency = ptr(d.Latency())
+		},
+		Targets: clientTargets,
+		Variants: func(z Sizes) []Variant {
+			var out []Variant
+			for _, l := range []time.Duration{ms(z.TTL / 10), ms(z.TTL / 2)} {
+				out = append(out, eachLength(z, func(s *Spec) { s.Latency = ptr(l) })...)
+			}
+			return out
+		},
+	})
+	register(Entry{
+		Kind:     vocab.KindPartition,
+		Optional: []string{"client", "node", "groups", "for", "until"},
+		Build: func(s Spec) (sim.Fault, error) {
+			l, err := s.links()
+			if err != nil {
+				return nil, err
+			}
+			return Partition{Links: l}, nil
+		},
+		Random: func(d Draw) sim.Fault { return Partition{Links: randomSplit(d.Config, d.Rnd)} },
+		Explore: func(d Draw, s *Spec) {
+			s.Client = ptr(d.Client)
+			if d.Rnd.IntN(2) == 0 {
+				s.Node = ptr(d.Node)
+			}
+		},
+		Targets: func(clients, nodes int) [][2]int8 {
+			var out [][2]int8
+			for c := range clients {
+				out = append(out, [2]int8{int8(c), -1}) // cut from every node
+				for n := range nodes {
+					out = append(out, [2]int8{int8(c), int8(n)})
+				}
+			}
+			return out
+		},
+		Variants: func(z Sizes) []Variant { return eachLength(z, func(*Spec) {}) },
+	})
+	register(Entry{
+		Kind:     vocab.KindDrop,
+		Optional: []string{"client", "node", "groups", "for", "until"},
+		Build: func(s Spec) (sim.Fault, error) {
+			l, err := s.links()
+			if err != nil {
+				return nil, err
+			}
+			return Drop{Links: l}, nil
+		},
+		Random: func(d Draw) sim.Fault { return Drop{Links: Links{Clients: []int{d.Client}, Nodes: []int{d.Node}}} },
+		Explore: func(d Draw, s *Spec) {
+			s.Client = ptr(d.Client)
+			s.Node = ptr(d.Node)
+		},
+		Targets: func(clients, nodes int) [][2]int8 {
+			var out [][2]int8
+			for c := range clients {
+				for n := range nodes {
+					out = append(out, [2]int8{int8(c), int8(n)})
+				}
+			}
+			return out
+		},
+		Variants: func(z Sizes) []Variant { return eachLength(z, func(*Spec) {}) },
+	})
+}
+
+// links reads the link selection a network fault's entry gives: groups,
+// or client and/or node.
+func (s Spec) links() (Links, error) {
+	l := Links{Groups: s.Groups}
+	if s.Client != nil {
+		l.Clients = []int{*s.Client}
+	}
+	if s.Node != nil {
+		l.Nodes = []int{*s.Node}
+	}
+	return l, l.CheckNames()
+}

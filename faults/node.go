@@ -10,6 +10,7 @@ import (
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/network"
 	"github.com/locksim/locksim/sim/node"
+	"github.com/locksim/locksim/vocab"
 )
 
 // ClockJumpNode moves a node's clock forward by By: keys whose remaining
@@ -28,7 +29,7 @@ func (f ClockJumpNode) Validate(cfg sim.Config) error {
 	if err := nodeInRange(f.Node, cfg); err != nil {
 		return err
 	}
-	if err := processControl("clock-jump-node", cfg); err != nil {
+	if err := processControl(vocab.KindClockJumpNode, cfg); err != nil {
 		return err
 	}
 	if f.By <= 0 {
@@ -72,7 +73,7 @@ func (f ClockRateNode) Validate(cfg sim.Config) error {
 	if err := nodeInRange(f.Node, cfg); err != nil {
 		return err
 	}
-	if err := processControl("clock-rate-node", cfg); err != nil {
+	if err := processControl(vocab.KindClockRateNode, cfg); err != nil {
 		return err
 	}
 	switch {
@@ -209,7 +210,7 @@ func (f KillNode) Validate(cfg sim.Config) error {
 	if err := nodeInRange(f.Node, cfg); err != nil {
 		return err
 	}
-	return processControl("kill-node", cfg)
+	return processControl(vocab.KindKillNode, cfg)
 }
 
 // killed is what a KillNode's Stop needs: the node it killed and its
@@ -287,7 +288,7 @@ func (f Failover) Validate(cfg sim.Config) error {
 	if err := nodeInRange(f.Node, cfg); err != nil {
 		return err
 	}
-	if err := processControl("failover", cfg); err != nil {
+	if err := processControl(vocab.KindFailover, cfg); err != nil {
 		return err
 	}
 	if cfg.Cluster.Replicas < 1 {
@@ -312,7 +313,7 @@ func nodeInRange(i int, cfg sim.Config) error {
 
 // processControl refuses a fault that needs to run, stop or re-clock the
 // servers on a backend whose servers are not the harness's.
-func processControl(kind string, cfg sim.Config) error {
+func processControl(kind vocab.Kind, cfg sim.Config) error {
 	if cfg.Cluster.Backend == sim.BackendExternal {
 		return fmt.Errorf("%s needs process control, which the external backend does not give (it supports network faults and pause-node)", kind)
 	}
@@ -364,3 +365,116 @@ var (
 	_ sim.Validator   = Failover{}
 	_ sim.NetworkUser = Failover{}
 )
+
+func init() {
+	register(Entry{
+		Kind:     vocab.KindClockJumpNode,
+		Required: []string{"node", "by"},
+		Note:     "a node clock does not step back, so the jump has no end",
+		Build: func(s Spec) (sim.Fault, error) {
+			if *s.By <= 0 {
+				return nil, errors.New("clock-jump-node: by must be positive: node clocks only jump forward")
+			}
+			return ClockJumpNode{Node: *s.Node, By: *s.By}, nil
+		},
+		Random: func(d Draw) sim.Fault { return ClockJumpNode{Node: d.Node, By: d.Between(d.TTL/2, 3*d.TTL)} },
+		Explore: func(d Draw, s *Spec) {
+			s.Node = ptr(d.Node)
+			s.By = ptr(d.Between(d.TTL/2, 3*d.TTL))
+		},
+		Targets: nodeTargets,
+		Variants: func(z Sizes) []Variant {
+			var out []Variant
+			for _, st := range z.Steps {
+				out = append(out, Variant{Set: func(s *Spec) { s.By = ptr(st) }})
+			}
+			return out
+		},
+	})
+	register(Entry{
+		Kind:     vocab.KindClockRateNode,
+		Required: []string{"node", "rate"},
+		Optional: []string{"for", "until"},
+		Build:    func(s Spec) (sim.Fault, error) { return ClockRateNode{Node: *s.Node, Rate: *s.Rate}, nil },
+		Random: func(d Draw) sim.Fault {
+			rates := []float64{0.5, 2, 4}
+			return ClockRateNode{Node: d.Node, Rate: rates[d.Rnd.IntN(len(rates))]}
+		},
+		Explore: func(d Draw, s *Spec) {
+			s.Node = ptr(d.Node)
+			rates := []float64{0.5, 2, 4}
+			s.Rate = ptr(rates[d.Rnd.IntN(len(rates))])
+		},
+		Targets: nodeTargets,
+		Variants: func(z Sizes) []Variant {
+			var out []Variant
+			for _, r := range []float64{0.5, 1 + z.Drift/2, 1 + 2*z.Drift, 2} {
+				out = append(out, eachLength(z, func(s *Spec) { s.Rate = ptr(r) })...)
+			}
+			return out
+		},
+	})
+	register(Entry{
+		Kind:     vocab.KindPauseNode,
+		Required: []string{"node"},
+		Optional: []string{"for", "until"},
+		// for is the schedule's; the fault also needs it on the external
+		// backend, where CLIENT PAUSE takes its length up front.
+		Build:    func(s Spec) (sim.Fault, error) { return PauseNode{Node: *s.Node, For: deref(s.For)}, nil },
+		Random:   func(d Draw) sim.Fault { return PauseNode{Node: d.Node, For: d.Interval} },
+		Explore:  func(d Draw, s *Spec) { s.Node = ptr(d.Node) },
+		Targets:  nodeTargets,
+		Variants: func(z Sizes) []Variant { return eachLength(z, func(*Spec) {}) },
+	})
+	register(Entry{
+		Kind:     vocab.KindKillNode,
+		Required: []string{"node"},
+		Optional: []string{"restart_after", "keep_data", "for", "until"},
+		Build: func(s Spec) (sim.Fault, error) {
+			k := KillNode{Node: *s.Node, RestartAfter: StayDown, KeepData: deref(s.KeepData)}
+			if s.RestartAfter != nil {
+				k.RestartAfter = *s.RestartAfter
+			}
+			return k, nil
+		},
+		Random: func(d Draw) sim.Fault {
+			after := StayDown
+			if d.Rnd.IntN(2) == 0 {
+				after = d.Between(0, d.Interval)
+			}
+			return KillNode{Node: d.Node, RestartAfter: after, KeepData: d.Rnd.IntN(2) == 0}
+		},
+		Explore: func(d Draw, s *Spec) {
+			s.Node = ptr(d.Node)
+			if d.Rnd.IntN(2) == 0 {
+				s.RestartAfter = ptr(d.Between(0, d.TTL))
+			}
+			s.KeepData = ptr(d.Rnd.IntN(2) == 0)
+		},
+		Targets: nodeTargets,
+		Variants: func(z Sizes) []Variant {
+			var out []Variant
+			for _, r := range []time.Duration{0, ms(z.TTL / 2), ms(3 * z.TTL / 2)} {
+				for _, keep := range []bool{false, true} {
+					out = append(out, Variant{Set: func(s *Spec) { s.RestartAfter, s.KeepData = ptr(r), ptr(keep) }})
+				}
+			}
+			return out
+		},
+	})
+	register(Entry{
+		Kind:     vocab.KindFailover,
+		Required: []string{"node"},
+		Optional: []string{"for", "until"},
+		Build:    func(s Spec) (sim.Fault, error) { return Failover{Node: *s.Node}, nil },
+		Random:   func(d Draw) sim.Fault { return Failover{Node: d.Node} },
+		Explore:  func(_ Draw, s *Spec) { s.Node = ptr(0) }, // the master
+		Targets:  func(int, int) [][2]int8 { return [][2]int8{{-1, 0}} },
+		// losing every write (the replication link cut from the start)
+		// and none
+		Variants: func(Sizes) []Variant { return []Variant{{Set: func(*Spec) {}, Cut: true}, {Set: func(*Spec) {}}} },
+	})
+}
+
+// ms rounds d to whole milliseconds, at least one.
+func ms(d time.Duration) time.Duration { return max(d.Round(time.Millisecond), time.Millisecond) }

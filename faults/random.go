@@ -10,31 +10,8 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
-
-// The fault kinds, as scenario files name them.
-const (
-	KindPauseClient     = "pause-client"
-	KindCrashClient     = "crash-client"
-	KindClockSkewClient = "clock-skew-client"
-	KindClockJumpClient = "clock-jump-client"
-	KindClockJumpNode   = "clock-jump-node"
-	KindClockRateNode   = "clock-rate-node"
-	KindDelay           = "delay"
-	KindPartition       = "partition"
-	KindDrop            = "drop"
-	KindPauseNode       = "pause-node"
-	KindKillNode        = "kill-node"
-	KindFailover        = "failover"
-	KindRandom          = "random"
-)
-
-// RandomKinds are the kinds Random can mix.
-var RandomKinds = []string{
-	KindPauseClient, KindCrashClient, KindClockSkewClient, KindClockJumpClient,
-	KindClockJumpNode, KindClockRateNode, KindDelay, KindPartition, KindDrop,
-	KindPauseNode, KindKillNode, KindFailover,
-}
 
 // Random is a seeded nemesis: while in force, it repeats a round of one
 // fault of a kind drawn from Kinds, with targets and sizes drawn too (scaled
@@ -48,7 +25,7 @@ type Random struct {
 	Interval time.Duration // 0: the lock TTL
 	// Kinds to mix; empty: every kind the backend supports but crash-client
 	// (forever) and failover (needs replicas; listed when there are).
-	Kinds []string
+	Kinds []vocab.Kind
 }
 
 func (f Random) String() string {
@@ -62,7 +39,7 @@ func (f Random) String() string {
 	if len(f.Kinds) == 0 {
 		return s + "default kinds)"
 	}
-	return s + strings.Join(f.Kinds, ", ") + ")"
+	return s + strings.Join(vocab.KindStrings(f.Kinds), ", ") + ")"
 }
 
 // resolved fills in the defaults from the run's configuration.
@@ -74,11 +51,11 @@ func (f Random) resolved(cfg sim.Config) Random {
 		f.Interval = cfg.Options.TTL
 	}
 	if len(f.Kinds) == 0 {
-		f.Kinds = []string{KindPauseClient, KindClockSkewClient, KindClockJumpClient, KindDelay, KindPartition, KindDrop, KindPauseNode}
+		f.Kinds = []vocab.Kind{vocab.KindPauseClient, vocab.KindClockSkewClient, vocab.KindClockJumpClient, vocab.KindDelay, vocab.KindPartition, vocab.KindDrop, vocab.KindPauseNode}
 		if cfg.Cluster.Backend != sim.BackendExternal {
-			f.Kinds = append(f.Kinds, KindClockJumpNode, KindClockRateNode, KindKillNode)
+			f.Kinds = append(f.Kinds, vocab.KindClockJumpNode, vocab.KindClockRateNode, vocab.KindKillNode)
 			if cfg.Cluster.Replicas > 0 {
-				f.Kinds = append(f.Kinds, KindFailover)
+				f.Kinds = append(f.Kinds, vocab.KindFailover)
 			}
 		}
 	}
@@ -95,8 +72,8 @@ func (f Random) Validate(cfg sim.Config) error {
 	}
 	rnd := rand.New(rand.NewPCG(r.Seed, 1))
 	for _, k := range r.Kinds {
-		if !slices.Contains(RandomKinds, k) {
-			return fmt.Errorf("kind %q: random mixes %s", k, strings.Join(RandomKinds, ", "))
+		if !slices.Contains(DrawableKinds(), k) {
+			return fmt.Errorf("kind %q: random mixes %s", k, strings.Join(vocab.KindStrings(DrawableKinds()), ", "))
 		}
 		// A sample of the kind says whether the backend supports it.
 		if err := r.draw(k, cfg, rnd).(sim.Validator).Validate(cfg); err != nil {
@@ -109,13 +86,11 @@ func (f Random) Validate(cfg sim.Config) error {
 func (f Random) UsesNetwork(cfg sim.Config) bool {
 	r := f.resolved(cfg)
 	for _, k := range r.Kinds {
-		switch k {
-		case KindDelay, KindPartition, KindDrop:
+		// A link fault acts through the network; on redis a failover
+		// redirects the clients' proxies.
+		a := k.Attrs()
+		if a.Hits == vocab.HitsLink || (a.Promotes && cfg.Cluster.Backend == sim.BackendRedis) {
 			return true
-		case KindFailover:
-			if cfg.Cluster.Backend == sim.BackendRedis {
-				return true
-			}
 		}
 	}
 	return false
@@ -176,60 +151,30 @@ func (f Random) play(w *sim.World, stop <-chan struct{}) {
 	}
 }
 
-// draw makes one fault of kind with random targets and sizes: clock moves
-// and node downtimes of half to three TTLs (both sides of the lease), delays
-// of a tenth of a TTL to a TTL.
-func (f Random) draw(kind string, cfg sim.Config, rnd *rand.Rand) sim.Fault {
-	ttl := cfg.Options.TTL
-	c := rnd.IntN(cfg.Clients)
-	n := rnd.IntN(cfg.Cluster.Nodes)
-	between := func(lo, hi time.Duration) time.Duration {
+// draw makes one fault of kind with random targets and sizes, as the
+// kind's entry draws them: clock moves and node downtimes of half to three
+// TTLs (both sides of the lease), delays of a tenth of a TTL to a TTL.
+func (f Random) draw(kind vocab.Kind, cfg sim.Config, rnd *rand.Rand) sim.Fault {
+	d := Draw{Rnd: rnd, TTL: cfg.Options.TTL, Config: cfg, Interval: f.Interval}
+	d.Client = rnd.IntN(cfg.Clients)
+	d.Node = rnd.IntN(cfg.Cluster.Nodes)
+	d.Between = func(lo, hi time.Duration) time.Duration {
 		lo, hi = lo.Round(time.Millisecond), hi.Round(time.Millisecond)
 		if hi <= lo {
 			return max(lo, time.Millisecond)
 		}
 		return max(lo+time.Duration(rnd.Int64N(int64(hi-lo)/int64(time.Millisecond)+1))*time.Millisecond, time.Millisecond)
 	}
-	sign := func(d time.Duration) time.Duration {
+	d.Signed = func(x time.Duration) time.Duration {
 		if rnd.IntN(2) == 0 {
-			return -d
+			return -x
 		}
-		return d
+		return x
 	}
-	switch kind {
-	case KindPauseClient:
-		return PauseClient{Client: c}
-	case KindCrashClient:
-		return CrashClient{Client: c}
-	case KindClockSkewClient:
-		rates := []float64{0, 0.5, 1.5, 2}
-		return ClockSkewClient{Client: c, Offset: sign(between(ttl/2, 3*ttl)), Rate: rates[rnd.IntN(len(rates))]}
-	case KindClockJumpClient:
-		return ClockJumpClient{Client: c, By: sign(between(ttl/2, 3*ttl))}
-	case KindClockJumpNode:
-		return ClockJumpNode{Node: n, By: between(ttl/2, 3*ttl)}
-	case KindClockRateNode:
-		rates := []float64{0.5, 2, 4}
-		return ClockRateNode{Node: n, Rate: rates[rnd.IntN(len(rates))]}
-	case KindDelay:
-		lat := between(ttl/10, ttl)
-		return Delay{Links: Links{Clients: []int{c}}, Latency: lat, Jitter: (lat / 4).Truncate(time.Millisecond)}
-	case KindPartition:
-		return Partition{Links: randomSplit(cfg, rnd)}
-	case KindDrop:
-		return Drop{Links: Links{Clients: []int{c}, Nodes: []int{n}}}
-	case KindPauseNode:
-		return PauseNode{Node: n, For: f.Interval}
-	case KindKillNode:
-		after := StayDown
-		if rnd.IntN(2) == 0 {
-			after = between(0, f.Interval)
-		}
-		return KillNode{Node: n, RestartAfter: after, KeepData: rnd.IntN(2) == 0}
-	case KindFailover:
-		return Failover{Node: n}
+	if e, ok := Lookup(kind); ok && e.Random != nil {
+		return e.Random(d)
 	}
-	panic("faults: random cannot draw kind " + kind) // Validate refuses unknown kinds
+	panic("faults: random cannot draw kind " + string(kind)) // Validate refuses unknown kinds
 }
 
 // randomSplit puts every client and node on one of two sides; if that cuts
@@ -262,3 +207,27 @@ var (
 	_ sim.Validator   = Random{}
 	_ sim.NetworkUser = Random{}
 )
+
+func init() {
+	register(Entry{
+		Kind:     vocab.KindRandom,
+		Optional: []string{"kinds", "interval", "seed", "for", "until"},
+		Note:     "random draws its targets itself (seeded by the scenario's seed)",
+		// Unset, the seed is the run's, the interval the lock TTL and the
+		// mix the backend's default kinds; Validate checks the kinds
+		// against what the backend can do.
+		Build: func(s Spec) (sim.Fault, error) {
+			r := Random{Seed: deref(s.Seed), Kinds: s.Kinds}
+			if s.Interval != nil {
+				if *s.Interval <= 0 {
+					return nil, fmt.Errorf("interval: must be positive; leave it out for the lock TTL (%v)", *s.Interval)
+				}
+				r.Interval = *s.Interval
+			}
+			if s.Kinds != nil && len(s.Kinds) == 0 {
+				return nil, errors.New("kinds: empty; leave it out for the backend's default mix")
+			}
+			return r, nil
+		},
+	})
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
+	"github.com/locksim/locksim/vocab"
 )
 
 // run plays cfg and checks it; on miniredis in virtual time
@@ -51,7 +52,7 @@ func opsOf(h history.History, client int, kind history.Kind) []history.Op {
 // Scenario 8: client 0's write reaches the resource after its lease ran
 // out; client 1, which holds the lock by then, writes too.
 func TestDelayedWriteToTheResource(t *testing.T) {
-	for algo, want := range map[string]checker.Verdict{"setpx": checker.Unsafe, "fenced": checker.Safe} {
+	for algo, want := range map[string]vocab.Verdict{"setpx": vocab.Unsafe, "fenced": vocab.Safe} {
 		t.Run(algo, func(t *testing.T) {
 			res, r := run(t, sim.Config{
 				Algorithm: algo,
@@ -61,7 +62,7 @@ func TestDelayedWriteToTheResource(t *testing.T) {
 				Seed:      1,
 				Faults: []sim.Planned{{
 					Fault: faults.Delay{Links: faults.Links{Groups: [][]string{{"c0"}, {"resource"}}}, Latency: 600 * time.Millisecond},
-					Start: sim.Trigger{Client: 0, Point: sim.PointAfterCheck, Nth: 1},
+					Start: sim.Trigger{Client: 0, Point: vocab.PointAfterCheck, Nth: 1},
 					For:   time.Second,
 				}},
 			})
@@ -81,7 +82,7 @@ func TestDelayedWriteToTheResource(t *testing.T) {
 			if algo == "fenced" {
 				assert.Equal(t, history.Fail, first[0].Outcome, "the resource rejected the stale token")
 			} else {
-				assert.Equal(t, checker.Unsafe, r.Check("exclusion").Verdict)
+				assert.Equal(t, vocab.Unsafe, r.Check("exclusion").Verdict)
 			}
 		})
 	}
@@ -100,7 +101,7 @@ func TestCrashedClientNeverReleases(t *testing.T) {
 			Seed:      1,
 			Faults: []sim.Planned{{
 				Fault: faults.CrashClient{Client: 0},
-				Start: sim.Trigger{Client: 0, Point: sim.PointAfterAcquire, Nth: 1},
+				Start: sim.Trigger{Client: 0, Point: vocab.PointAfterAcquire, Nth: 1},
 			}},
 		})
 		var got []history.Op
@@ -119,7 +120,7 @@ func TestCrashedClientNeverReleases(t *testing.T) {
 		}
 		require.NotEmpty(t, after, "client 1 got the lock once it expired")
 		assert.GreaterOrEqual(t, after[0].Return, got[0].Call+ttl, "not before client 0's key expired")
-		assert.Equal(t, checker.Safe, r.Verdict, "%+v", r)
+		assert.Equal(t, vocab.Safe, r.Verdict, "%+v", r)
 	})
 }
 
@@ -241,7 +242,7 @@ func TestRunsWithFaultsLeaveNothingBehind(t *testing.T) {
 			Faults: []sim.Planned{
 				{Fault: faults.Partition{Links: faults.Links{Groups: [][]string{{"n0"}, {"r0"}}}}, Start: sim.Trigger{At: 0}},
 				{Fault: faults.Delay{Links: faults.Links{Clients: []int{1}}, Latency: 5 * time.Millisecond}, Start: sim.Trigger{At: 50 * time.Millisecond}, For: 200 * time.Millisecond},
-				{Fault: faults.Failover{Node: 0}, Start: sim.Trigger{Client: 0, Point: sim.PointAfterAcquire, Nth: 1}},
+				{Fault: faults.Failover{Node: 0}, Start: sim.Trigger{Client: 0, Point: vocab.PointAfterAcquire, Nth: 1}},
 				{Fault: faults.KillNode{Node: 1, RestartAfter: 50 * time.Millisecond}, Start: sim.Trigger{At: 100 * time.Millisecond}},
 				{Fault: faults.PauseNode{Node: 2}, Start: sim.Trigger{At: 200 * time.Millisecond}, For: 100 * time.Millisecond},
 				{Fault: faults.ClockJumpNode{Node: 2, By: time.Second}, Start: sim.Trigger{At: 400 * time.Millisecond}},

@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
+	"github.com/locksim/locksim/vocab"
 )
 
 // End-to-end runs of catalogue scenarios that only these faults make
@@ -36,14 +36,14 @@ func TestFailoverAsyncReplicationIsUnsafe(t *testing.T) {
 			Faults: []sim.Planned{
 				// at client 0's first step, not at 0: a timer at 0 may fire
 				// after the first SET NX has already replicated
-				{Fault: faults.Partition{Links: faults.Links{Groups: [][]string{{"n0"}, {"r0"}}}}, Start: sim.Trigger{Client: 0, Point: sim.PointBeforeAcquire, Nth: 1}},
-				{Fault: faults.Failover{Node: 0}, Start: sim.Trigger{Client: 0, Point: sim.PointAfterEnter, Nth: 1}},
+				{Fault: faults.Partition{Links: faults.Links{Groups: [][]string{{"n0"}, {"r0"}}}}, Start: sim.Trigger{Client: 0, Point: vocab.PointBeforeAcquire, Nth: 1}},
+				{Fault: faults.Failover{Node: 0}, Start: sim.Trigger{Client: 0, Point: vocab.PointAfterEnter, Nth: 1}},
 				clientZeroFirst,
 			},
 		})
 		assertFired(t, res, 1, 2)
-		assert.Equal(t, checker.Unsafe, r.Verdict, "%+v", r)
-		assert.Equal(t, checker.Unsafe, r.Check("claim").Verdict, "the lock broke its own promise")
+		assert.Equal(t, vocab.Unsafe, r.Verdict, "%+v", r)
+		assert.Equal(t, vocab.Unsafe, r.Check("claim").Verdict, "the lock broke its own promise")
 	})
 }
 
@@ -72,16 +72,16 @@ func TestRedlockRestartWithoutFsyncIsUnsafe(t *testing.T) {
 			Hold:      ttl - 200*time.Millisecond,
 			Seed:      1,
 			Faults: []sim.Planned{
-				{Fault: faults.Partition{Links: faults.Links{Groups: [][]string{{"c0", "n0", "n1", "n2"}, {"c1", "n2", "n3", "n4"}}}}, Start: sim.Trigger{Client: 0, Point: sim.PointBeforeAcquire, Nth: 1}},
+				{Fault: faults.Partition{Links: faults.Links{Groups: [][]string{{"c0", "n0", "n1", "n2"}, {"c1", "n2", "n3", "n4"}}}}, Start: sim.Trigger{Client: 0, Point: vocab.PointBeforeAcquire, Nth: 1}},
 				{
 					Fault: faults.KillNode{Node: 2, RestartAfter: faults.StayDown},
-					Start: sim.Trigger{Client: 0, Point: sim.PointAfterAcquire, Nth: 1},
-					Until: &sim.Trigger{Client: 0, Point: sim.PointAfterEnter, Nth: 1},
+					Start: sim.Trigger{Client: 0, Point: vocab.PointAfterAcquire, Nth: 1},
+					Until: &sim.Trigger{Client: 0, Point: vocab.PointAfterEnter, Nth: 1},
 				},
 				{
 					Fault: faults.PauseClient{Client: 1},
-					Start: sim.Trigger{Client: 1, Point: sim.PointBeforeAcquire, Nth: 1},
-					Until: &sim.Trigger{Client: 0, Point: sim.PointAfterEnter, Nth: 1},
+					Start: sim.Trigger{Client: 1, Point: vocab.PointBeforeAcquire, Nth: 1},
+					Until: &sim.Trigger{Client: 0, Point: vocab.PointAfterEnter, Nth: 1},
 				},
 			},
 		})
@@ -104,8 +104,8 @@ func TestRedlockRestartWithoutFsyncIsUnsafe(t *testing.T) {
 			}
 		}
 		require.True(t, got, "client 1 never acquired while client 0 was inside: the scenario did not play")
-		assert.Equal(t, checker.Unsafe, r.Verdict, "%+v", r)
-		assert.Equal(t, checker.Unsafe, r.Check("claim").Verdict)
+		assert.Equal(t, vocab.Unsafe, r.Verdict, "%+v", r)
+		assert.Equal(t, vocab.Unsafe, r.Check("claim").Verdict)
 	})
 }
 
@@ -115,8 +115,8 @@ func TestRedlockRestartWithoutFsyncIsUnsafe(t *testing.T) {
 // client 0 acquires before client 1 even starts, the pause is cancelled.
 var clientZeroFirst = sim.Planned{
 	Fault: faults.PauseClient{Client: 1},
-	Start: sim.Trigger{Client: 1, Point: sim.PointBeforeAcquire, Nth: 1},
-	Until: &sim.Trigger{Client: 0, Point: sim.PointAfterAcquire, Nth: 1},
+	Start: sim.Trigger{Client: 1, Point: vocab.PointBeforeAcquire, Nth: 1},
+	Until: &sim.Trigger{Client: 0, Point: vocab.PointAfterAcquire, Nth: 1},
 	For:   300 * time.Millisecond,
 }
 

@@ -3,6 +3,7 @@ package faults
 import (
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Each fault says whom it hit (sim.Targeter), so that the timeline draws it
@@ -25,39 +26,39 @@ var (
 )
 
 func (f PauseClient) Target() history.Target {
-	return history.Target{Kind: "pause-client", Clients: []int{f.Client}}
+	return history.Target{Kind: vocab.KindPauseClient, Clients: []int{f.Client}}
 }
 
 func (f CrashClient) Target() history.Target {
-	return history.Target{Kind: "crash-client", Clients: []int{f.Client}}
+	return history.Target{Kind: vocab.KindCrashClient, Clients: []int{f.Client}}
 }
 
 func (f ClockSkewClient) Target() history.Target {
-	return history.Target{Kind: "clock-skew-client", Clients: []int{f.Client}, ClockJump: f.Offset, ClockRate: f.Rate}
+	return history.Target{Kind: vocab.KindClockSkewClient, Clients: []int{f.Client}, ClockJump: f.Offset, ClockRate: f.Rate}
 }
 
 func (f ClockJumpClient) Target() history.Target {
-	return history.Target{Kind: "clock-jump-client", Clients: []int{f.Client}, ClockJump: f.By}
+	return history.Target{Kind: vocab.KindClockJumpClient, Clients: []int{f.Client}, ClockJump: f.By}
 }
 
 func (f ClockJumpNode) Target() history.Target {
-	return history.Target{Kind: "clock-jump-node", Nodes: []int{f.Node}, ClockJump: f.By}
+	return history.Target{Kind: vocab.KindClockJumpNode, Nodes: []int{f.Node}, ClockJump: f.By}
 }
 
 func (f ClockRateNode) Target() history.Target {
-	return history.Target{Kind: "clock-rate-node", Nodes: []int{f.Node}, ClockRate: f.Rate}
+	return history.Target{Kind: vocab.KindClockRateNode, Nodes: []int{f.Node}, ClockRate: f.Rate}
 }
 
 func (f PauseNode) Target() history.Target {
-	return history.Target{Kind: "pause-node", Nodes: []int{f.Node}}
+	return history.Target{Kind: vocab.KindPauseNode, Nodes: []int{f.Node}}
 }
 
 func (f KillNode) Target() history.Target {
-	return history.Target{Kind: "kill-node", Nodes: []int{f.Node}, Down: f.RestartAfter, KeepData: f.KeepData}
+	return history.Target{Kind: vocab.KindKillNode, Nodes: []int{f.Node}, Down: f.RestartAfter, KeepData: f.KeepData}
 }
 
 func (f Failover) Target() history.Target {
-	return history.Target{Kind: "failover", Nodes: []int{f.Node}}
+	return history.Target{Kind: vocab.KindFailover, Nodes: []int{f.Node}}
 }
 
 // TargetIn says, besides whom it hits, whether Sentinel promotes.
@@ -67,13 +68,13 @@ func (f Failover) TargetIn(w *sim.World) history.Target {
 	return t
 }
 
-func (f Delay) Target() history.Target { return f.Links.target("delay") }
+func (f Delay) Target() history.Target { return f.Links.target(vocab.KindDelay) }
 
-func (f Partition) Target() history.Target { return f.Links.target("partition") }
+func (f Partition) Target() history.Target { return f.Links.target(vocab.KindPartition) }
 
-func (f Drop) Target() history.Target { return f.Links.target("drop") }
+func (f Drop) Target() history.Target { return f.Links.target(vocab.KindDrop) }
 
-func (l Links) target(kind string) history.Target {
+func (l Links) target(kind vocab.Kind) history.Target {
 	t := history.Target{Kind: kind, Link: true, Clients: l.Clients, Nodes: l.Nodes}
 	for _, g := range l.Groups {
 		t.Groups = append(t.Groups, append([]string(nil), g...))

@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/locksim/locksim/vocab"
 )
 
 // Kind is what an operation in the history did.
@@ -177,7 +179,7 @@ const (
 // Endpoint names in Groups are the scenario's: c<i> clients, n<i> nodes,
 // r<i> replication links, and the wildcards clients, nodes, replicas.
 type Target struct {
-	Kind    string     `json:"kind"`              // the fault's kind, as scenario files spell it
+	Kind    vocab.Kind `json:"kind"`              // the fault's kind, as scenario files spell it
 	Clients []int      `json:"clients,omitempty"` // clients it acts on
 	Nodes   []int      `json:"nodes,omitempty"`   // nodes it acts on
 	Groups  [][]string `json:"groups,omitempty"`  // a partition's sides

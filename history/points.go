@@ -1,7 +1,8 @@
 package history
 
+import "github.com/locksim/locksim/vocab"
+
 // Point names where a client is: a step of the simulator's client loop, or
-// a step inside a lock design that the design announces through its hook.
-// Faults fire on points (the nth time a client reaches one), so scenario
-// files name them; one type serves both kinds.
-type Point string
+// a step inside a lock design that the design announces through its hook
+// (vocab.Point, whose constants name every point).
+type Point = vocab.Point

@@ -3,6 +3,7 @@ package lock
 import (
 	"context"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -39,7 +40,7 @@ func (f *fenced) Acquire(ctx context.Context, key string) (*Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := f.at(ctx, PointBetweenSetAndIncr, key, l); err != nil {
+	if err := f.at(ctx, vocab.PointBetweenSetAndIncr, key, l); err != nil {
 		return nil, err
 	}
 	cctx, cancel := f.cmdCtx(ctx)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/miniredis/server"
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
@@ -86,11 +87,11 @@ func TestFencedCrashBetweenSetAndIncr(t *testing.T) {
 	m, client := newRedisStrings(t)
 	c := client()
 	var seen pointsStrings
-	a := newLockerStrings(t, "fenced", c, newClockStrings(0), crashAtStrings(lock.PointBetweenSetAndIncr, &seen))
+	a := newLockerStrings(t, "fenced", c, newClockStrings(0), crashAtStrings(vocab.PointBetweenSetAndIncr, &seen))
 
 	_, err := a.Acquire(ctx, "k")
 	require.ErrorIs(t, err, errCrashStrings)
-	require.Equal(t, []lock.Point{lock.PointBetweenSetAndIncr}, seen.list())
+	require.Equal(t, []lock.Point{vocab.PointBetweenSetAndIncr}, seen.list())
 	require.False(t, m.Exists("k:fence"), "INCR must not run after the crash")
 	require.EqualValues(t, ttlStrings.Milliseconds(), pttlStrings(t, c, "k"), "the crashed client's key expires by its TTL")
 }
@@ -122,7 +123,7 @@ func TestFencedWatchdogRenewsUntilRelease(t *testing.T) {
 	clk := newClockStrings(0)
 	renewed := make(chan int64, 8)
 	hook := func(_ context.Context, ev lock.Event) error {
-		if ev.Point == lock.PointWatchdogRenewed {
+		if ev.Point == vocab.PointWatchdogRenewed {
 			renewed <- ev.Lease.Fence
 		}
 		return nil
@@ -154,7 +155,7 @@ func TestFencedValidityCoversPauseBeforeIncr(t *testing.T) {
 	clk := newClockStrings(0)
 	const pause = 100 * time.Millisecond
 	hook := func(_ context.Context, ev lock.Event) error {
-		if ev.Point == lock.PointBetweenSetAndIncr {
+		if ev.Point == vocab.PointBetweenSetAndIncr {
 			clk.Advance(pause)
 		}
 		return nil

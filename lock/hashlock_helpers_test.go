@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/miniredis"
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
@@ -105,7 +106,7 @@ func watchdogRW(renewed chan<- struct{}) func(*lock.Options) {
 	return func(o *lock.Options) {
 		o.Watchdog = true
 		o.Hook = func(ctx context.Context, ev lock.Event) error {
-			if ev.Point == lock.PointWatchdogRenewed {
+			if ev.Point == vocab.PointWatchdogRenewed {
 				select {
 				case renewed <- struct{}{}:
 				case <-ctx.Done():

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Point names where a client is (history.Point, one type for the
@@ -12,37 +13,11 @@ import (
 // one gets an error and stops.
 type Point = history.Point
 
-// Points announced by the designs themselves. The simulator adds its own
-// client-loop points (after-acquire, after-check, ...).
-const (
-	PointBeforeAcquire         Point = "before-acquire"
-	PointBetweenExistsAndSet   Point = "between-exists-and-set"
-	PointBetweenSetnxAndExpire Point = "between-setnx-and-expire"
-	PointBetweenGetAndGetset   Point = "between-get-and-getset"
-	PointBeforeRelease         Point = "before-release-command"
-	PointWatchdogRenew         Point = "watchdog-renew"   // before a renewal is sent
-	PointWatchdogRenewed       Point = "watchdog-renewed" // Event.Lease carries the new window
-	PointWatchdogLost          Point = "watchdog-lost"    // renewal refused: the lease is gone
-	PointBetweenGetsetExpire   Point = "between-getset-and-expire"
-	PointBetweenSetAndIncr     Point = "between-set-and-incr"
-)
-
-// Points lists every point a design may announce, in the order of the
-// steps they name. A design reaches only some of them; TestPointsAreListed
-// checks that every point a design announces is here.
-var Points = []Point{
-	PointBeforeAcquire,
-	PointBetweenExistsAndSet,
-	PointBetweenSetnxAndExpire,
-	PointBetweenGetAndGetset,
-	PointBetweenGetsetExpire,
-	PointBetweenSetAndIncr,
-	PointBeforeRelease,
-	PointWaitForUnlock,
-	PointWatchdogRenew,
-	PointWatchdogRenewed,
-	PointWatchdogLost,
-}
+// Points lists every point a built-in design may announce (vocab names
+// them), in the order of the steps they name. A design reaches only some
+// of them; TestPointsAreListed checks that every point a design announces
+// is here.
+var Points = vocab.DesignPoints()
 
 // Event is what a hook is told.
 type Event struct {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/vocab"
 )
 
 func TestLuaSetnxAcquireIsOneStep(t *testing.T) {
@@ -30,7 +31,7 @@ func TestLuaSetnxAcquireIsOneStep(t *testing.T) {
 
 			require.NoError(t, a.Release(ctx, la))
 			require.False(t, m.Exists("k"))
-			require.Equal(t, []lock.Point{lock.PointBeforeRelease}, seen.list())
+			require.Equal(t, []lock.Point{vocab.PointBeforeReleaseCommand}, seen.list())
 
 			_, err = a.Acquire(ctx, "k")
 			require.NoError(t, err)

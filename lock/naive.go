@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -36,7 +37,7 @@ func (s *naive) Acquire(ctx context.Context, key string) (*Lease, error) {
 	if n != 0 {
 		return nil, fmt.Errorf("%s: acquire %q: %w", s.name, key, ErrNotAcquired)
 	}
-	if err := s.at(ctx, PointBetweenExistsAndSet, key, nil); err != nil {
+	if err := s.at(ctx, vocab.PointBetweenExistsAndSet, key, nil); err != nil {
 		return nil, err
 	}
 	token := s.opts.Tokens()

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/vocab"
 )
 
 func TestNaiveAcquireReleaseWithoutTTL(t *testing.T) {
@@ -44,7 +45,7 @@ func TestNaiveRaceBetweenExistsAndSet(t *testing.T) {
 	ctx := context.Background()
 	_, client := newRedisStrings(t)
 	c := client()
-	pause := newPauseStrings(lock.PointBetweenExistsAndSet)
+	pause := newPauseStrings(vocab.PointBetweenExistsAndSet)
 	a := newLockerStrings(t, "naive", client(), newClockStrings(0), pause.hook)
 	b := newLockerStrings(t, "naive", client(), newClockStrings(0), nil)
 
@@ -67,12 +68,12 @@ func TestNaiveCrashBetweenExistsAndSet(t *testing.T) {
 	ctx := context.Background()
 	m, client := newRedisStrings(t)
 	var seen pointsStrings
-	a := newLockerStrings(t, "naive", client(), newClockStrings(0), crashAtStrings(lock.PointBetweenExistsAndSet, &seen))
+	a := newLockerStrings(t, "naive", client(), newClockStrings(0), crashAtStrings(vocab.PointBetweenExistsAndSet, &seen))
 
 	_, err := a.Acquire(ctx, "k")
 	require.ErrorIs(t, err, errCrashStrings)
 	require.NotErrorIs(t, err, lock.ErrNotAcquired)
-	require.Equal(t, []lock.Point{lock.PointBetweenExistsAndSet}, seen.list())
+	require.Equal(t, []lock.Point{vocab.PointBetweenExistsAndSet}, seen.list())
 	require.False(t, m.Exists("k"), "SET must not run after the crash")
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/bsm/redislock"
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -67,7 +68,7 @@ func (p *redislockLocker) Acquire(ctx context.Context, key string) (*Lease, erro
 
 // Release deletes the key if it still holds our token (release.lua).
 func (p *redislockLocker) Release(ctx context.Context, l *Lease) error {
-	if err := p.at(ctx, PointBeforeRelease, l.Key, l); err != nil {
+	if err := p.at(ctx, vocab.PointBeforeReleaseCommand, l.Key, l); err != nil {
 		return err
 	}
 	k := peerLeaseKey{l.Key, l.Token}

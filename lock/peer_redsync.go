@@ -11,6 +11,7 @@ import (
 	"github.com/go-redsync/redsync/v4"
 	redsyncredis "github.com/go-redsync/redsync/v4/redis"
 	redsyncgoredis "github.com/go-redsync/redsync/v4/redis/goredis/v9"
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -85,7 +86,7 @@ func (p *redsyncLocker) Acquire(ctx context.Context, key string) (*Lease, error)
 // majority deleted our token. A failure is ErrNotHeld unless a node did not
 // answer.
 func (p *redsyncLocker) Release(ctx context.Context, l *Lease) error {
-	if err := p.at(ctx, PointBeforeRelease, l.Key, l); err != nil {
+	if err := p.at(ctx, vocab.PointBeforeReleaseCommand, l.Key, l); err != nil {
 		return err
 	}
 	k := peerLeaseKey{l.Key, l.Token}

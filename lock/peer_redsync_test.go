@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/vocab"
 )
 
 func TestRedsyncRegistered(t *testing.T) {
@@ -164,7 +165,7 @@ func TestRedsyncReleaseAnnouncesPoint(t *testing.T) {
 	lease, err := l.Acquire(context.Background(), "k")
 	require.NoError(t, err)
 	require.NoError(t, l.Release(context.Background(), lease))
-	require.Equal(t, []lock.Point{lock.PointBeforeRelease}, seen)
+	require.Equal(t, []lock.Point{vocab.PointBeforeReleaseCommand}, seen)
 }
 
 func TestRedsyncReleaseWithNodesDownIsUnknown(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -156,7 +157,7 @@ func (r *redlock) unlockAll(ctx context.Context, key, token string) redlockTally
 // per-node errors joined.
 func (r *redlock) Release(ctx context.Context, l *Lease) error {
 	l.stop()
-	if err := r.at(ctx, PointBeforeRelease, l.Key, l); err != nil {
+	if err := r.at(ctx, vocab.PointBeforeReleaseCommand, l.Key, l); err != nil {
 		return err
 	}
 	t := r.unlockAll(ctx, l.Key, l.Token)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/miniredis"
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
@@ -405,7 +406,7 @@ func TestRedlockReleaseAnnouncesPointFirst(t *testing.T) {
 	var seen []lock.Point
 	hook := func(_ context.Context, ev lock.Event) error {
 		seen = append(seen, ev.Point)
-		if ev.Point == lock.PointBeforeRelease {
+		if ev.Point == vocab.PointBeforeReleaseCommand {
 			return crash
 		}
 		return nil
@@ -415,7 +416,7 @@ func TestRedlockReleaseAnnouncesPointFirst(t *testing.T) {
 	require.NoError(t, err)
 
 	require.ErrorIs(t, l.Release(context.Background(), lease), crash)
-	require.Equal(t, []lock.Point{lock.PointBeforeRelease}, seen)
+	require.Equal(t, []lock.Point{vocab.PointBeforeReleaseCommand}, seen)
 	require.Equal(t, allRedlock(5), ns.holding("k", lease.Token), "a client stopped before the release leaves its keys")
 }
 
@@ -458,7 +459,7 @@ func TestRedlockWatchdogKeepsLockPastThreeTTLs(t *testing.T) {
 
 			var renewals atomic.Int32
 			hook := func(_ context.Context, ev lock.Event) error {
-				if ev.Point == lock.PointWatchdogRenewed {
+				if ev.Point == vocab.PointWatchdogRenewed {
 					renewals.Add(1)
 				}
 				return nil

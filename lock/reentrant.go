@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -108,7 +109,7 @@ func (r *reentrant) Acquire(ctx context.Context, key string) (*Lease, error) {
 // it, and with ErrNotHeld when the lock is gone.
 func (r *reentrant) Release(ctx context.Context, l *Lease) error {
 	l.stop()
-	if err := r.at(ctx, PointBeforeRelease, l.Key, l); err != nil {
+	if err := r.at(ctx, vocab.PointBeforeReleaseCommand, l.Key, l); err != nil {
 		return err
 	}
 	cctx, cancel := r.cmdCtx(ctx)

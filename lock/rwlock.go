@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -95,7 +96,7 @@ func (r *rwLock) acquire(ctx context.Context, key string, mode Mode) (*Lease, er
 // Release deletes the key of the lease's mode, whoever set it last: for a
 // reader that is the read marker all readers share.
 func (r *rwLock) Release(ctx context.Context, l *Lease) error {
-	if err := r.at(ctx, PointBeforeRelease, l.Key, l); err != nil {
+	if err := r.at(ctx, vocab.PointBeforeReleaseCommand, l.Key, l); err != nil {
 		return err
 	}
 	k := rwWriteKey(l.Key)

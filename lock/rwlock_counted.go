@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -166,7 +167,7 @@ func (r *rwCounted) acquire(ctx context.Context, key string, mode Mode) (*Lease,
 // Release unwinds one level of this owner's hold in the lease's mode.
 func (r *rwCounted) Release(ctx context.Context, l *Lease) error {
 	l.stop()
-	if err := r.at(ctx, PointBeforeRelease, l.Key, l); err != nil {
+	if err := r.at(ctx, vocab.PointBeforeReleaseCommand, l.Key, l); err != nil {
 		return err
 	}
 	cctx, cancel := r.cmdCtx(ctx)

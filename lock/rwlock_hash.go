@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -119,7 +120,7 @@ func (r *rwHash) acquire(ctx context.Context, key string, mode Mode) (*Lease, er
 
 // Release deletes the lease's field if it still holds the lease's timestamp.
 func (r *rwHash) Release(ctx context.Context, l *Lease) error {
-	if err := r.at(ctx, PointBeforeRelease, l.Key, l); err != nil {
+	if err := r.at(ctx, vocab.PointBeforeReleaseCommand, l.Key, l); err != nil {
 		return err
 	}
 	cctx, cancel := r.cmdCtx(ctx)

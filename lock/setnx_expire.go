@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -36,7 +37,7 @@ func (s *setnxExpire) Acquire(ctx context.Context, key string) (*Lease, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: acquire %q: %w", s.name, key, ErrNotAcquired)
 	}
-	if err := s.at(ctx, PointBetweenSetnxAndExpire, key, nil); err != nil {
+	if err := s.at(ctx, vocab.PointBetweenSetnxAndExpire, key, nil); err != nil {
 		return nil, err
 	}
 	cctx, cancel = s.cmdCtx(ctx)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/vocab"
 )
 
 func TestSetnxExpireAcquireReleaseExpiry(t *testing.T) {
@@ -23,14 +24,14 @@ func TestSetnxExpireAcquireReleaseExpiry(t *testing.T) {
 	require.True(t, la.Expires())
 	require.Equal(t, la.Token, mustGetStrings(t, c, "k"))
 	require.EqualValues(t, ttlStrings.Milliseconds(), pttlStrings(t, c, "k"))
-	require.Equal(t, []lock.Point{lock.PointBetweenSetnxAndExpire}, seen.list())
+	require.Equal(t, []lock.Point{vocab.PointBetweenSetnxAndExpire}, seen.list())
 
 	_, err = b.Acquire(ctx, "k")
 	require.ErrorIs(t, err, lock.ErrNotAcquired)
 
 	require.NoError(t, a.Release(ctx, la))
 	require.False(t, m.Exists("k"))
-	require.Equal(t, []lock.Point{lock.PointBetweenSetnxAndExpire, lock.PointBeforeRelease}, seen.list())
+	require.Equal(t, []lock.Point{vocab.PointBetweenSetnxAndExpire, vocab.PointBeforeReleaseCommand}, seen.list())
 
 	// The TTL frees a lock whose holder never releases.
 	_, err = a.Acquire(ctx, "k")
@@ -47,7 +48,7 @@ func TestSetnxExpireCrashBeforeExpireDeadlocks(t *testing.T) {
 	ctx := context.Background()
 	m, client := newRedisStrings(t)
 	c := client()
-	a := newLockerStrings(t, "setnx-expire", c, newClockStrings(0), crashAtStrings(lock.PointBetweenSetnxAndExpire, nil))
+	a := newLockerStrings(t, "setnx-expire", c, newClockStrings(0), crashAtStrings(vocab.PointBetweenSetnxAndExpire, nil))
 	b := newLockerStrings(t, "setnx-expire", client(), newClockStrings(0), nil)
 
 	_, err := a.Acquire(ctx, "k")

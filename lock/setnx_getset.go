@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -47,7 +48,7 @@ func (s *setnxGetset) Acquire(ctx context.Context, key string) (*Lease, error) {
 	if ok {
 		// A crash here leaves a key without TTL; the article's recovery is
 		// the stamp comparison below.
-		if err := s.at(ctx, PointBetweenSetnxAndExpire, key, nil); err != nil {
+		if err := s.at(ctx, vocab.PointBetweenSetnxAndExpire, key, nil); err != nil {
 			return nil, err
 		}
 		return s.expire(ctx, key, stamp, start)
@@ -69,7 +70,7 @@ func (s *setnxGetset) Acquire(ctx context.Context, key string) (*Lease, error) {
 	if held+s.opts.Tolerance.Milliseconds() >= start.UnixMilli() {
 		return nil, fmt.Errorf("%s: acquire %q: %w", s.name, key, ErrNotAcquired)
 	}
-	if err := s.at(ctx, PointBetweenGetAndGetset, key, nil); err != nil {
+	if err := s.at(ctx, vocab.PointBetweenGetAndGetset, key, nil); err != nil {
 		return nil, err
 	}
 	cctx, cancel = s.cmdCtx(ctx)
@@ -84,7 +85,7 @@ func (s *setnxGetset) Acquire(ctx context.Context, key string) (*Lease, error) {
 		// stays: it is close to the winner's.
 		return nil, fmt.Errorf("%s: acquire %q: lost the GETSET race: %w", s.name, key, ErrNotAcquired)
 	}
-	if err := s.at(ctx, PointBetweenGetsetExpire, key, nil); err != nil {
+	if err := s.at(ctx, vocab.PointBetweenGetsetExpire, key, nil); err != nil {
 		return nil, err
 	}
 	return s.expire(ctx, key, stamp, start)

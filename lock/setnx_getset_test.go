@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/vocab"
 )
 
 const toleranceStrings = time.Second // the article's allowance, the default
@@ -31,7 +32,7 @@ func TestSetnxGetsetStoresClientExpiryStamp(t *testing.T) {
 	require.Equal(t, stampStrings(0), la.Token, "the token is the stored expiry stamp")
 	require.Equal(t, la.Token, mustGetStrings(t, c, "k"))
 	require.EqualValues(t, ttlStrings.Milliseconds(), pttlStrings(t, c, "k"), "the article also sets a Redis TTL")
-	require.Equal(t, []lock.Point{lock.PointBetweenSetnxAndExpire}, seen.list())
+	require.Equal(t, []lock.Point{vocab.PointBetweenSetnxAndExpire}, seen.list())
 	require.Equal(t, epochStrings.Add(ttlStrings-ttlStrings/100), la.Deadline())
 
 	_, err = b.Acquire(ctx, "k")
@@ -55,7 +56,7 @@ func TestSetnxGetsetRecoversKeyWithoutTTL(t *testing.T) {
 	ctx := context.Background()
 	_, client := newRedisStrings(t)
 	c := client()
-	crashed := newLockerStrings(t, "setnx-getset", c, newClockStrings(0), crashAtStrings(lock.PointBetweenSetnxAndExpire, nil))
+	crashed := newLockerStrings(t, "setnx-getset", c, newClockStrings(0), crashAtStrings(vocab.PointBetweenSetnxAndExpire, nil))
 	_, err := crashed.Acquire(ctx, "k")
 	require.ErrorIs(t, err, errCrashStrings)
 	require.EqualValues(t, -1, pttlStrings(t, c, "k"))
@@ -70,7 +71,7 @@ func TestSetnxGetsetRecoversKeyWithoutTTL(t *testing.T) {
 	clk.Advance(time.Millisecond)
 	lb, err := b.Acquire(ctx, "k")
 	require.NoError(t, err)
-	require.Equal(t, []lock.Point{lock.PointBetweenGetAndGetset, lock.PointBetweenGetsetExpire}, seen.list())
+	require.Equal(t, []lock.Point{vocab.PointBetweenGetAndGetset, vocab.PointBetweenGetsetExpire}, seen.list())
 	require.Equal(t, stampStrings(ttlStrings+toleranceStrings+time.Millisecond), lb.Token)
 	require.Equal(t, lb.Token, mustGetStrings(t, c, "k"))
 	require.EqualValues(t, ttlStrings.Milliseconds(), pttlStrings(t, c, "k"))
@@ -105,14 +106,14 @@ func TestSetnxGetsetRaceHasOneWinner(t *testing.T) {
 	ctx := context.Background()
 	_, client := newRedisStrings(t)
 	c := client()
-	crashed := newLockerStrings(t, "setnx-getset", c, newClockStrings(0), crashAtStrings(lock.PointBetweenSetnxAndExpire, nil))
+	crashed := newLockerStrings(t, "setnx-getset", c, newClockStrings(0), crashAtStrings(vocab.PointBetweenSetnxAndExpire, nil))
 	_, err := crashed.Acquire(ctx, "k")
 	require.ErrorIs(t, err, errCrashStrings)
 	stale := mustGetStrings(t, c, "k")
 
 	late := ttlStrings + toleranceStrings + time.Second
-	pb := newPauseStrings(lock.PointBetweenGetAndGetset)
-	pc := newPauseStrings(lock.PointBetweenGetAndGetset)
+	pb := newPauseStrings(vocab.PointBetweenGetAndGetset)
+	pc := newPauseStrings(vocab.PointBetweenGetAndGetset)
 	b := newLockerStrings(t, "setnx-getset", client(), newClockStrings(late), pb.hook)
 	cl := newLockerStrings(t, "setnx-getset", client(), newClockStrings(late+time.Millisecond), pc.hook)
 	resB := acquireAsyncStrings(b, "k")
@@ -147,14 +148,14 @@ func TestSetnxGetsetCrashAtInternalPoints(t *testing.T) {
 		wantValue func(stale string) string
 	}{
 		// GETSET must not run: the stale stamp stays, still without TTL.
-		{lock.PointBetweenGetAndGetset, func(stale string) string { return stale }},
+		{vocab.PointBetweenGetAndGetset, func(stale string) string { return stale }},
 		// GETSET ran (and cleared any TTL); EXPIRE must not run.
-		{lock.PointBetweenGetsetExpire, func(string) string { return stampStrings(late) }},
+		{vocab.PointBetweenGetsetExpire, func(string) string { return stampStrings(late) }},
 	} {
 		t.Run(string(tc.point), func(t *testing.T) {
 			_, client := newRedisStrings(t)
 			c := client()
-			crashed := newLockerStrings(t, "setnx-getset", c, newClockStrings(0), crashAtStrings(lock.PointBetweenSetnxAndExpire, nil))
+			crashed := newLockerStrings(t, "setnx-getset", c, newClockStrings(0), crashAtStrings(vocab.PointBetweenSetnxAndExpire, nil))
 			_, err := crashed.Acquire(ctx, "k")
 			require.ErrorIs(t, err, errCrashStrings)
 			stale := mustGetStrings(t, c, "k")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -73,7 +74,7 @@ func (s *setPX) Extend(ctx context.Context, l *Lease) error {
 // releaseKey is the unlock of the string-valued designs: compare-and-delete,
 // or the articles' plain DEL when del is set.
 func releaseKey(ctx context.Context, b *base, l *Lease, del bool) error {
-	if err := b.at(ctx, PointBeforeRelease, l.Key, l); err != nil {
+	if err := b.at(ctx, vocab.PointBeforeReleaseCommand, l.Key, l); err != nil {
 		return err
 	}
 	cctx, cancel := b.cmdCtx(ctx)

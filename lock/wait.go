@@ -44,11 +44,6 @@ func ParseWait(s string) (Wait, error) {
 	return 0, fmt.Errorf("wait %q: must be poll or notify", s)
 }
 
-// PointWaitForUnlock is where a notified waiter, refused, starts waiting
-// for the unlock message (or the holder's PTTL): faults fired here hit
-// the wait itself.
-const PointWaitForUnlock Point = "wait-for-unlock"
-
 // unlockChannel is the lock's notification channel (Redisson's
 // redisson_lock__channel:{name}).
 func unlockChannel(key string) string { return "locksim-unlock:" + key }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/locksim/locksim/vocab"
 )
 
 // notifier is a design's subscriber connection, dialed at its first wait
@@ -107,7 +109,7 @@ func (b *base) blockNotify(ctx context.Context, acquire Acquirer, key string, p 
 		if noFallback.Load() {
 			wait = 24 * time.Hour // the mutant: only a message wakes it
 		}
-		if err := b.at(ctx, PointWaitForUnlock, key, nil); err != nil {
+		if err := b.at(ctx, vocab.PointWaitForUnlock, key, nil); err != nil {
 			return nil, err
 		}
 		if err := sleepOrMessage(ctx, clk, wait, sub, channel); err != nil {

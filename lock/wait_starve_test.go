@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -32,14 +32,14 @@ func TestStarvedWaiterMutant(t *testing.T) {
 	for _, algo := range []string{"setpx", "fenced"} {
 		t.Run(algo+"/real", func(t *testing.T) {
 			o := execute(t, s, algo)
-			assert.Equal(t, checker.Safe, o.Checks[checker.NameLiveness], "the real waiter falls back")
-			assert.Equal(t, checker.Safe, o.Verdict)
+			assert.Equal(t, vocab.Safe, o.Checks[vocab.CheckLiveness], "the real waiter falls back")
+			assert.Equal(t, vocab.Safe, o.Verdict)
 		})
 		t.Run(algo+"/mutant", func(t *testing.T) {
 			defer lock.SetNoFallback(true)()
 			o := execute(t, s, algo)
-			assert.Equal(t, checker.Unsafe, o.Checks[checker.NameLiveness], "a waiter that never wakes starves")
-			assert.Equal(t, checker.Deadlock, o.Verdict)
+			assert.Equal(t, vocab.Unsafe, o.Checks[vocab.CheckLiveness], "a waiter that never wakes starves")
+			assert.Equal(t, vocab.Deadlock, o.Verdict)
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/vocab"
 )
 
 // notifyDesigns are the designs whose release can publish the unlock.
@@ -53,7 +54,7 @@ func waiterStrings(t *testing.T, name string, c redis.UniversalClient, clk *manu
 	waiting := make(chan struct{})
 	var once atomic.Bool
 	hook := func(_ context.Context, ev lock.Event) error {
-		if ev.Point == lock.PointWaitForUnlock && once.CompareAndSwap(false, true) {
+		if ev.Point == vocab.PointWaitForUnlock && once.CompareAndSwap(false, true) {
 			close(waiting)
 		}
 		return nil

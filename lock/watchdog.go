@@ -3,6 +3,8 @@ package lock
 import (
 	"context"
 	"errors"
+
+	"github.com/locksim/locksim/vocab"
 )
 
 // StartWatchdog is the watchdog of the built-in designs for a design
@@ -29,17 +31,17 @@ func startWatchdog(o Options, l *Lease, renew func(context.Context) error) {
 			if o.Clock.Sleep(ctx, o.TTL/3) != nil {
 				return
 			}
-			if o.Hook(ctx, Event{Point: PointWatchdogRenew, Key: l.Key, Lease: l}) != nil {
+			if o.Hook(ctx, Event{Point: vocab.PointWatchdogRenew, Key: l.Key, Lease: l}) != nil {
 				return
 			}
 			err := renew(ctx)
 			switch {
 			case err == nil:
-				if o.Hook(ctx, Event{Point: PointWatchdogRenewed, Key: l.Key, Lease: l}) != nil {
+				if o.Hook(ctx, Event{Point: vocab.PointWatchdogRenewed, Key: l.Key, Lease: l}) != nil {
 					return
 				}
 			case errors.Is(err, ErrNotHeld):
-				_ = o.Hook(ctx, Event{Point: PointWatchdogLost, Key: l.Key, Lease: l})
+				_ = o.Hook(ctx, Event{Point: vocab.PointWatchdogLost, Key: l.Key, Lease: l})
 				return
 			case ctx.Err() != nil:
 				return

@@ -3,15 +3,16 @@ package matrix
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/locksim/locksim/internal/artifact"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/internal/artifact"
+	"github.com/locksim/locksim/vocab"
+
 	"github.com/locksim/locksim/report"
-	"github.com/locksim/locksim/scenarios"
 )
 
 // Files of a matrix directory.
@@ -103,7 +104,7 @@ func Read(dir string) (Matrix, error) {
 		// verdict.
 		c := &m.Cells[i]
 		if f := strings.Fields(c.Expected); c.ExpectedVerdict == "" && len(f) > 0 {
-			c.ExpectedVerdict = scenarios.Verdict(f[0])
+			c.ExpectedVerdict = vocab.Verdict(f[0])
 		}
 	}
 	m.Dir = real

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // TestReadFillsTypedExpectation: a matrix.json from before
@@ -21,7 +22,7 @@ func TestReadFillsTypedExpectation(t *testing.T) {
 	m, err := Read(dir)
 	require.NoError(t, err)
 	e := m.Cells[0].Expectation()
-	assert.Equal(t, scenarios.Unsafe, e.Verdict)
-	assert.Equal(t, map[string]scenarios.Verdict{"claim": scenarios.Safe}, e.Checks)
+	assert.Equal(t, vocab.Unsafe, e.Verdict)
+	assert.Equal(t, map[string]vocab.Verdict{"claim": vocab.Safe}, e.Checks)
 	assert.Equal(t, scenarios.Expectation{}, m.Cells[1].Expectation(), "nothing expected")
 }

@@ -9,10 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Config says which scenario x algorithm pairs a matrix runs and how.
@@ -155,10 +155,10 @@ type Cell struct {
 	// Expected is the expectation in one line ("" when none), for
 	// people; ExpectedVerdict and ExpectedChecks are the same expectation
 	// as typed values, for Expectation.
-	Expected        string                       `json:"expected,omitempty"`
-	ExpectedVerdict scenarios.Verdict            `json:"expected_verdict,omitempty"`
-	ExpectedChecks  map[string]scenarios.Verdict `json:"expected_checks,omitempty"`
-	Reason          string                       `json:"reason,omitempty"`
+	Expected        string                   `json:"expected,omitempty"`
+	ExpectedVerdict vocab.Verdict            `json:"expected_verdict,omitempty"`
+	ExpectedChecks  map[string]vocab.Verdict `json:"expected_checks,omitempty"`
+	Reason          string                   `json:"reason,omitempty"`
 	// Verdict is the runs' verdict when they all agree, else Mixed; empty
 	// when nothing ran.
 	Verdict string `json:"verdict,omitempty"`
@@ -177,10 +177,10 @@ func (c Cell) Expectation() scenarios.Expectation {
 
 // CellRun is one run of a pair.
 type CellRun struct {
-	Seed       uint64                     `json:"seed"`
-	Verdict    checker.Verdict            `json:"verdict,omitempty"`
-	Checks     map[string]checker.Verdict `json:"checks,omitempty"`
-	AsExpected bool                       `json:"as_expected"`
+	Seed       uint64                   `json:"seed"`
+	Verdict    vocab.Verdict            `json:"verdict,omitempty"`
+	Checks     map[string]vocab.Verdict `json:"checks,omitempty"`
+	AsExpected bool                     `json:"as_expected"`
 	// Dir is the run's report directory, relative to the matrix directory,
 	// with forward slashes.
 	Dir    string   `json:"dir,omitempty"`
@@ -293,15 +293,15 @@ func Run(ctx context.Context, cfg Config) (Matrix, error) {
 // verdictMeanings is the legend matrix.json carries for readers without
 // the README.
 var verdictMeanings = map[string]string{
-	"safe":        "every safety check and liveness held",
-	"unsafe":      "a safety check (exclusion, claim or fencing) failed; the run's verdict.json has the witness",
-	"deadlock":    "safe, but after every fault healed a probe could not acquire within TTL + slack",
-	"unknown":     "the checker could not decide (timeout); never counted as a pass",
-	Mixed:         "the cell's runs disagree among themselves; see each run",
-	"skip":        "not run; reason says why",
-	"n/a":         "the scenario does not apply to the design",
-	"error":       "locksim failed to run the pair; reason has the error",
-	"interrupted": "the matrix was interrupted before the pair's runs finished; not a verdict",
+	string(vocab.Safe):     "every safety check and liveness held",
+	string(vocab.Unsafe):   "a safety check (exclusion, claim or fencing) failed; the run's verdict.json has the witness",
+	string(vocab.Deadlock): "safe, but after every fault healed a probe could not acquire within TTL + slack",
+	string(vocab.Unknown):  "the checker could not decide (timeout); never counted as a pass",
+	Mixed:                  "the cell's runs disagree among themselves; see each run",
+	string(vocab.Skip):     "not run; reason says why",
+	"n/a":                  "the scenario does not apply to the design",
+	"error":                "locksim failed to run the pair; reason has the error",
+	"interrupted":          "the matrix was interrupted before the pair's runs finished; not a verdict",
 }
 
 // markInterrupted turns every cell that ran but whose runs did not all

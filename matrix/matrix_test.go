@@ -18,10 +18,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 func builtins(t *testing.T, names ...string) []*scenarios.Scenario {
@@ -122,9 +122,9 @@ func TestMatrixSmall(t *testing.T) {
 			_, perr := os.Stat(filepath.Join(back.Dir, filepath.FromSlash(r.Dir), report.FilePNG))
 			_, serr := os.Stat(filepath.Join(back.Dir, filepath.FromSlash(r.Dir), report.FileSVG))
 			_, cerr := os.Stat(filepath.Join(back.Dir, filepath.FromSlash(r.Dir), report.FileCheck))
-			bad := func(v checker.Verdict) bool { return v == checker.Unsafe || v == checker.Deadlock }
+			bad := func(v vocab.Verdict) bool { return v == vocab.Unsafe || v == vocab.Deadlock }
 			drawn := i == 0 || !r.AsExpected || (bad(r.Verdict) && !bad(c.Runs[0].Verdict))
-			png := drawn && !(r.AsExpected && r.Verdict == checker.Safe)
+			png := drawn && !(r.AsExpected && r.Verdict == vocab.Safe)
 			assert.Equal(t, png, perr == nil, "%s run %d: timeline.png drawn", key, i)
 			assert.Equal(t, drawn, serr == nil, "%s run %d: timeline.svg drawn", key, i)
 			assert.Equal(t, drawn, cerr == nil, "%s run %d: check.html drawn", key, i)

@@ -3,9 +3,9 @@ package matrix
 import (
 	"context"
 
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // pictures decides which runs of a matrix get a timeline and check.html:
@@ -28,11 +28,11 @@ type pictures struct {
 	ctx context.Context
 	// first[c] is closed once run 0 of cell c has its verdict, verdict[c].
 	first   []chan struct{}
-	verdict []checker.Verdict
+	verdict []vocab.Verdict
 }
 
 func newPictures(ctx context.Context, cells int) *pictures {
-	p := &pictures{ctx: ctx, first: make([]chan struct{}, cells), verdict: make([]checker.Verdict, cells)}
+	p := &pictures{ctx: ctx, first: make([]chan struct{}, cells), verdict: make([]vocab.Verdict, cells)}
 	for i := range p.first {
 		p.first[i] = make(chan struct{})
 	}
@@ -41,7 +41,7 @@ func newPictures(ctx context.Context, cells int) *pictures {
 
 // firstDone records run 0 of cell's verdict ("" when it failed); the
 // worker of run 0 calls it once, whatever happened.
-func (p *pictures) firstDone(cell int, v checker.Verdict) {
+func (p *pictures) firstDone(cell int, v vocab.Verdict) {
 	p.verdict[cell] = v
 	close(p.first[cell])
 }
@@ -52,7 +52,7 @@ func (p *pictures) firstDone(cell int, v checker.Verdict) {
 func (p *pictures) rule(cell, run int) func(scenarios.Outcome) report.Pictures {
 	if run == 0 {
 		return func(o scenarios.Outcome) report.Pictures {
-			if o.AsExpected && o.Verdict == checker.Safe {
+			if o.AsExpected && o.Verdict == vocab.Safe {
 				return report.VectorPictures
 			}
 			return report.AllPictures
@@ -76,4 +76,4 @@ func (p *pictures) rule(cell, run int) func(scenarios.Outcome) report.Pictures {
 	}
 }
 
-func bad(v checker.Verdict) bool { return v == checker.Unsafe || v == checker.Deadlock }
+func bad(v vocab.Verdict) bool { return v == vocab.Unsafe || v == vocab.Deadlock }

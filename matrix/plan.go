@@ -10,6 +10,7 @@ import (
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
+	"github.com/locksim/locksim/vocab"
 )
 
 // plan is a matrix before it runs: the configuration with its
@@ -227,7 +228,7 @@ func planCell(cfg Config, s *scenarios.Scenario, algo string) (Cell, *scenarios.
 	exp, has := s.Expect(algo)
 	if has {
 		c.Expected, c.ExpectedVerdict, c.ExpectedChecks = exp.String(), exp.Verdict, exp.Checks
-		if exp.Verdict == scenarios.Skip {
+		if exp.Verdict == vocab.Skip {
 			// What the backend asked for cannot do is the reason given
 			// first: it holds whatever the design.
 			if err := run.BackendRefuses(algo, scenarios.RunOptions{Addrs: cfg.Addrs}); err != nil && (run.Backend != s.Backend || external) {

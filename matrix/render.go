@@ -3,14 +3,15 @@ package matrix
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/locksim/locksim/internal/artifact"
 	"html/template"
 	"io"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/internal/artifact"
+	"github.com/locksim/locksim/vocab"
+
 	"github.com/locksim/locksim/internal/style"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -39,7 +40,7 @@ func (c Cell) Label() string {
 // or an error. The tables set exactly these in bold, so bold marks what a
 // reader must look at; skip and – are not verdicts and stay plain.
 func (c Cell) NotSafe() bool {
-	return c.Status == CellError || c.Status == CellRan && c.Label() != string(checker.Safe)
+	return c.Status == CellError || c.Status == CellRan && c.Label() != string(vocab.Safe)
 }
 
 // Class is the cell's colour class in HTML (see internal/style.Matrix).
@@ -83,7 +84,7 @@ func (c Cell) Note() string {
 		return "nothing expected"
 	case !c.AsExpected && c.unplayed() > 0:
 		return fmt.Sprintf("not played (a needed fault never acted, or a requirement did not happen) in %d run(s)", c.unplayed())
-	case !c.AsExpected && e.Verdict != scenarios.Any && c.Verdict != string(e.Verdict):
+	case !c.AsExpected && e.Verdict != vocab.Any && c.Verdict != string(e.Verdict):
 		return "expected " + string(e.Verdict)
 	case !c.AsExpected:
 		// The verdict was right; a check was not.
@@ -98,7 +99,7 @@ func (c Cell) Note() string {
 			}
 		}
 		return "expected " + c.Expected
-	case e.Verdict == scenarios.Any:
+	case e.Verdict == vocab.Any:
 		return "not asserted"
 	}
 	return ""
@@ -119,8 +120,8 @@ func (c Cell) unplayed() int {
 
 // Tally counts the verdicts of the cell's runs: "safe ×1, unsafe ×1".
 func (c Cell) Tally() string {
-	counts := map[checker.Verdict]int{}
-	var order []checker.Verdict
+	counts := map[vocab.Verdict]int{}
+	var order []vocab.Verdict
 	for _, r := range c.Runs {
 		v := r.Verdict
 		if r.Error != "" {
@@ -364,9 +365,9 @@ func runsMarkdown(c Cell) string {
 	return strings.Join(parts, "; ")
 }
 
-func checksText(checks map[string]checker.Verdict) string {
+func checksText(checks map[string]vocab.Verdict) string {
 	var parts []string
-	for _, name := range scenarios.CheckNames() {
+	for _, name := range vocab.Checks() {
 		if v, ok := checks[name]; ok {
 			parts = append(parts, name+" "+string(v))
 		}

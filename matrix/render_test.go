@@ -9,11 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/locksim/locksim/checker"
-	"github.com/locksim/locksim/scenarios"
 )
 
 // sampleMatrix has one cell of every kind.
@@ -86,12 +84,12 @@ func TestMatrixHTMLWellFormed(t *testing.T) {
 
 func TestCellNoteNamesTheCheck(t *testing.T) {
 	c := Cell{Status: CellRan, Verdict: "unsafe", Expected: "unsafe (exclusion safe, claim unsafe)", ExpectedVerdict: "unsafe",
-		ExpectedChecks: map[string]scenarios.Verdict{"exclusion": "safe", "claim": "unsafe"},
-		Runs:           []CellRun{{Verdict: "unsafe", Checks: map[string]checker.Verdict{"exclusion": "unsafe", "claim": "unsafe"}}}}
+		ExpectedChecks: map[string]vocab.Verdict{"exclusion": "safe", "claim": "unsafe"},
+		Runs:           []CellRun{{Verdict: "unsafe", Checks: map[string]vocab.Verdict{"exclusion": "unsafe", "claim": "unsafe"}}}}
 	assert.Equal(t, "expected exclusion safe", c.Note())
 	c.Verdict = "safe"
 	assert.Equal(t, "expected unsafe", c.Note())
-	c.AsExpected, c.Expected, c.ExpectedVerdict = true, "any", scenarios.Any
+	c.AsExpected, c.Expected, c.ExpectedVerdict = true, "any", vocab.Any
 	assert.Equal(t, "not asserted", c.Note())
 }
 

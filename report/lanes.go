@@ -6,6 +6,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // lanes is what the timeline draws: per client its lease windows and its
@@ -121,7 +122,7 @@ type overlap struct {
 
 // starved reports whether the witness is a starved client's (liveness):
 // its wait, and the stretch of it in which the lock was free.
-func (o overlap) starved() bool { return o.check == checker.NameLiveness }
+func (o overlap) starved() bool { return o.check == vocab.CheckLiveness }
 
 // overlaps collects the witnesses of unsafe checks, and of a claim that
 // fencing covered, once per pair of clients and window (exclusion and
@@ -130,14 +131,14 @@ func overlaps(r checker.Result) []overlap {
 	var out []overlap
 	seen := map[[4]int64]bool{}
 	for _, c := range r.Checks {
-		if c.Verdict != checker.Unsafe && c.Verdict != checker.Covered {
+		if c.Verdict != vocab.Unsafe && c.Verdict != vocab.Covered {
 			continue
 		}
 		for _, w := range c.Witnesses {
 			o := overlap{check: c.Name, a: w.A.Client, b: w.B.Client,
 				start: max(w.A.Start, w.B.Start), end: min(w.A.End, w.B.End), faults: w.Faults,
 				from:    min(w.A.Start, w.B.Start),
-				covered: c.Verdict == checker.Covered}
+				covered: c.Verdict == vocab.Covered}
 			if o.end < o.start {
 				o.disjoint = true
 				o.start, o.end = min(w.A.Start, w.B.Start), max(w.A.Start, w.B.Start)

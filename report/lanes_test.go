@@ -9,6 +9,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 func TestLanesLeases(t *testing.T) {
@@ -76,10 +77,10 @@ func TestOverlapsOncePerWindow(t *testing.T) {
 		return checker.Interval{Client: c, Start: msd(from), End: msd(to)}
 	}
 	r := checker.Result{Checks: []checker.CheckResult{
-		{Name: "exclusion", Verdict: checker.Unsafe, Witnesses: []checker.Witness{{A: iv(1, 10, 50), B: iv(0, 20, 60)}}},
-		{Name: "claim", Verdict: checker.Unsafe, Witnesses: []checker.Witness{{A: iv(0, 20, 60), B: iv(1, 10, 50)}}}, // the same pair and window
-		{Name: "fencing", Verdict: checker.Unsafe, Witnesses: []checker.Witness{{A: iv(2, 100, 100), B: iv(3, 80, 80)}}},
-		{Name: "liveness", Verdict: checker.Safe, Witnesses: []checker.Witness{{A: iv(4, 0, 10), B: iv(5, 0, 10)}}},
+		{Name: "exclusion", Verdict: vocab.Unsafe, Witnesses: []checker.Witness{{A: iv(1, 10, 50), B: iv(0, 20, 60)}}},
+		{Name: "claim", Verdict: vocab.Unsafe, Witnesses: []checker.Witness{{A: iv(0, 20, 60), B: iv(1, 10, 50)}}}, // the same pair and window
+		{Name: "fencing", Verdict: vocab.Unsafe, Witnesses: []checker.Witness{{A: iv(2, 100, 100), B: iv(3, 80, 80)}}},
+		{Name: "liveness", Verdict: vocab.Safe, Witnesses: []checker.Witness{{A: iv(4, 0, 10), B: iv(5, 0, 10)}}},
 	}}
 	got := overlaps(r)
 	require.Len(t, got, 2)

@@ -27,6 +27,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.md and write the example run directories")
@@ -51,7 +52,7 @@ func listDir(t *testing.T, dir string) []string {
 
 func TestWriteRunWritesEveryFile(t *testing.T) {
 	in := gcPauseRun(t)
-	require.Equal(t, checker.Unsafe, in.Check.Verdict, "fixture: %+v", in.Check.Checks)
+	require.Equal(t, vocab.Unsafe, in.Check.Verdict, "fixture: %+v", in.Check.Checks)
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "run")
 	require.NoError(t, WriteRun(context.Background(), dir, in))
@@ -134,7 +135,7 @@ func TestVerdictRoundTrip(t *testing.T) {
 
 	assert.Equal(t, "gc-pause-after-check", v.Scenario)
 	assert.Equal(t, "redlock", v.Algorithm)
-	assert.Equal(t, checker.Unsafe, v.Verdict)
+	assert.Equal(t, vocab.Unsafe, v.Verdict)
 	assert.Equal(t, "unsafe", v.Expected)
 	assert.Equal(t, map[string]string{"exclusion": "unsafe", "claim": "safe"}, v.ExpectedChecks)
 	assert.True(t, v.AsExpected)
@@ -185,14 +186,14 @@ func TestVerdictExpectations(t *testing.T) {
 		expected string
 		checks   map[string]string
 		misses   []string // what the caller's comparison found
-		verdict  checker.Verdict
+		verdict  vocab.Verdict
 		as       bool
 	}{
-		{"unsafe expected unsafe", gcPause(), "unsafe", nil, nil, checker.Unsafe, true},
-		{"unsafe with nothing expected", gcPause(), "", nil, []string{"verdict"}, checker.Unsafe, false},
-		{"unsafe, check mismatch", gcPause(), "unsafe", map[string]string{"claim": "unsafe"}, []string{"claim"}, checker.Unsafe, false},
-		{"fenced safe with nothing expected", fencedPause(), "", nil, nil, checker.Safe, true},
-		{"deadlock expected deadlock", stuck(), "deadlock", map[string]string{"liveness": "deadlock"}, nil, checker.Deadlock, true},
+		{"unsafe expected unsafe", gcPause(), "unsafe", nil, nil, vocab.Unsafe, true},
+		{"unsafe with nothing expected", gcPause(), "", nil, []string{"verdict"}, vocab.Unsafe, false},
+		{"unsafe, check mismatch", gcPause(), "unsafe", map[string]string{"claim": "unsafe"}, []string{"claim"}, vocab.Unsafe, false},
+		{"fenced safe with nothing expected", fencedPause(), "", nil, nil, vocab.Safe, true},
+		{"deadlock expected deadlock", stuck(), "deadlock", map[string]string{"liveness": "deadlock"}, nil, vocab.Deadlock, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := newRun(t, "s", "redlock", tc.h, 2, tc.expected)
@@ -215,7 +216,7 @@ func TestIncompleteRunIsNeverAsExpected(t *testing.T) {
 	require.NoError(t, WriteRun(context.Background(), dir, in))
 	v, err := ReadVerdict(filepath.Join(dir, FileVerdict))
 	require.NoError(t, err)
-	assert.Equal(t, checker.Safe, v.Verdict)
+	assert.Equal(t, vocab.Safe, v.Verdict)
 	assert.True(t, v.Incomplete)
 	assert.False(t, v.AsExpected, "a partial history passes nothing")
 	sum, err := os.ReadFile(filepath.Join(dir, FileSummary))
@@ -451,7 +452,7 @@ func TestWriteRunUnusableResourceLog(t *testing.T) {
 	}
 	h.Ops[second].Seq = h.Ops[first].Seq // two operations with one seq: the checker cannot judge exclusion
 	in := newRun(t, "s", "redlock", h, 3, "")
-	require.Equal(t, checker.Unknown, in.Check.Check("exclusion").Verdict)
+	require.Equal(t, vocab.Unknown, in.Check.Check("exclusion").Verdict)
 	dir := filepath.Join(t.TempDir(), "run")
 	require.NoError(t, WriteRun(context.Background(), dir, in), "the runs that cannot be judged are the ones whose files matter most")
 	page, err := os.ReadFile(filepath.Join(dir, FileCheck))

@@ -23,6 +23,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/internal/artifact"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Run is everything one run directory is written from.
@@ -56,7 +57,7 @@ type Run struct {
 	// time, so callers that make many runs draw less for the runs nobody
 	// is sent to. The history holds everything; a rerun draws them.
 	Pictures Pictures
-	// Zoom names the check (checker.NameClaim, ...) whose first witness
+	// Zoom names the check (vocab.CheckClaim, ...) whose first witness
 	// the timeline zooms on, so that a report about one check shows that
 	// check's witness; empty, or a check without a witness: the first
 	// witness of any check.
@@ -306,8 +307,8 @@ func writeCheckHTML(w io.Writer, in Run) error {
 		_, err = w.Write(buf.Bytes())
 		return err
 	}
-	ex := in.Check.Check("exclusion")
-	if ex.Verdict != checker.Unknown {
+	ex := in.Check.Check(vocab.CheckExclusion)
+	if ex.Verdict != vocab.Unknown {
 		return err
 	}
 	_, werr := fmt.Fprintf(w, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s — %s: no linearization</title></head>\n"+

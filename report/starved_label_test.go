@@ -7,14 +7,15 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/vocab"
 )
 
 // A starved client's witness (liveness) is one client's wait and the free
 // stretch in it: the chart names it so, never as an overlap of a client
 // with itself.
 func TestStarvedWitnessIsNamedSo(t *testing.T) {
-	r := checker.Result{Checks: []checker.CheckResult{{Name: checker.NameLiveness, Verdict: checker.Unsafe,
-		Witnesses: []checker.Witness{{Check: checker.NameLiveness, Key: "locksim:0",
+	r := checker.Result{Checks: []checker.CheckResult{{Name: vocab.CheckLiveness, Verdict: vocab.Unsafe,
+		Witnesses: []checker.Witness{{Check: vocab.CheckLiveness, Key: "locksim:0",
 			A: checker.Interval{Client: 1, Start: 0, End: 2000 * time.Millisecond}, B: checker.Interval{Client: 1, Start: 155 * time.Millisecond, End: 2000 * time.Millisecond}}}}}}
 	ovs := overlaps(r)
 	if assert.Len(t, ovs, 1) {

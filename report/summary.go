@@ -14,6 +14,7 @@ import (
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // maxSummaryWitnesses bounds the witnesses summary.md spells out per check;
@@ -54,7 +55,7 @@ func writeSummary(w io.Writer, in Run) error {
 	}
 	for _, c := range r.Checks {
 		verdict := string(c.Verdict)
-		if c.Verdict == checker.Unsafe || c.Verdict == checker.Deadlock || c.Verdict == checker.Unknown {
+		if c.Verdict == vocab.Unsafe || c.Verdict == vocab.Deadlock || c.Verdict == vocab.Unknown {
 			verdict = "**" + verdict + "**"
 		}
 		if !expectCol {
@@ -78,7 +79,7 @@ func writeSummary(w io.Writer, in Run) error {
 
 	var wit strings.Builder
 	for _, c := range r.Checks {
-		if c.Verdict != checker.Unsafe && c.Verdict != checker.Covered {
+		if c.Verdict != vocab.Unsafe && c.Verdict != vocab.Covered {
 			continue
 		}
 		for i, x := range c.Witnesses {
@@ -157,7 +158,7 @@ func expectationMarkdown(in Run) string {
 	switch in.Expected {
 	case "":
 		s = "nothing expected (only safe passes)"
-	case "any":
+	case string(vocab.Any):
 		s = "expected any verdict"
 	default:
 		s = "expected " + in.Expected
@@ -184,7 +185,7 @@ func expectationPhrase(in Run) string {
 	switch in.Expected {
 	case "":
 		s = "nothing expected (only safe passes)"
-	case "any":
+	case string(vocab.Any):
 		s = "expected any"
 	}
 	switch {
@@ -259,15 +260,15 @@ func nodesUsed(c sim.Config, h history.History) int {
 // checker's note. fenced: the run's sections are fenced writes.
 func WitnessWords(w checker.Witness, fenced bool) string {
 	a, b := w.A, w.B
-	if w.Check == checker.NameLiveness {
+	if w.Check == vocab.CheckLiveness {
 		return w.Note // a starved client: its wait and the free stretch, in words
 	}
 	var s string
 	switch {
-	case w.Check == "exclusion" && !fenced:
+	case w.Check == vocab.CheckExclusion && !fenced:
 		s = fmt.Sprintf("client %d entered at %s while client %d was inside since %s (it left at %s)",
 			b.Client, fmtMS(b.Start), a.Client, fmtMS(a.Start), fmtMS(a.End))
-	case w.Check == "claim":
+	case w.Check == vocab.CheckClaim:
 		s = fmt.Sprintf("client %d's lease began at %s while client %d's lease (since %s) lasted until %s",
 			b.Client, fmtMS(b.Start), a.Client, fmtMS(a.Start), fmtMS(a.End))
 	default:

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/vocab"
 )
 
 // faultMark is how one fault is drawn: on the rows it hit, or, for a
@@ -60,12 +61,16 @@ func (t *timeline) faultMarks() []faultMark {
 		m := faultMark{f: f, label: faultLabel(f), short: fmt.Sprintf("F%d", f.ID),
 			runLong: f.End-f.Start >= end*85/100}
 		tg := f.Target
+		var span vocab.Span
+		if tg != nil {
+			span = tg.Kind.Attrs().Span
+		}
 		switch {
-		case tg != nil && tg.Kind == "crash-client":
+		case span == vocab.SpanForever:
 			m.runLong = true // a dead client: a marker where it died, not a band
-		case tg != nil && tg.Kind == "failover":
+		case span == vocab.SpanInstant:
 			m.f.End, m.runLong = m.f.Start, false // the promotion is an instant; the heal rejoins
-		case tg != nil && tg.Kind == "kill-node" && tg.Down >= 0:
+		case span == vocab.SpanUntilRestart && tg.Down >= 0:
 			// the node is down only until its restart; the fault's window
 			// runs on to its heal
 			m.f.End = min(m.f.End, m.f.Start+tg.Down)
@@ -108,7 +113,7 @@ func (t *timeline) faultMarks() []faultMark {
 				}
 			}
 		default:
-			m.clock = strings.HasPrefix(tg.Kind, "clock-")
+			m.clock = tg.Kind.Attrs().HitsClock()
 			for _, c := range tg.Clients {
 				if r := t.clientRow(c); r >= 0 {
 					m.rows = append(m.rows, r)
@@ -121,7 +126,7 @@ func (t *timeline) faultMarks() []faultMark {
 			}
 			m.sides = make([]string, len(m.rows))
 			if m.clock {
-				m.label = fmt.Sprintf("F%d %s", f.ID, clockWords(tg.Kind, tg.ClockJump, tg.ClockRate))
+				m.label = fmt.Sprintf("F%d %s", f.ID, clockWords(string(tg.Kind), tg.ClockJump, tg.ClockRate))
 			}
 			if len(m.rows) == 0 {
 				m.strip = true

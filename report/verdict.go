@@ -8,6 +8,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Verdict is verdict.json: what the checker decided about one run, what was
@@ -15,9 +16,9 @@ import (
 // other files. Times inside witnesses are nanoseconds since the run's
 // start, as in history.jsonl.
 type Verdict struct {
-	Scenario  string          `json:"scenario"`
-	Algorithm string          `json:"algorithm"`
-	Verdict   checker.Verdict `json:"verdict"`
+	Scenario  string        `json:"scenario"`
+	Algorithm string        `json:"algorithm"`
+	Verdict   vocab.Verdict `json:"verdict"`
 	// Reason says why the verdict is unknown.
 	Reason string `json:"reason,omitempty"`
 	// Expected is "" when nothing was expected (then only safe is as
@@ -57,7 +58,7 @@ type Verdict struct {
 
 // Check is one named check in verdict.json.
 type Check struct {
-	Verdict   checker.Verdict   `json:"verdict"`
+	Verdict   vocab.Verdict     `json:"verdict"`
 	Detail    string            `json:"detail"`
 	Witnesses []checker.Witness `json:"witnesses,omitempty"`
 }

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Grid is the design x fault-family comparison at the top of the page:
@@ -164,7 +164,7 @@ func survived(c matrix.Cell) bool {
 		return false
 	}
 	for _, r := range c.Runs {
-		if r.Verdict != checker.Safe {
+		if r.Verdict != vocab.Safe {
 			return false
 		}
 	}
@@ -193,20 +193,20 @@ func outcomeOf(c matrix.Cell) string {
 	for _, r := range c.Runs {
 		o := outUndecided
 		switch r.Verdict {
-		case checker.Safe:
+		case vocab.Safe:
 			continue
-		case checker.Unsafe:
+		case vocab.Unsafe:
 			switch {
-			case r.Checks[checker.NameClaim] == checker.Unsafe:
+			case r.Checks[vocab.CheckClaim] == vocab.Unsafe:
 				o = outOverlap
-			case r.Checks[checker.NameExclusion] == checker.Unsafe:
+			case r.Checks[vocab.CheckExclusion] == vocab.Unsafe:
 				o = outExclusion
-			case r.Checks[checker.NameFencing] == checker.Unsafe:
+			case r.Checks[vocab.CheckFencing] == vocab.Unsafe:
 				o = outFencing
 			default:
 				o = outUnsafe
 			}
-		case checker.Deadlock:
+		case vocab.Deadlock:
 			o = outDeadlock
 		}
 		if worst == "" || slices.Index(outcomeRank, o) < slices.Index(outcomeRank, worst) {

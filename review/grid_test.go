@@ -10,20 +10,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/bench"
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/review"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // fixtureMatrix is a small matrix written by hand: three designs, two
 // runs a pair, scenarios of four families, one of them Redlock-only.
 func fixtureMatrix() matrix.Matrix {
-	safe := matrix.CellRun{Verdict: checker.Safe}
-	excl := matrix.CellRun{Verdict: checker.Unsafe, Checks: map[string]checker.Verdict{checker.NameExclusion: checker.Unsafe, checker.NameClaim: checker.Safe}}
-	claim := matrix.CellRun{Verdict: checker.Unsafe, Checks: map[string]checker.Verdict{checker.NameExclusion: checker.Unsafe, checker.NameClaim: checker.Unsafe}}
-	dead := matrix.CellRun{Verdict: checker.Deadlock}
-	unknown := matrix.CellRun{Verdict: checker.Unknown}
+	safe := matrix.CellRun{Verdict: vocab.Safe}
+	excl := matrix.CellRun{Verdict: vocab.Unsafe, Checks: map[string]vocab.Verdict{vocab.CheckExclusion: vocab.Unsafe, vocab.CheckClaim: vocab.Safe}}
+	claim := matrix.CellRun{Verdict: vocab.Unsafe, Checks: map[string]vocab.Verdict{vocab.CheckExclusion: vocab.Unsafe, vocab.CheckClaim: vocab.Unsafe}}
+	dead := matrix.CellRun{Verdict: vocab.Deadlock}
+	unknown := matrix.CellRun{Verdict: vocab.Unknown}
 	ran := func(s, a string, runs ...matrix.CellRun) matrix.Cell {
 		return matrix.Cell{Scenario: s, Algorithm: a, Status: matrix.CellRan, Runs: runs}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/locksim/locksim/internal/style"
 	"github.com/locksim/locksim/matrix"
+	"github.com/locksim/locksim/vocab"
 )
 
 // WriteHTML writes the self-contained page: every image is a data URI, the
@@ -33,8 +34,8 @@ func (r *Review) WriteHTML(w io.Writer) error {
 		"Groups":    r.byScenario(),
 		"Designs":   r.byDesign(),
 		"Differ":    r.Matrix.Differing(),
-		"Unsafe":    countVerdict(r.Findings, "unsafe"),
-		"Deadlock":  countVerdict(r.Findings, "deadlock"),
+		"Unsafe":    countVerdict(r.Findings, vocab.Unsafe),
+		"Deadlock":  countVerdict(r.Findings, vocab.Deadlock),
 		"BenchHTML": template.HTML(""),
 		"Wall":      wall(r.Matrix),
 		"Footnotes": r.footnotes(),
@@ -68,10 +69,10 @@ func dataURI(png []byte) string {
 	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)
 }
 
-func countVerdict(fs []Finding, v string) int {
+func countVerdict(fs []Finding, v vocab.Verdict) int {
 	n := 0
 	for _, f := range fs {
-		if string(f.Cell.Runs[f.Run].Verdict) == v {
+		if string(f.Cell.Runs[f.Run].Verdict) == string(v) {
 			n++
 		}
 	}

@@ -16,10 +16,9 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/bench"
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
-	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Review is everything the page shows.
@@ -195,7 +194,7 @@ func (r *Review) splitNotes() {
 // findingRun is the first run of c that was unsafe or deadlocked, or -1.
 func findingRun(c matrix.Cell) int {
 	for i, run := range c.Runs {
-		if run.Verdict == checker.Unsafe || run.Verdict == checker.Deadlock {
+		if run.Verdict == vocab.Unsafe || run.Verdict == vocab.Deadlock {
 			return i
 		}
 	}
@@ -227,7 +226,7 @@ func loadFinding(matrixDir string, c matrix.Cell, i int) Finding {
 // Checks are the run's checks in the checker's order.
 func (f Finding) Checks() []NamedCheck {
 	var out []NamedCheck
-	for _, name := range checker.CheckNames {
+	for _, name := range vocab.Checks() {
 		if c, ok := f.Verdict.Checks[name]; ok {
 			out = append(out, NamedCheck{name, c})
 		}
@@ -244,7 +243,7 @@ type NamedCheck struct {
 // Failed reports whether the check is what made the run unsafe or
 // deadlocked.
 func (c NamedCheck) Failed() bool {
-	return c.Verdict == checker.Unsafe || c.Verdict == checker.Deadlock
+	return c.Verdict == vocab.Unsafe || c.Verdict == vocab.Deadlock
 }
 
 // Summary says in words what the finding's run showed, for a reader of
@@ -295,7 +294,7 @@ func (f Finding) Expectation() string {
 	c := f.Cell
 	exp := "nothing expected (only safe passes)"
 	switch {
-	case c.Expectation().Verdict == scenarios.Any:
+	case c.Expectation().Verdict == vocab.Any:
 		exp = "not asserted (" + c.Expected + ")"
 	case c.Expected != "":
 		exp = "expected " + c.Expected
@@ -357,7 +356,7 @@ func (r *Review) byDesign() []designRow {
 			}
 			switch i := findingRun(c); {
 			case i < 0:
-			case c.Runs[i].Verdict == checker.Unsafe:
+			case c.Runs[i].Verdict == vocab.Unsafe:
 				row.Unsafe = append(row.Unsafe, c.Scenario)
 			default:
 				row.Deadlock = append(row.Deadlock, c.Scenario)

@@ -9,6 +9,7 @@ import (
 	"github.com/locksim/locksim/bench"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/vocab"
 )
 
 // WriteMarkdown writes the page's Markdown twin, for a file in mdDir: the
@@ -37,7 +38,7 @@ func (r *Review) WriteMarkdown(w io.Writer, mdDir string) error {
 		p("In every run shown: %s.\n", strings.Join(r.CommonNotes, "; "))
 	}
 	p("\n**%s.** %d pair(s) came out unsafe and %d deadlocked; each is shown below with its witness and timeline.\n\n",
-		m.Headline(), countVerdict(r.Findings, "unsafe"), countVerdict(r.Findings, "deadlock"))
+		m.Headline(), countVerdict(r.Findings, vocab.Unsafe), countVerdict(r.Findings, vocab.Deadlock))
 
 	r.costMarkdown(p)
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/vocab"
 )
 
 // WitnessLine is one witness of an unsafe (or fencing-covered) check, cut
@@ -51,9 +52,9 @@ const shownWitnesses = 4
 // witnessLines tells the witnesses of v's failed checks, in check order.
 func witnessLines(v report.Verdict) []WitnessLine {
 	var out []WitnessLine
-	for _, name := range checker.CheckNames {
+	for _, name := range vocab.Checks() {
 		c, ok := v.Checks[name]
-		if !ok || (c.Verdict != checker.Unsafe && c.Verdict != checker.Covered) {
+		if !ok || (c.Verdict != vocab.Unsafe && c.Verdict != vocab.Covered) {
 			continue
 		}
 		for _, w := range c.Witnesses {
@@ -69,9 +70,9 @@ func witnessLine(check string, w checker.Witness, fenced bool) WitnessLine {
 	a, b := w.A, w.B
 	l := WitnessLine{Check: check, Key: w.Key, Words: report.WitnessWords(w, fenced)}
 	switch {
-	case check == checker.NameExclusion && !fenced:
+	case check == vocab.CheckExclusion && !fenced:
 		l.What = fmt.Sprintf("client %d entered at %s while client %d was inside (%s)", b.Client, ms(b.Start), a.Client, msRange(a.Start, a.End))
-	case check == checker.NameClaim:
+	case check == vocab.CheckClaim:
 		l.What = fmt.Sprintf("client %d's lease began at %s while client %d's lease held (%s)", b.Client, ms(b.Start), a.Client, msRange(a.Start, a.End))
 	default:
 		l.What = fmt.Sprintf("%s (client %d %s, client %d %s)", w.Note, a.Client, msRange(a.Start, a.End), b.Client, msRange(b.Start, b.End))

@@ -10,12 +10,13 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Witnesses come from verdict.json, cut into short lines that say what
 // summary.md's sentence says, never parsed back from summary.md.
 func TestWitnessLinesFromVerdict(t *testing.T) {
-	w := checker.Witness{Check: checker.NameExclusion, Key: "k",
+	w := checker.Witness{Check: vocab.CheckExclusion, Key: "k",
 		A: checker.Interval{Client: 0, Start: 10 * time.Millisecond, End: 40 * time.Millisecond},
 		B: checker.Interval{Client: 1, Start: 20 * time.Millisecond, End: 50 * time.Millisecond},
 		Faults: []checker.FaultWindow{
@@ -27,9 +28,9 @@ func TestWitnessLinesFromVerdict(t *testing.T) {
 	just.Faults = []checker.FaultWindow{{ID: 2, Desc: "pause-client 0", Start: 0, End: 20*time.Millisecond - 20*time.Microsecond}}
 	assert.Equal(t, "faults: F2 pause-client 0 (ended as the overlap began)", witnessLine("exclusion", just, false).FaultsLine())
 	v := report.Verdict{Checks: map[string]report.Check{
-		checker.NameExclusion: {Verdict: checker.Unsafe, Witnesses: []checker.Witness{w, w, w, w, w}},
-		checker.NameClaim:     {Verdict: checker.Unsafe, Witnesses: []checker.Witness{w, w}},
-		checker.NameFencing:   {Verdict: checker.Safe, Witnesses: []checker.Witness{w}},
+		vocab.CheckExclusion: {Verdict: vocab.Unsafe, Witnesses: []checker.Witness{w, w, w, w, w}},
+		vocab.CheckClaim:     {Verdict: vocab.Unsafe, Witnesses: []checker.Witness{w, w}},
+		vocab.CheckFencing:   {Verdict: vocab.Safe, Witnesses: []checker.Witness{w}},
 	}}
 	lines := witnessLines(v)
 	require.Len(t, lines, 7, "every witness of a failed check, none of a safe one")

@@ -2,11 +2,12 @@ package review
 
 import (
 	"fmt"
-	"github.com/locksim/locksim/internal/artifact"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/locksim/locksim/internal/artifact"
 )
 
 // MarkdownPath is where the Markdown twin of the page at htmlPath goes:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,7 +54,7 @@ func TestBackendReasonFirst(t *testing.T) {
 				require.NoError(t, s.Override(Overrides{Backend: tc.backend}))
 			}
 			refused := s.BackendRefuses(tc.algo, tc.o)
-			if exp, ok := s.Expect(tc.algo); !ok || exp.Verdict != Skip {
+			if exp, ok := s.Expect(tc.algo); !ok || exp.Verdict != vocab.Skip {
 				_, err := s.RunConfig(tc.algo, tc.o)
 				if refused == nil {
 					refused = err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
 )
 
 // cataloguePage holds the built-in catalogue's verdict matrix.
@@ -56,9 +57,9 @@ func TestCatalogueMatrixPage(t *testing.T) {
 			switch {
 			case len(s.Algorithm) > 0 && !applies[algo]:
 				assert.Equal(t, "–", cell, "%s/%s does not apply", s.Name, algo)
-			case ok && e.Verdict == scenarios.Skip:
+			case ok && e.Verdict == vocab.Skip:
 				assert.Equal(t, "skip", cell, "%s/%s", s.Name, algo)
-			case ok && e.Verdict == scenarios.Any:
+			case ok && e.Verdict == vocab.Any:
 				assert.True(t, strings.HasSuffix(row[j+1], "°"), "%s/%s is not asserted: mark it °", s.Name, algo)
 			case ok:
 				assert.Equal(t, string(e.Verdict), cell, "%s/%s", s.Name, algo)

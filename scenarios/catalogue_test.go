@@ -14,6 +14,7 @@ import (
 
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // TestBuiltinsParse: every embedded file parses, is named NN-<name>.yaml,
@@ -42,10 +43,10 @@ func TestBuiltinsParse(t *testing.T) {
 			assert.NotEmpty(t, s.Source, "source")
 			for _, algo := range lock.Names() {
 				e, ok := s.Expect(algo)
-				if assert.True(t, ok, "no expectation for %s", algo) && e.Verdict == Skip {
+				if assert.True(t, ok, "no expectation for %s", algo) && e.Verdict == vocab.Skip {
 					assert.NotEmpty(t, e.Reason, "skip of %s needs a reason", algo)
 				}
-				if e.Verdict == Any {
+				if e.Verdict == vocab.Any {
 					assert.NotEmpty(t, e.Reason, "%s: say why %s is not asserted", s.Name, algo)
 				}
 			}
@@ -172,8 +173,8 @@ func plain(t *testing.T, c sim.Config) sim.Config {
 // (designKinds), each parses and resolves with its own fields, and a kind
 // nobody names is refused with the known ones listed.
 func TestFaultKinds(t *testing.T) {
-	assert.ElementsMatch(t, designKinds, supportedKinds())
-	minimal := map[string]string{
+	assert.ElementsMatch(t, vocab.KindStrings(designKinds), supportedKinds())
+	minimal := map[vocab.Kind]string{
 		"pause-client":      "client: 0, for: 100ms",
 		"crash-client":      "client: 0",
 		"clock-skew-client": "client: 0, offset: 2s",
@@ -186,6 +187,7 @@ func TestFaultKinds(t *testing.T) {
 		"pause-node":        "node: 0, for: 100ms",
 		"kill-node":         "node: 0, restart_after: 10ms",
 		"failover":          "node: 0",
+		"slow-node":         "node: 0, by: 20ms",
 		"random":            "for: 1s",
 	}
 	for _, k := range designKinds {
@@ -193,14 +195,14 @@ func TestFaultKinds(t *testing.T) {
 		if !assert.True(t, ok, "no minimal entry for %s", k) {
 			continue
 		}
-		s, err := Parse("k.yaml", []byte("name: k\nalgorithm: setpx\nreplicas: 1\nfaults:\n  - {kind: "+k+", "+fields+", at: 1s}\n"))
+		s, err := Parse("k.yaml", []byte("name: k\nalgorithm: setpx\nreplicas: 1\nfaults:\n  - {kind: "+string(k)+", "+fields+", at: 1s}\n"))
 		if assert.NoError(t, err, k) {
 			_, err = s.Config("setpx")
 			assert.NoError(t, err, k)
 		}
 	}
 	_, err := Parse("k.yaml", []byte("name: k\nfaults:\n  - kind: teleport\n    client: 0\n    at: 1s\n"))
-	assert.EqualError(t, err, `k.yaml:3: faults[0].kind: unknown fault kind "teleport" (known: `+strings.Join(designKinds, ", ")+`)`)
+	assert.EqualError(t, err, `k.yaml:3: faults[0].kind: unknown fault kind "teleport" (known: `+strings.Join(vocab.KindStrings(designKinds), ", ")+`)`)
 	// faultFields covers every field of FaultSpec but the kind, the
 	// trigger and optional, which apply to every kind.
 	var fields []string

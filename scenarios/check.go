@@ -9,9 +9,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"
+	"github.com/locksim/locksim/vocab"
 )
 
 // errf builds an Error at the line of path (or of its nearest parent that
@@ -118,11 +120,11 @@ func (s *Scenario) checkAlgorithms() error {
 		switch {
 		case !slices.Contains(overallVerdicts, e.Verdict):
 			return s.errf("expect."+k, "unknown verdict; want one of %s (%s)", join(overallVerdicts), shown(string(e.Verdict)))
-		case e.Verdict == Skip && e.Reason == "":
+		case e.Verdict == vocab.Skip && e.Reason == "":
 			return s.errf("expect."+k, "skip needs a reason (%s)", k)
 		}
 		for c, v := range e.Checks {
-			if !slices.Contains(checkNames, c) || !slices.Contains(checkVerdicts, v) {
+			if !slices.Contains(vocab.Checks(), c) || !slices.Contains(checkVerdicts, v) {
 				return s.errf("expect."+k, "unknown check or check verdict (%s: %s)", shown(c), shown(string(v)))
 			}
 		}
@@ -255,26 +257,26 @@ func (s *Scenario) checkFault(i int) error {
 	f := s.Faults[i]
 	base := fmt.Sprintf("faults[%d]", i)
 	if f.Kind == "" {
-		return s.errf(base, "missing kind (known: %s)", strings.Join(designKinds, ", "))
+		return s.errf(base, "missing kind (known: %s)", strings.Join(vocab.KindStrings(designKinds), ", "))
 	}
-	kind, ok := faultKinds[f.Kind]
+	kind, ok := faults.Lookup(f.Kind)
 	if !ok {
 		if slices.Contains(designKinds, f.Kind) {
 			return s.errf(base+".kind", "fault kind %q is not supported yet (supported: %s)", f.Kind, strings.Join(supportedKinds(), ", "))
 		}
-		return s.errf(base+".kind", "unknown fault kind %q (known: %s)", cut(f.Kind), strings.Join(designKinds, ", "))
+		return s.errf(base+".kind", "unknown fault kind %q (known: %s)", cut(string(f.Kind)), strings.Join(vocab.KindStrings(designKinds), ", "))
 	}
 	present := f.present()
 	for _, name := range faultFields {
-		if present[name] && !slices.Contains(kind.required, name) && !slices.Contains(kind.optional, name) {
+		if present[name] && !slices.Contains(kind.Required, name) && !slices.Contains(kind.Optional, name) {
 			note := ""
-			if kind.note != "" {
-				note = ": " + kind.note
+			if kind.Note != "" {
+				note = ": " + kind.Note
 			}
 			return s.errf(base+"."+name, "does not apply to %s%s (%s)", f.Kind, note, f.value(name))
 		}
 	}
-	for _, name := range kind.required {
+	for _, name := range kind.Required {
 		if !present[name] {
 			return s.errf(base, "%s needs %s (%s)", f.Kind, name, f.Kind)
 		}
@@ -327,7 +329,7 @@ func (s *Scenario) checkFault(i int) error {
 	if f.Rate != nil && *f.Rate < 0 {
 		return s.errf(base+".rate", "must not be negative (%v)", *f.Rate)
 	}
-	if _, err := kind.build(f); err != nil {
+	if _, err := f.build(kind); err != nil {
 		return s.errf(base, "%v", err)
 	}
 	return nil
@@ -397,7 +399,7 @@ func (s *Scenario) downForGood() []int {
 		if f.Node == nil || f.For != nil || f.Until != nil || seen[*f.Node] {
 			continue
 		}
-		if (f.Kind == "kill-node" && f.RestartAfter == nil) || f.Kind == "pause-node" {
+		if k := f.Kind.Attrs(); k.StopsNode && !k.Promotes && (k.Span != vocab.SpanUntilRestart || f.RestartAfter == nil) {
 			seen[*f.Node] = true
 			out = append(out, *f.Node)
 		}
@@ -408,8 +410,8 @@ func (s *Scenario) downForGood() []int {
 
 func supportedKinds() []string {
 	var out []string
-	for k := range faultKinds {
-		out = append(out, k)
+	for _, k := range faults.Registered() {
+		out = append(out, string(k))
 	}
 	sort.Strings(out)
 	return out
@@ -443,7 +445,7 @@ func (f FaultSpec) value(name string) string {
 	case "keep_data":
 		return fmt.Sprint(*f.KeepData)
 	case "kinds":
-		return shown(strings.Join(f.Kinds, ", "))
+		return shown(strings.Join(vocab.KindStrings(f.Kinds), ", "))
 	case "seed":
 		return fmt.Sprint(*f.Seed)
 	}

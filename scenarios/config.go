@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
@@ -143,11 +144,11 @@ func (o Options) lock() lock.Options {
 
 // plan schedules a checked fault: its kind's fault, its trigger and its end.
 func (f FaultSpec) plan() (sim.Planned, error) {
-	kind, ok := faultKinds[f.Kind]
+	kind, ok := faults.Lookup(f.Kind)
 	if !ok {
 		return sim.Planned{}, fmt.Errorf("fault kind %q is not supported", f.Kind)
 	}
-	fault, err := kind.build(f)
+	fault, err := f.build(kind)
 	if err != nil {
 		return sim.Planned{}, err
 	}

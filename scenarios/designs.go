@@ -8,6 +8,7 @@ import (
 
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // like is the built-in design algo should behave like ("" for none or an
@@ -66,7 +67,7 @@ func (s *Scenario) cannotRun(algo string) string {
 		return "failover.mode sentinel: a process design's child reaches each node at one address and cannot follow Sentinel"
 	}
 	loop := make([]string, 0, len(sim.LoopPoints)+len(info.Points))
-	for _, p := range slices.Concat(sim.LoopPoints, info.Points, []lock.Point{lock.PointBeforeAcquire, lock.PointBeforeRelease}) {
+	for _, p := range slices.Concat(sim.LoopPoints, info.Points, []lock.Point{vocab.PointBeforeAcquire, vocab.PointBeforeReleaseCommand}) {
 		loop = append(loop, string(p))
 	}
 	for i, f := range s.Faults {
@@ -75,7 +76,7 @@ func (s *Scenario) cannotRun(algo string) string {
 				return fmt.Sprintf("faults[%d] needs the internal point %s, which a process design does not announce", i, p.Point)
 			}
 		}
-		if strings.HasPrefix(f.Kind, "clock-") && strings.HasSuffix(f.Kind, "-client") {
+		if f.Kind.Attrs().Hits == vocab.HitsClientClock {
 			if why := info.ClockUnreached(); why != "" {
 				return fmt.Sprintf("faults[%d] (%s) would not reach %s's own clock: %s", i, f.Kind, algo, why)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -76,10 +77,10 @@ func (o RunOptions) VirtualTime(ctx context.Context, cfg sim.Config) bool {
 
 // Outcome is one scenario x algorithm run as a caller reports it.
 type Outcome struct {
-	Scenario  string                     `json:"scenario"`
-	Algorithm string                     `json:"algorithm"`
-	Verdict   checker.Verdict            `json:"verdict,omitempty"`
-	Checks    map[string]checker.Verdict `json:"checks,omitempty"`
+	Scenario  string                   `json:"scenario"`
+	Algorithm string                   `json:"algorithm"`
+	Verdict   vocab.Verdict            `json:"verdict,omitempty"`
+	Checks    map[string]vocab.Verdict `json:"checks,omitempty"`
 	// Expected is the expectation in one line ("" when none);
 	// AsExpected is Expectation.Meets's answer, false too when the run was
 	// incomplete or did not play the scenario.
@@ -110,7 +111,7 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	exp, hasExp := s.Expect(algo)
 	if hasExp {
 		out.Expected = exp.String()
-		if exp.Verdict == Skip {
+		if exp.Verdict == vocab.Skip {
 			// what the backend cannot do comes before the design's skip
 			if err := s.BackendRefuses(algo, o); err != nil {
 				return out, err
@@ -232,12 +233,12 @@ func Machine() string {
 // recorded, as a typed value for Misses (the zero Expectation when the run
 // expected nothing).
 func SavedExpectation(v report.Verdict) Expectation {
-	e := Expectation{Verdict: Verdict(v.Expected)}
+	e := Expectation{Verdict: vocab.Verdict(v.Expected)}
 	for name, want := range v.ExpectedChecks {
 		if e.Checks == nil {
-			e.Checks = map[string]Verdict{}
+			e.Checks = map[string]vocab.Verdict{}
 		}
-		e.Checks[name] = Verdict(want)
+		e.Checks[name] = vocab.Verdict(want)
 	}
 	return e
 }

@@ -9,48 +9,12 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/lock"
-)
-
-// Verdict is an expected outcome, overall or of one check.
-type Verdict string
-
-// Overall verdicts a scenario may expect.
-const (
-	Safe     Verdict = "safe"
-	Unsafe   Verdict = "unsafe"   // a safety check failed
-	Deadlock Verdict = "deadlock" // liveness failed after every fault healed
-	// Any is not asserted: the design is racy without faults, so a run may
-	// come out either way; the report still shows what happened.
-	Any Verdict = "any"
-	// Skip: the scenario does not apply to the design and is not run for it;
-	// Expectation.Reason says why.
-	Skip Verdict = "skip"
-	// Unknown: the run cannot be judged (it tested nothing: no lease was
-	// ever granted) or a check could not decide; expected only to show
-	// that locksim refuses to call such a run safe.
-	Unknown Verdict = "unknown"
-)
-
-// Verdicts only a single check may be expected to give.
-const (
-	Skipped Verdict = "skipped" // the check does not run (fencing without tokens)
-	// Covered: the claim of a fenced design whose leases overlapped while
-	// its tokens grew and the resource rejected the stale writes.
-	Covered Verdict = "covered"
-)
-
-// The four checks, as named in verdict.json.
-const (
-	CheckExclusion = checker.NameExclusion
-	CheckClaim     = checker.NameClaim
-	CheckFencing   = checker.NameFencing
-	CheckLiveness  = checker.NameLiveness
+	"github.com/locksim/locksim/vocab"
 )
 
 var (
-	overallVerdicts = []Verdict{Safe, Unsafe, Deadlock, Any, Skip, Unknown}
-	checkVerdicts   = []Verdict{Safe, Unsafe, Unknown, Skipped, Deadlock, Covered}
-	checkNames      = []string{CheckExclusion, CheckClaim, CheckFencing, CheckLiveness}
+	overallVerdicts = []vocab.Verdict{vocab.Safe, vocab.Unsafe, vocab.Deadlock, vocab.Any, vocab.Skip, vocab.Unknown}
+	checkVerdicts   = []vocab.Verdict{vocab.Safe, vocab.Unsafe, vocab.Unknown, vocab.Skipped, vocab.Deadlock, vocab.Covered}
 )
 
 // Expectation is what a scenario expects of one design. In a file it is a
@@ -58,17 +22,17 @@ var (
 // reason: {verdict: unsafe, exclusion: unsafe, claim: safe} or
 // {verdict: skip, reason: "no replicas to fail over to"}.
 type Expectation struct {
-	Verdict Verdict // safe, unsafe, deadlock, any or skip; any when only checks are given
+	Verdict vocab.Verdict // safe, unsafe, deadlock, any or skip; any when only checks are given
 	// Checks are expected verdicts of single checks (exclusion, claim,
 	// fencing, liveness), each safe, unsafe, unknown, skipped or deadlock;
 	// nil when none are asserted.
-	Checks map[string]Verdict
+	Checks map[string]vocab.Verdict
 	Reason string // why; required for skip
 }
 
 // Asserted reports whether a run's overall verdict is compared with this
 // expectation (any and skip are not).
-func (e Expectation) Asserted() bool { return e.Verdict != Any && e.Verdict != Skip }
+func (e Expectation) Asserted() bool { return e.Verdict != vocab.Any && e.Verdict != vocab.Skip }
 
 // UnmarshalYAML reads a verdict or a mapping.
 func (e *Expectation) UnmarshalYAML(n *yaml.Node) error {
@@ -83,12 +47,12 @@ func (e *Expectation) UnmarshalYAML(n *yaml.Node) error {
 func parseExpectation(n *yaml.Node) (Expectation, error) {
 	switch n.Kind {
 	case yaml.ScalarNode:
-		v := Verdict(n.Value)
+		v := vocab.Verdict(n.Value)
 		if !slices.Contains(overallVerdicts, v) {
 			return Expectation{}, problemf(n, "", "unknown verdict (%s); want one of %s", shown(n.Value), join(overallVerdicts))
 		}
 		e := Expectation{Verdict: v}
-		if v == Skip {
+		if v == vocab.Skip {
 			return Expectation{}, problemf(n, "", "skip needs a reason: write {verdict: skip, reason: \"...\"}")
 		}
 		return e, nil
@@ -99,7 +63,7 @@ func parseExpectation(n *yaml.Node) (Expectation, error) {
 }
 
 func parseExpectationMap(n *yaml.Node) (Expectation, error) {
-	e := Expectation{Verdict: Any}
+	e := Expectation{Verdict: vocab.Any}
 	seen := map[string]bool{}
 	var verdictNode *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -116,29 +80,29 @@ func parseExpectationMap(n *yaml.Node) (Expectation, error) {
 		}
 		switch {
 		case k.Value == "verdict":
-			e.Verdict, verdictNode = Verdict(v.Value), v
+			e.Verdict, verdictNode = vocab.Verdict(v.Value), v
 			if !slices.Contains(overallVerdicts, e.Verdict) {
 				return e, problemf(v, ".verdict", "unknown verdict (%s); want one of %s", shown(v.Value), join(overallVerdicts))
 			}
 		case k.Value == "reason":
 			e.Reason = strings.TrimSpace(v.Value)
-		case slices.Contains(checkNames, k.Value):
-			cv := Verdict(v.Value)
+		case slices.Contains(vocab.Checks(), k.Value):
+			cv := vocab.Verdict(v.Value)
 			if !slices.Contains(checkVerdicts, cv) {
 				return e, problemf(v, "."+k.Value, "unknown check verdict (%s); want one of %s", shown(v.Value), join(checkVerdicts))
 			}
-			if (cv == Deadlock && k.Value != CheckLiveness) || (cv == Unsafe && k.Value == CheckLiveness) {
+			if (cv == vocab.Deadlock && k.Value != vocab.CheckLiveness) || (cv == vocab.Unsafe && k.Value == vocab.CheckLiveness) {
 				return e, problemf(v, "."+k.Value, "a %s check cannot be %s (only liveness ends in deadlock, and it is never unsafe)", k.Value, cv)
 			}
-			if cv == Covered && k.Value != CheckClaim {
+			if cv == vocab.Covered && k.Value != vocab.CheckClaim {
 				return e, problemf(v, "."+k.Value, "only the claim can be covered (by fencing) (%s: %s)", k.Value, cv)
 			}
 			if e.Checks == nil {
-				e.Checks = map[string]Verdict{}
+				e.Checks = map[string]vocab.Verdict{}
 			}
 			e.Checks[k.Value] = cv
 		default:
-			return e, problemf(k, "."+k.Value, "unknown field (known: verdict, reason, %s)", strings.Join(checkNames, ", "))
+			return e, problemf(k, "."+k.Value, "unknown field (known: verdict, reason, %s)", strings.Join(vocab.Checks(), ", "))
 		}
 	}
 	if verdictNode == nil {
@@ -150,34 +114,34 @@ func parseExpectationMap(n *yaml.Node) (Expectation, error) {
 // consistent refuses expectations that no run could meet.
 func (e Expectation) consistent(n *yaml.Node) error {
 	switch e.Verdict {
-	case Skip:
+	case vocab.Skip:
 		if e.Reason == "" {
 			return problemf(n, "", "skip needs a reason: write {verdict: skip, reason: \"...\"}")
 		}
 		if len(e.Checks) > 0 {
 			return problemf(n, "", "a skipped design has no check verdicts")
 		}
-	case Safe:
-		for _, c := range checkNames {
-			if v, ok := e.Checks[c]; ok && v != Safe && v != Skipped && v != Covered {
+	case vocab.Safe:
+		for _, c := range vocab.Checks() {
+			if v, ok := e.Checks[c]; ok && v != vocab.Safe && v != vocab.Skipped && v != vocab.Covered {
 				return problemf(n, "", "overall safe contradicts %s: %s", c, v)
 			}
 		}
-	case Deadlock:
-		for _, c := range checkNames {
+	case vocab.Deadlock:
+		for _, c := range vocab.Checks() {
 			v, ok := e.Checks[c]
-			if ok && c != CheckLiveness && v != Safe && v != Skipped && v != Covered {
+			if ok && c != vocab.CheckLiveness && v != vocab.Safe && v != vocab.Skipped && v != vocab.Covered {
 				return problemf(n, "", "overall deadlock needs every safety check safe (%s: %s)", c, v)
 			}
-			if ok && c == CheckLiveness && v != Deadlock {
+			if ok && c == vocab.CheckLiveness && v != vocab.Deadlock {
 				return problemf(n, "", "overall deadlock contradicts liveness: %s", v)
 			}
 		}
-	case Unsafe:
+	case vocab.Unsafe:
 		all := true
-		for _, c := range []string{CheckExclusion, CheckClaim, CheckFencing} {
+		for _, c := range []string{vocab.CheckExclusion, vocab.CheckClaim, vocab.CheckFencing} {
 			v, ok := e.Checks[c]
-			if ok && v == Unsafe {
+			if ok && v == vocab.Unsafe {
 				return nil
 			}
 			all = all && ok
@@ -201,7 +165,7 @@ func (e Expectation) MarshalYAML() (any, error) {
 			&yaml.Node{Kind: yaml.ScalarNode, Value: v})
 	}
 	add("verdict", string(e.Verdict))
-	for _, c := range checkNames {
+	for _, c := range vocab.Checks() {
 		if v, ok := e.Checks[c]; ok {
 			add(c, string(v))
 		}
@@ -232,36 +196,36 @@ const MissedVerdict = "verdict"
 // did not give the expected verdict. Whether the run was complete and
 // played its scenario is the caller's to add (an incomplete or unplayed
 // run is never as expected).
-func (e Expectation) Misses(verdict checker.Verdict, checks map[string]checker.Verdict) []string {
+func (e Expectation) Misses(verdict vocab.Verdict, checks map[string]vocab.Verdict) []string {
 	var out []string
 	switch e.Verdict {
 	case "":
-		if verdict != checker.Safe {
+		if verdict != vocab.Safe {
 			out = append(out, MissedVerdict)
 		}
-	case Any:
-		if verdict == checker.Unknown {
+	case vocab.Any:
+		if verdict == vocab.Unknown {
 			out = append(out, MissedVerdict)
 		}
 	default:
-		if verdict != checker.Verdict(e.Verdict) {
+		if verdict != vocab.Verdict(e.Verdict) {
 			out = append(out, MissedVerdict)
 		}
 	}
 	var extra []string // a check locksim does not have: always a miss
 	for name := range e.Checks {
-		if !slices.Contains(checkNames, name) {
+		if !slices.Contains(vocab.Checks(), name) {
 			extra = append(extra, name)
 		}
 	}
 	sort.Strings(extra)
-	names := append(slices.Clone(checkNames), extra...)
+	names := append(slices.Clone(vocab.Checks()), extra...)
 	for _, name := range names {
 		want, ok := e.Checks[name]
-		if !ok || want == "" || want == Any {
+		if !ok || want == "" || want == vocab.Any {
 			continue
 		}
-		if got, ran := checks[name]; !ran || got != checker.Verdict(want) {
+		if got, ran := checks[name]; !ran || got != vocab.Verdict(want) {
 			out = append(out, name)
 		}
 	}
@@ -269,22 +233,19 @@ func (e Expectation) Misses(verdict checker.Verdict, checks map[string]checker.V
 }
 
 // Meets reports whether a result meets e: Misses finds nothing.
-func (e Expectation) Meets(verdict checker.Verdict, checks map[string]checker.Verdict) bool {
+func (e Expectation) Meets(verdict vocab.Verdict, checks map[string]vocab.Verdict) bool {
 	return len(e.Misses(verdict, checks)) == 0
 }
 
 // CheckVerdicts are a checker result's verdicts by check name, the form
 // Misses compares.
-func CheckVerdicts(r checker.Result) map[string]checker.Verdict {
-	out := make(map[string]checker.Verdict, len(r.Checks))
+func CheckVerdicts(r checker.Result) map[string]vocab.Verdict {
+	out := make(map[string]vocab.Verdict, len(r.Checks))
 	for _, c := range r.Checks {
 		out[c.Name] = c.Verdict
 	}
 	return out
 }
-
-// CheckNames are the four checks in the order reports list them.
-func CheckNames() []string { return slices.Clone(checkNames) }
 
 // Expectations maps an algorithm name, or "*" for every other design, to
 // what the scenario expects of it.
@@ -342,7 +303,7 @@ func (x Expectations) MarshalYAML() (any, error) {
 	return m, nil
 }
 
-func join(vs []Verdict) string {
+func join(vs []vocab.Verdict) string {
 	s := make([]string, len(vs))
 	for i, v := range vs {
 		s[i] = string(v)
@@ -355,7 +316,7 @@ func join(vs []Verdict) string {
 func (e Expectation) String() string {
 	s := string(e.Verdict)
 	var parts []string
-	for _, c := range checkNames {
+	for _, c := range vocab.Checks() {
 		if v, ok := e.Checks[c]; ok {
 			parts = append(parts, c+" "+string(v))
 		}

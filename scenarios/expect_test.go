@@ -3,45 +3,44 @@ package scenarios
 import (
 	"testing"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/stretchr/testify/assert"
-
-	"github.com/locksim/locksim/checker"
 )
 
 // TestExpectationMisses is the one comparison of an expectation with a
 // result, as typed values.
 func TestExpectationMisses(t *testing.T) {
-	got := map[string]checker.Verdict{
-		"exclusion": checker.Unsafe, "claim": checker.Safe, "fencing": checker.Skipped, "liveness": checker.Safe,
+	got := map[string]vocab.Verdict{
+		"exclusion": vocab.Unsafe, "claim": vocab.Safe, "fencing": vocab.Skipped, "liveness": vocab.Safe,
 	}
-	safe := map[string]checker.Verdict{"exclusion": checker.Safe}
+	safe := map[string]vocab.Verdict{"exclusion": vocab.Safe}
 	nothing := Expectation{}
 	for _, tc := range []struct {
-		verdict checker.Verdict
+		verdict vocab.Verdict
 		e       Expectation
-		checks  map[string]checker.Verdict
+		checks  map[string]vocab.Verdict
 		want    []string
 	}{
-		{checker.Safe, nothing, safe, nil},
-		{checker.Unsafe, nothing, got, []string{MissedVerdict}},
-		{checker.Unknown, nothing, got, []string{MissedVerdict}},
-		{checker.Unknown, Expectation{Verdict: Safe}, got, []string{MissedVerdict}},
-		{checker.Deadlock, nothing, got, []string{MissedVerdict}},
-		{checker.Unsafe, Expectation{Verdict: Unsafe}, got, nil},
-		{checker.Unsafe, Expectation{Verdict: Safe}, got, []string{MissedVerdict}},
-		{checker.Safe, Expectation{Verdict: Unsafe}, safe, []string{MissedVerdict}},
-		{checker.Unsafe, Expectation{Verdict: Any}, got, nil},
-		{checker.Safe, Expectation{Verdict: Any}, safe, nil},
-		{checker.Deadlock, Expectation{Verdict: Any}, got, nil},
-		{checker.Unknown, Expectation{Verdict: Any}, got, []string{MissedVerdict}},
-		{checker.Unknown, Expectation{Verdict: Unknown}, got, nil},
-		{checker.Unsafe, Expectation{Verdict: Unsafe, Checks: map[string]Verdict{CheckExclusion: Unsafe, CheckClaim: Safe}}, got, nil},
-		{checker.Unsafe, Expectation{Verdict: Unsafe, Checks: map[string]Verdict{CheckClaim: Unsafe}}, got, []string{CheckClaim}},
-		{checker.Unsafe, Expectation{Verdict: Any, Checks: map[string]Verdict{CheckClaim: Unsafe}}, got, []string{CheckClaim}},
-		{checker.Unsafe, Expectation{Verdict: Unsafe, Checks: map[string]Verdict{CheckFencing: Skipped}}, got, nil},
-		{checker.Unsafe, Expectation{Verdict: Unsafe, Checks: map[string]Verdict{"no-such-check": Safe}}, got, []string{"no-such-check"}},
-		{checker.Safe, Expectation{Verdict: Unsafe, Checks: map[string]Verdict{CheckLiveness: Deadlock, CheckClaim: Unsafe}}, got,
-			[]string{MissedVerdict, CheckClaim, CheckLiveness}},
+		{vocab.Safe, nothing, safe, nil},
+		{vocab.Unsafe, nothing, got, []string{MissedVerdict}},
+		{vocab.Unknown, nothing, got, []string{MissedVerdict}},
+		{vocab.Unknown, Expectation{Verdict: vocab.Safe}, got, []string{MissedVerdict}},
+		{vocab.Deadlock, nothing, got, []string{MissedVerdict}},
+		{vocab.Unsafe, Expectation{Verdict: vocab.Unsafe}, got, nil},
+		{vocab.Unsafe, Expectation{Verdict: vocab.Safe}, got, []string{MissedVerdict}},
+		{vocab.Safe, Expectation{Verdict: vocab.Unsafe}, safe, []string{MissedVerdict}},
+		{vocab.Unsafe, Expectation{Verdict: vocab.Any}, got, nil},
+		{vocab.Safe, Expectation{Verdict: vocab.Any}, safe, nil},
+		{vocab.Deadlock, Expectation{Verdict: vocab.Any}, got, nil},
+		{vocab.Unknown, Expectation{Verdict: vocab.Any}, got, []string{MissedVerdict}},
+		{vocab.Unknown, Expectation{Verdict: vocab.Unknown}, got, nil},
+		{vocab.Unsafe, Expectation{Verdict: vocab.Unsafe, Checks: map[string]vocab.Verdict{vocab.CheckExclusion: vocab.Unsafe, vocab.CheckClaim: vocab.Safe}}, got, nil},
+		{vocab.Unsafe, Expectation{Verdict: vocab.Unsafe, Checks: map[string]vocab.Verdict{vocab.CheckClaim: vocab.Unsafe}}, got, []string{vocab.CheckClaim}},
+		{vocab.Unsafe, Expectation{Verdict: vocab.Any, Checks: map[string]vocab.Verdict{vocab.CheckClaim: vocab.Unsafe}}, got, []string{vocab.CheckClaim}},
+		{vocab.Unsafe, Expectation{Verdict: vocab.Unsafe, Checks: map[string]vocab.Verdict{vocab.CheckFencing: vocab.Skipped}}, got, nil},
+		{vocab.Unsafe, Expectation{Verdict: vocab.Unsafe, Checks: map[string]vocab.Verdict{"no-such-check": vocab.Safe}}, got, []string{"no-such-check"}},
+		{vocab.Safe, Expectation{Verdict: vocab.Unsafe, Checks: map[string]vocab.Verdict{vocab.CheckLiveness: vocab.Deadlock, vocab.CheckClaim: vocab.Unsafe}}, got,
+			[]string{MissedVerdict, vocab.CheckClaim, vocab.CheckLiveness}},
 	} {
 		assert.Equal(t, tc.want, tc.e.Misses(tc.verdict, tc.checks), "verdict %s, expected %v", tc.verdict, tc.e)
 		assert.Equal(t, len(tc.want) == 0, tc.e.Meets(tc.verdict, tc.checks))

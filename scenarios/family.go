@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Family is the kind of trouble a scenario puts a lock through, the rows a
@@ -81,14 +82,14 @@ var faultRank = []struct {
 	family Family
 	match  func(f rankedFault) bool
 }{
-	{FamilyFailover, kindIs(faults.KindFailover)},
-	{FamilyRestart, func(f rankedFault) bool { return f.Kind == faults.KindKillNode && !deref(f.KeepData) }},
-	{FamilyNodeClock, kindIs(faults.KindClockJumpNode, faults.KindClockRateNode)},
-	{FamilyClientClock, kindIs(faults.KindClockSkewClient, faults.KindClockJumpClient)},
-	{FamilyCrash, kindIs(faults.KindKillNode)}, // a node that restarts with its data
-	{FamilyNetwork, kindIs(faults.KindDelay, faults.KindPartition, faults.KindDrop, faults.KindPauseNode)},
-	{FamilyClientPause, func(f rankedFault) bool { return f.Kind == faults.KindPauseClient && !startGate(f) && !f.short }},
-	{FamilyCrash, kindIs(faults.KindCrashClient)},
+	{FamilyFailover, kindIs(vocab.KindFailover)},
+	{FamilyRestart, func(f rankedFault) bool { return f.Kind == vocab.KindKillNode && !deref(f.KeepData) }},
+	{FamilyNodeClock, kindIs(vocab.KindClockJumpNode, vocab.KindClockRateNode)},
+	{FamilyClientClock, kindIs(vocab.KindClockSkewClient, vocab.KindClockJumpClient)},
+	{FamilyCrash, kindIs(vocab.KindKillNode)}, // a node that restarts with its data
+	{FamilyNetwork, kindIs(vocab.KindDelay, vocab.KindPartition, vocab.KindDrop, vocab.KindPauseNode)},
+	{FamilyClientPause, func(f rankedFault) bool { return f.Kind == vocab.KindPauseClient && !startGate(f) && !f.short }},
+	{FamilyCrash, kindIs(vocab.KindCrashClient)},
 }
 
 // rankedFault is a fault as the rule sees it; short marks a pause that
@@ -98,7 +99,7 @@ type rankedFault struct {
 	short bool
 }
 
-func kindIs(kinds ...string) func(rankedFault) bool {
+func kindIs(kinds ...vocab.Kind) func(rankedFault) bool {
 	return func(f rankedFault) bool { return slices.Contains(kinds, f.Kind) }
 }
 
@@ -106,7 +107,7 @@ func kindIs(kinds ...string) func(rankedFault) bool {
 // it acquires (when: before-acquire): the client holds no lease then, so
 // the pause orders the clients rather than stalls a holder.
 func startGate(f rankedFault) bool {
-	return f.When != nil && f.When.Point == "before-acquire"
+	return f.When != nil && f.When.Point == string(vocab.PointBeforeAcquire)
 }
 
 // FamilyOf is the scenario's family: its family: field when it has one,
@@ -114,7 +115,7 @@ func startGate(f rankedFault) bool {
 // FamilyControl for a scenario without a fault beyond start gates and
 // short pauses. A
 // random fault counts as every kind it may draw (its kinds, or all of
-// faults.RandomKinds), and kill-node among them as one that may lose data.
+// faults.RandomKinds()), and kill-node among them as one that may lose data.
 func FamilyOf(s *Scenario) Family {
 	if s.Family != "" {
 		return Family(s.Family)
@@ -125,7 +126,7 @@ func FamilyOf(s *Scenario) Family {
 	}
 	var specs []rankedFault
 	for _, f := range s.Faults {
-		if f.Kind != faults.KindRandom {
+		if f.Kind != vocab.KindRandom {
 			// A pause bounded by a for: shorter than the TTL, and by
 			// nothing else, ends within every lease.
 			short := f.For != nil && f.Until == nil && f.For.D() < ttl
@@ -134,7 +135,7 @@ func FamilyOf(s *Scenario) Family {
 		}
 		kinds := f.Kinds
 		if len(kinds) == 0 {
-			kinds = faults.RandomKinds
+			kinds = faults.RandomKinds()
 		}
 		for _, k := range kinds {
 			specs = append(specs, rankedFault{FaultSpec: FaultSpec{Kind: k}})

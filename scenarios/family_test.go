@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/vocab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -86,7 +87,7 @@ func TestFamilyRule(t *testing.T) {
 		{"node clock over client clock", []FaultSpec{{Kind: "clock-skew-client"}, {Kind: "clock-rate-node"}}, FamilyNodeClock},
 		{"restart over node clock", []FaultSpec{{Kind: "clock-jump-node"}, {Kind: "kill-node"}}, FamilyRestart},
 		{"failover over everything", []FaultSpec{{Kind: "kill-node"}, {Kind: "failover"}, {Kind: "partition"}}, FamilyFailover},
-		{"random counts its kinds", []FaultSpec{{Kind: "random", Kinds: []string{"delay", "pause-client"}}}, FamilyNetwork},
+		{"random counts its kinds", []FaultSpec{{Kind: "random", Kinds: []vocab.Kind{"delay", "pause-client"}}}, FamilyNetwork},
 		{"random without kinds may fail over", []FaultSpec{{Kind: "random"}}, FamilyFailover},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

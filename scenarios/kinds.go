@@ -1,106 +1,65 @@
 package scenarios
 
 import (
+	"time"
+
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
-// A faultKind turns a checked FaultSpec into a sim.Fault. Adding a kind is
-// one entry in faultKinds and its build function: the parser checks, before
-// build runs, that the required fields are there, that no field outside
-// required, optional and the trigger is, and that client and node indexes are
-// in range.
-type faultKind struct {
-	required []string // fields the kind cannot do without
-	optional []string // further fields it reads
-	note     string   // said when a field does not apply, if useful
-	build    func(f FaultSpec) (sim.Fault, error)
-}
+// A fault kind's schema and build are its entry in the faults registry
+// (faults.Lookup): the parser checks, before the entry builds the fault,
+// that the required fields are there, that no field outside required,
+// optional and the trigger is, and that client and node indexes are in
+// range.
 
-// faultKinds are the kinds locksim can run so far.
-var faultKinds = map[string]faultKind{
-	"pause-client": {
-		required: []string{"client"},
-		optional: []string{"for", "until"},
-		build: func(f FaultSpec) (sim.Fault, error) {
-			return faults.PauseClient{Client: *f.Client}, nil
-		},
-	},
-	"crash-client": {
-		required: []string{"client"},
-		note:     "a crash is forever",
-		build: func(f FaultSpec) (sim.Fault, error) {
-			return faults.CrashClient{Client: *f.Client}, nil
-		},
-	},
-	// The kinds below build in kinds_faults.go.
-	"clock-skew-client": {
-		required: []string{"client"},
-		optional: []string{"offset", "rate", "for", "until"},
-		build:    buildClockSkewClient,
-	},
-	"clock-jump-client": {
-		required: []string{"client", "by"},
-		optional: []string{"for", "until"},
-		build:    buildClockJumpClient,
-	},
-	"clock-jump-node": {
-		required: []string{"node", "by"},
-		note:     "a node clock does not step back, so the jump has no end",
-		build:    buildClockJumpNode,
-	},
-	"clock-rate-node": {
-		required: []string{"node", "rate"},
-		optional: []string{"for", "until"},
-		build:    buildClockRateNode,
-	},
-	"delay": {
-		required: []string{"latency"},
-		optional: []string{"client", "node", "groups", "jitter", "for", "until"},
-		build:    buildDelay,
-	},
-	"partition": {
-		optional: []string{"client", "node", "groups", "for", "until"},
-		build:    buildPartition,
-	},
-	"drop": {
-		optional: []string{"client", "node", "groups", "for", "until"},
-		build:    buildDrop,
-	},
-	"pause-node": {
-		required: []string{"node"},
-		optional: []string{"for", "until"},
-		build:    buildPauseNode,
-	},
-	"kill-node": {
-		required: []string{"node"},
-		optional: []string{"restart_after", "keep_data", "for", "until"},
-		build:    buildKillNode,
-	},
-	"failover": {
-		required: []string{"node"},
-		optional: []string{"for", "until"},
-		build:    buildFailover,
-	},
-	"random": {
-		optional: []string{"kinds", "interval", "seed", "for", "until"},
-		note:     "random draws its targets itself (seeded by the scenario's seed)",
-		build:    buildRandom,
-	},
-}
-
-// designKinds are the fault kinds the scenario schema names. Those without an
-// entry in faultKinds are refused as not supported yet, never ignored: a
+// designKinds are the fault kinds the scenario schema names. Those without
+// a registry entry are refused as not supported yet, never ignored: a
 // scenario whose fault silently did nothing would report a false safe.
-var designKinds = []string{
-	"pause-client", "crash-client", "clock-skew-client", "clock-jump-client",
-	"clock-jump-node", "clock-rate-node", "delay", "partition", "drop",
-	"pause-node", "kill-node", "failover", "random",
-}
+var designKinds = vocab.Kinds()
 
 // faultFields are the fields of a fault entry other than kind and the
 // trigger (at, when), in schema order.
 var faultFields = []string{
 	"client", "node", "for", "until", "by", "offset", "rate", "latency",
 	"jitter", "groups", "restart_after", "keep_data", "kinds", "interval", "seed",
+}
+
+// Spec is the entry's kind-specific fields, as the faults registry reads
+// them.
+func (f FaultSpec) Spec() faults.Spec {
+	return faults.Spec{
+		Client: f.Client, Node: f.Node, For: durOf(f.For), By: durOf(f.By), Offset: durOf(f.Offset),
+		Rate: f.Rate, Latency: durOf(f.Latency), Jitter: durOf(f.Jitter), Groups: f.Groups,
+		RestartAfter: durOf(f.RestartAfter), KeepData: f.KeepData, Kinds: f.Kinds,
+		Interval: durOf(f.Interval), Seed: f.Seed,
+	}
+}
+
+// SetSpec sets the entry's kind-specific fields to s's.
+func (f *FaultSpec) SetSpec(s faults.Spec) {
+	f.Client, f.Node, f.For, f.By, f.Offset = s.Client, s.Node, durTo(s.For), durTo(s.By), durTo(s.Offset)
+	f.Rate, f.Latency, f.Jitter, f.Groups = s.Rate, durTo(s.Latency), durTo(s.Jitter), s.Groups
+	f.RestartAfter, f.KeepData, f.Kinds = durTo(s.RestartAfter), s.KeepData, s.Kinds
+	f.Interval, f.Seed = durTo(s.Interval), s.Seed
+}
+
+// build is the entry's fault, as its kind's registry entry builds it.
+func (f FaultSpec) build(e faults.Entry) (sim.Fault, error) { return e.Build(f.Spec()) }
+
+func durOf(d *Duration) *time.Duration {
+	if d == nil {
+		return nil
+	}
+	x := d.D()
+	return &x
+}
+
+func durTo(d *time.Duration) *Duration {
+	if d == nil {
+		return nil
+	}
+	x := Duration(*d)
+	return &x
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 func TestEveryFaultKindBuilds(t *testing.T) {
@@ -48,7 +49,7 @@ faults:
 		faults.KillNode{Node: 4, RestartAfter: faults.StayDown, KeepData: true},
 		faults.Failover{Node: 0},
 		faults.Random{},
-		faults.Random{Seed: 9, Interval: 100 * time.Millisecond, Kinds: []string{"delay", "pause-node"}},
+		faults.Random{Seed: 9, Interval: 100 * time.Millisecond, Kinds: []vocab.Kind{"delay", "pause-node"}},
 	}
 	require.Len(t, cfg.Faults, len(want))
 	for i, w := range want {

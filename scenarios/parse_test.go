@@ -15,6 +15,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // good is a valid file using most of the schema; the bad cases below each
@@ -74,19 +75,19 @@ func TestParseGood(t *testing.T) {
 	assert.Equal(t, []sim.Planned{
 		{
 			Fault: faults.PauseClient{Client: 0},
-			Start: sim.Trigger{Client: 0, Point: sim.PointAfterCheck, Nth: 2},
+			Start: sim.Trigger{Client: 0, Point: vocab.PointAfterCheck, Nth: 2},
 			For:   time.Second,
-			Until: &sim.Trigger{Client: 1, Point: sim.PointAfterEnter, Nth: 1},
+			Until: &sim.Trigger{Client: 1, Point: vocab.PointAfterEnter, Nth: 1},
 		},
 		{Fault: faults.CrashClient{Client: 2}, Start: sim.Trigger{At: 1200 * time.Millisecond}},
 	}, cfg.Faults)
 
 	e, ok := s.Expect("redlock")
 	require.True(t, ok)
-	assert.Equal(t, Expectation{Verdict: Unsafe, Checks: map[string]Verdict{CheckExclusion: Unsafe, CheckClaim: Safe}}, e)
+	assert.Equal(t, Expectation{Verdict: vocab.Unsafe, Checks: map[string]vocab.Verdict{vocab.CheckExclusion: vocab.Unsafe, vocab.CheckClaim: vocab.Safe}}, e)
 	e, ok = s.Expect("setpx")
 	require.True(t, ok)
-	assert.Equal(t, Expectation{Verdict: Unsafe}, e, "setpx falls to *")
+	assert.Equal(t, Expectation{Verdict: vocab.Unsafe}, e, "setpx falls to *")
 }
 
 func TestParseCluster(t *testing.T) {
@@ -112,8 +113,8 @@ faults:
 	require.NoError(t, err)
 	cfg, err := s.Config("setpx")
 	require.NoError(t, err)
-	assert.Equal(t, sim.Trigger{AnyClient: true, Point: sim.PointAfterEnter, Nth: 2}, cfg.Faults[0].Start)
-	assert.Equal(t, sim.Trigger{Client: 1, Point: sim.PointAfterCheck, Nth: 1}, cfg.Faults[1].Start)
+	assert.Equal(t, sim.Trigger{AnyClient: true, Point: vocab.PointAfterEnter, Nth: 2}, cfg.Faults[0].Start)
+	assert.Equal(t, sim.Trigger{Client: 1, Point: vocab.PointAfterCheck, Nth: 1}, cfg.Faults[1].Start)
 	out := roundTrip(t, s, "setpx")
 	assert.Contains(t, out, "when: {point: after-enter, nth: 2}")
 }
@@ -277,11 +278,11 @@ expect:
 		want     Expectation
 		asserted bool
 	}{
-		{"setpx", Expectation{Verdict: Safe}, true},
-		{"redlock", Expectation{Verdict: Skip, Reason: "needs replicas"}, false},
-		{"naive", Expectation{Verdict: Any, Checks: map[string]Verdict{CheckExclusion: Unsafe}}, false},
-		{"fenced", Expectation{Verdict: Unsafe, Reason: "why", Checks: map[string]Verdict{
-			CheckExclusion: Unsafe, CheckClaim: Safe, CheckFencing: Skipped, CheckLiveness: Safe}}, true},
+		{"setpx", Expectation{Verdict: vocab.Safe}, true},
+		{"redlock", Expectation{Verdict: vocab.Skip, Reason: "needs replicas"}, false},
+		{"naive", Expectation{Verdict: vocab.Any, Checks: map[string]vocab.Verdict{vocab.CheckExclusion: vocab.Unsafe}}, false},
+		{"fenced", Expectation{Verdict: vocab.Unsafe, Reason: "why", Checks: map[string]vocab.Verdict{
+			vocab.CheckExclusion: vocab.Unsafe, vocab.CheckClaim: vocab.Safe, vocab.CheckFencing: vocab.Skipped, vocab.CheckLiveness: vocab.Safe}}, true},
 	}
 	for _, c := range cases {
 		got, ok := s.Expect(c.algo)

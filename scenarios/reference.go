@@ -9,13 +9,15 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // The tables of docs/scenarios.md that the code decides: the fault kinds
-// and their fields (faultKinds), the points (Points), and the defaults of
+// and their fields (the faults registry), the points (Points), and the defaults of
 // the options and the world (what Resolved writes for a scenario that sets
 // nothing, i.e. sim.Defaults).
 // TestScenarioReference fails when the page's copy differs from these.
@@ -35,22 +37,22 @@ type KindInfo struct {
 func Kinds() []KindInfo {
 	var out []KindInfo
 	for _, name := range designKinds {
-		k, ok := faultKinds[name]
+		k, ok := faults.Lookup(name)
 		if !ok {
 			continue
 		}
-		out = append(out, KindInfo{Kind: name, Required: append([]string{}, k.required...), Optional: append([]string{}, k.optional...), External: onExternal(name, k), Note: k.note})
+		out = append(out, KindInfo{Kind: string(name), Required: append([]string{}, k.Required...), Optional: append([]string{}, k.Optional...), External: onExternal(name, k), Note: k.Note})
 	}
 	return out
 }
 
 // onExternal validates a sample of the kind (its required fields filled
 // in) against a run on two external nodes.
-func onExternal(name string, k faultKind) bool {
+func onExternal(name vocab.Kind, k faults.Entry) bool {
 	one, two := 0, 2.0
 	d := Duration(time.Second)
 	f := FaultSpec{Kind: name, Client: &one, Node: &one, By: &d, Rate: &two, Latency: &d, For: &d}
-	fault, err := k.build(f)
+	fault, err := f.build(k)
 	if err != nil {
 		return false
 	}

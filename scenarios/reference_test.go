@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite docs/scenarios.md's generated t
 const referencePage = "../docs/scenarios.md"
 
 // TestScenarioReference keeps docs/scenarios.md honest: its tables of fault
-// kinds (scenarios/kinds.go's registry), points (lock.Points and the client
+// kinds (the faults registry), points (lock.Points and the client
 // loop's) and defaults (sim.Config.Resolve, sim.Defaults)
 // are what the code generates, every kind has a section, and the README's
 // "Writing a scenario" links to the page. -update rewrites the tables.

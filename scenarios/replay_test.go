@@ -7,6 +7,7 @@ import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -45,7 +46,7 @@ func TestReplayIsExact(t *testing.T) {
 			if info.Process {
 				continue
 			}
-			if e, ok := s.Expect(info.Name); ok && e.Verdict == scenarios.Skip {
+			if e, ok := s.Expect(info.Name); ok && e.Verdict == vocab.Skip {
 				continue
 			}
 			cfg, err := s.RunConfig(info.Name, scenarios.RunOptions{})

@@ -19,6 +19,7 @@ package scenarios
 import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Scenario is one scenario file as written. Pointer fields are nil when the
@@ -95,11 +96,11 @@ type Options struct {
 }
 
 // FaultSpec is one entry of faults: as written. Which fields a kind reads is
-// in the kind's registry entry (kinds.go); any other field is an error.
+// in the kind's registry entry (faults.Lookup); any other field is an error.
 type FaultSpec struct {
-	Kind   string `yaml:"kind"`
-	Client *int   `yaml:"client,omitempty"`
-	Node   *int   `yaml:"node,omitempty"`
+	Kind   vocab.Kind `yaml:"kind"`
+	Client *int       `yaml:"client,omitempty"`
+	Node   *int       `yaml:"node,omitempty"`
 
 	// The trigger: At (true time since the run's start) or When, exactly one.
 	At   *Duration  `yaml:"at,omitempty"`
@@ -124,9 +125,9 @@ type FaultSpec struct {
 	KeepData     *bool      `yaml:"keep_data,omitempty"`
 	// random: the kinds it mixes, how long each fault and each calm lasts,
 	// and its own seed (default: the backend's kinds, the TTL, the run's).
-	Kinds    []string  `yaml:"kinds,omitempty,flow"`
-	Interval *Duration `yaml:"interval,omitempty"`
-	Seed     *uint64   `yaml:"seed,omitempty"`
+	Kinds    []vocab.Kind `yaml:"kinds,omitempty,flow"`
+	Interval *Duration    `yaml:"interval,omitempty"`
+	Seed     *uint64      `yaml:"seed,omitempty"`
 }
 
 // PointSpec names the nth time a client reaches a point. Client defaults to
@@ -150,7 +151,7 @@ func (s *Scenario) Algorithms() []string {
 	}
 	var out []string
 	for _, n := range names {
-		if e, ok := s.Expect(n); ok && e.Verdict == Skip {
+		if e, ok := s.Expect(n); ok && e.Verdict == vocab.Skip {
 			continue
 		}
 		out = append(out, n)
@@ -167,10 +168,10 @@ func (s *Scenario) Algorithms() []string {
 // reason.
 func (s *Scenario) Expect(algo string) (Expectation, bool) {
 	if info, err := lock.Lookup(algo); err == nil && info.NeedsReplica && deref(s.Replicas) < 1 {
-		return Expectation{Verdict: Skip, Reason: "no replica to acknowledge its WAIT (replicas: 0)"}, true
+		return Expectation{Verdict: vocab.Skip, Reason: "no replica to acknowledge its WAIT (replicas: 0)"}, true
 	}
 	if why := s.cannotRun(algo); why != "" {
-		return Expectation{Verdict: Skip, Reason: why}, true
+		return Expectation{Verdict: vocab.Skip, Reason: why}, true
 	}
 	return s.Expectations.For(algo)
 }

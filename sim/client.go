@@ -15,6 +15,7 @@ import (
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim/network"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Client is one simulated process holding a Locker: its own clock, its own
@@ -95,17 +96,17 @@ func (c *Client) point(ctx context.Context, p history.Point) error {
 // watchdog's renewals, which are recorded as extend operations.
 func (c *Client) hook(ctx context.Context, ev lock.Event) error {
 	switch ev.Point {
-	case lock.PointWatchdogRenew:
+	case vocab.PointWatchdogRenew:
 		c.mu.Lock()
 		c.renewCalls[ev.Lease.Token] = c.w.rec.Now()
 		c.mu.Unlock()
-	case lock.PointWatchdogRenewed, lock.PointWatchdogLost:
+	case vocab.PointWatchdogRenewed, vocab.PointWatchdogLost:
 		c.mu.Lock()
 		call := c.renewCalls[ev.Lease.Token]
 		c.mu.Unlock()
 		op := Op{Kind: KindExtend, Client: c.ID, Key: ev.Key, Mode: ev.Lease.Mode.String(), Token: ev.Lease.Token,
 			Call: call, Return: c.w.rec.Now(), Outcome: OK}
-		if ev.Point == lock.PointWatchdogLost {
+		if ev.Point == vocab.PointWatchdogLost {
 			op.Outcome = Fail
 		} else {
 			op.Deadline = c.deadline(ev.Lease)
@@ -116,7 +117,7 @@ func (c *Client) hook(ctx context.Context, ev lock.Event) error {
 	if err := c.point(ctx, ev.Point); err != nil {
 		return err
 	}
-	if ev.Point == lock.PointWaitForUnlock {
+	if ev.Point == vocab.PointWaitForUnlock {
 		// past the gate: the wait begins (a pause there is its fault's)
 		c.mu.Lock()
 		c.waitFrom = c.w.rec.Now()
@@ -162,7 +163,7 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 	if c.ID < len(cfg.Roles) && cfg.Roles[c.ID] != AccessAny {
 		read = cfg.Roles[c.ID] == AccessRead
 	}
-	if err := c.point(ctx, PointBeforeAcquire); err != nil {
+	if err := c.point(ctx, vocab.PointBeforeAcquire); err != nil {
 		return err
 	}
 	// Waiting for the lock ends when the run's duration is over.
@@ -196,7 +197,7 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 	if err != nil {
 		return c.stopErr(ctx)
 	}
-	if err := c.point(ctx, PointAfterAcquire); err != nil {
+	if err := c.point(ctx, vocab.PointAfterAcquire); err != nil {
 		return err
 	}
 	inner, err := c.nest(ctx, attempt, l)
@@ -213,7 +214,7 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 		}
 		valid = c.check(newest)
 	}
-	if err := c.point(ctx, PointAfterCheck); err != nil {
+	if err := c.point(ctx, vocab.PointAfterCheck); err != nil {
 		return err
 	}
 	if valid {
@@ -223,7 +224,7 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 	} else if err := c.unwind(ctx, inner); err != nil {
 		return err
 	}
-	if err := c.point(ctx, PointBeforeRelease); err != nil {
+	if err := c.point(ctx, vocab.PointBeforeRelease); err != nil {
 		return err
 	}
 	c.release(ctx, l)
@@ -255,7 +256,7 @@ func (c *Client) recordWait(wait Op, l *lock.Lease, err error, cut bool) {
 func (c *Client) nest(ctx context.Context, attempt lock.Acquirer, outer *lock.Lease) ([]*lock.Lease, error) {
 	var inner []*lock.Lease
 	for range c.w.cfg.Nest - 1 {
-		if err := c.point(ctx, PointBeforeNestedAcquire); err != nil {
+		if err := c.point(ctx, vocab.PointBeforeNestedAcquire); err != nil {
 			return inner, err
 		}
 		l, err := attempt(ctx, outer.Key)
@@ -274,12 +275,12 @@ func (c *Client) unwind(ctx context.Context, inner []*lock.Lease) error {
 		return nil
 	}
 	for i := len(inner) - 1; i >= 0; i-- {
-		if err := c.point(ctx, PointBeforeUnwind); err != nil {
+		if err := c.point(ctx, vocab.PointBeforeUnwind); err != nil {
 			return err
 		}
 		c.release(ctx, inner[i])
 	}
-	return c.point(ctx, PointAfterUnwind)
+	return c.point(ctx, vocab.PointAfterUnwind)
 }
 
 // stopErr turns a crashed gate or an ended run into the loop's stop signal.
@@ -410,7 +411,7 @@ func (c *Client) check(l *lock.Lease) bool {
 func (c *Client) work(ctx context.Context, l *lock.Lease, inner []*lock.Lease) error {
 	fenced := c.w.cfg.Fencing()
 	c.resourceOp(ctx, l, KindEnter, fenced)
-	if err := c.point(ctx, PointAfterEnter); err != nil {
+	if err := c.point(ctx, vocab.PointAfterEnter); err != nil {
 		return err
 	}
 	hold := c.w.cfg.Hold
@@ -426,7 +427,7 @@ func (c *Client) work(ctx context.Context, l *lock.Lease, inner []*lock.Lease) e
 	if c.sleep(ctx, hold) != nil {
 		return ctx.Err()
 	}
-	if err := c.point(ctx, PointBeforeExit); err != nil {
+	if err := c.point(ctx, vocab.PointBeforeExit); err != nil {
 		return err
 	}
 	c.resourceOp(ctx, l, KindExit, fenced)

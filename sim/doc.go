@@ -11,7 +11,7 @@
 //   - clients: simulated processes (Client), each holding one lock.Locker,
 //     its own ClientClock, through which the design reads time, and a Gate
 //     that every step passes, so a fault can pause or crash the client at an
-//     exact point (the loop's points, PointBeforeAcquire and the rest, and
+//     exact point (the loop's points, vocab.PointBeforeAcquire and the rest, and
 //     the designs' own, announced through lock.Options.Hook);
 //   - the network (package sim/network): the links between clients, nodes,
 //     replicas and the resource, carried through toxiproxy proxies or in

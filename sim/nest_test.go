@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
+	"github.com/locksim/locksim/vocab"
 )
 
 // forgetsCount is a broken reentrant lock: it acquires like reentrant but
@@ -71,9 +71,9 @@ func nested(b sim.Backend, algo string) sim.Config {
 		Hold:      40 * time.Millisecond,
 		Seed:      1,
 		Faults: []sim.Planned{
-			{Fault: faults.PauseClient{Client: 1}, Start: sim.Trigger{Client: 1, Point: sim.PointBeforeAcquire, Nth: 1},
-				Until: &sim.Trigger{Client: 0, Point: sim.PointAfterAcquire, Nth: 1}, For: 300 * time.Millisecond},
-			{Fault: faults.PauseClient{Client: 0}, Start: sim.Trigger{Client: 0, Point: sim.PointAfterUnwind, Nth: 1}, For: 200 * time.Millisecond},
+			{Fault: faults.PauseClient{Client: 1}, Start: sim.Trigger{Client: 1, Point: vocab.PointBeforeAcquire, Nth: 1},
+				Until: &sim.Trigger{Client: 0, Point: vocab.PointAfterAcquire, Nth: 1}, For: 300 * time.Millisecond},
+			{Fault: faults.PauseClient{Client: 0}, Start: sim.Trigger{Client: 0, Point: vocab.PointAfterUnwind, Nth: 1}, For: 200 * time.Millisecond},
 		},
 	}
 }
@@ -82,7 +82,7 @@ func TestNestedReentrantUnwindsSafely(t *testing.T) {
 	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		res, r := runChecked(t, nested(b, "reentrant"))
 		assert.Empty(t, unfired(res))
-		assert.Equal(t, checker.Safe, r.Verdict, "%+v", r)
+		assert.Equal(t, vocab.Safe, r.Verdict, "%+v", r)
 		// every cycle: 3 ok acquires of one hold, 3 ok releases
 		acq, rel := 0, 0
 		for _, op := range res.History.Ops {
@@ -105,9 +105,9 @@ func TestNestedLockThatForgetsItsCountIsUnsafe(t *testing.T) {
 	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
 		res, r := runChecked(t, nested(b, forgetsCountName))
 		assert.Empty(t, unfired(res))
-		assert.Equal(t, checker.Unsafe, r.Verdict, "%+v", r)
-		assert.Equal(t, checker.Unsafe, r.Check("exclusion").Verdict, "client 1 enters while client 0 is inside on its outer level")
-		assert.Equal(t, checker.Unsafe, r.Check("claim").Verdict, "client 0's outer level was still promised")
+		assert.Equal(t, vocab.Unsafe, r.Verdict, "%+v", r)
+		assert.Equal(t, vocab.Unsafe, r.Check("exclusion").Verdict, "client 1 enters while client 0 is inside on its outer level")
+		assert.Equal(t, vocab.Unsafe, r.Check("claim").Verdict, "client 0's outer level was still promised")
 	})
 }
 
@@ -128,7 +128,7 @@ func TestRolesFixEachClientsMode(t *testing.T) {
 		Seed:      7,
 	}
 	res, r := runChecked(t, cfg)
-	assert.Equal(t, checker.Safe, r.Verdict, "%+v", r)
+	assert.Equal(t, vocab.Safe, r.Verdict, "%+v", r)
 	modes := map[int]map[string]int{0: {}, 1: {}, 2: {}}
 	for _, op := range res.History.Ops {
 		if op.Kind == sim.KindAcquire && op.Client >= 0 {

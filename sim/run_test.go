@@ -14,6 +14,7 @@ import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
+	"github.com/locksim/locksim/vocab"
 )
 
 // End-to-end runs: a real design against real nodes, faults fired at exact
@@ -37,8 +38,8 @@ func checked(res *sim.Result) (*sim.Result, checker.Result) {
 	return res, checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing()})
 }
 
-func verdicts(r checker.Result) map[string]checker.Verdict {
-	out := map[string]checker.Verdict{"overall": r.Verdict}
+func verdicts(r checker.Result) map[string]vocab.Verdict {
+	out := map[string]vocab.Verdict{"overall": r.Verdict}
 	for _, c := range r.Checks {
 		out[c.Name] = c.Verdict
 	}
@@ -62,14 +63,14 @@ func gcPause(backend sim.Backend, point history.Point) sim.Config {
 			// Client 1 starts once client 0 holds the lock, so that client
 			// 1's first entry is the one during the pause.
 			Fault: faults.PauseClient{Client: 1},
-			Start: sim.Trigger{Client: 1, Point: sim.PointBeforeAcquire, Nth: 1},
+			Start: sim.Trigger{Client: 1, Point: vocab.PointBeforeAcquire, Nth: 1},
 			For:   300 * time.Millisecond,
-			Until: &sim.Trigger{Client: 0, Point: sim.PointAfterAcquire, Nth: 1},
+			Until: &sim.Trigger{Client: 0, Point: vocab.PointAfterAcquire, Nth: 1},
 		}, {
 			Fault: faults.PauseClient{Client: 0},
 			Start: sim.Trigger{Client: 0, Point: point, Nth: 1},
 			For:   time.Second,
-			Until: &sim.Trigger{Client: 1, Point: sim.PointAfterEnter, Nth: 1},
+			Until: &sim.Trigger{Client: 1, Point: vocab.PointAfterEnter, Nth: 1},
 		}},
 	}
 }
@@ -77,11 +78,11 @@ func gcPause(backend sim.Backend, point history.Point) sim.Config {
 // In real time: TestVirtualTimeGCPause plays the same in virtual time.
 func TestRedlockGCPauseAfterCheckIsUnsafeAtExclusionOnly(t *testing.T) {
 	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
-		res, r := runCheckedRealTime(t, gcPause(b, sim.PointAfterCheck))
+		res, r := runCheckedRealTime(t, gcPause(b, vocab.PointAfterCheck))
 		v := verdicts(r)
-		assert.Equal(t, checker.Unsafe, v["overall"], "%+v", r)
-		assert.Equal(t, checker.Unsafe, v["exclusion"], "client 0 entered after its lease ran out")
-		assert.Equal(t, checker.Safe, v["claim"], "Redlock kept its promise: client 1 acquired only after client 0's validity ended")
+		assert.Equal(t, vocab.Unsafe, v["overall"], "%+v", r)
+		assert.Equal(t, vocab.Unsafe, v["exclusion"], "client 0 entered after its lease ran out")
+		assert.Equal(t, vocab.Safe, v["claim"], "Redlock kept its promise: client 1 acquired only after client 0's validity ended")
 		assert.True(t, r.SweepAgrees)
 		w := r.Check("exclusion").Witnesses
 		require.NotEmpty(t, w)
@@ -94,8 +95,8 @@ func TestRedlockGCPauseAfterCheckIsUnsafeAtExclusionOnly(t *testing.T) {
 
 func TestRedlockGCPauseBeforeCheckIsSafe(t *testing.T) {
 	simtest.ForEachBackend(t, func(t *testing.T, b sim.Backend) {
-		res, r := runChecked(t, gcPause(b, sim.PointAfterAcquire))
-		assert.Equal(t, checker.Safe, r.Verdict, "%+v", verdicts(r))
+		res, r := runChecked(t, gcPause(b, vocab.PointAfterAcquire))
+		assert.Equal(t, vocab.Safe, r.Verdict, "%+v", verdicts(r))
 		assert.Empty(t, unfired(res))
 		failedChecks := 0
 		for _, op := range res.History.Ops {
@@ -159,7 +160,7 @@ func TestNoFaultsEightClientsSafeEveryRun(t *testing.T) {
 					Think:     time.Millisecond,
 					Seed:      uint64(i + 1),
 				})
-				if r.Verdict == checker.Safe {
+				if r.Verdict == vocab.Safe {
 					safe++
 				} else {
 					t.Errorf("run %d: %v", i, verdicts(r))
@@ -180,12 +181,12 @@ func TestSetnxExpireCrashBetweenIsDeadlock(t *testing.T) {
 		Seed:      1,
 		Faults: []sim.Planned{{
 			Fault: faults.CrashClient{Client: 0},
-			Start: sim.Trigger{Client: 0, Point: lock.PointBetweenSetnxAndExpire, Nth: 1},
+			Start: sim.Trigger{Client: 0, Point: vocab.PointBetweenSetnxAndExpire, Nth: 1},
 		}},
 	})
 	assert.Empty(t, unfired(res))
-	assert.Equal(t, checker.Deadlock, r.Verdict, "%+v", verdicts(r))
-	assert.Equal(t, checker.Deadlock, r.Check("liveness").Verdict)
+	assert.Equal(t, vocab.Deadlock, r.Verdict, "%+v", verdicts(r))
+	assert.Equal(t, vocab.Deadlock, r.Check("liveness").Verdict)
 }
 
 // TestSilentNodeCannotHangTheHarness: every node stops answering for the
@@ -205,7 +206,7 @@ func TestSilentNodeCannotHangTheHarness(t *testing.T) {
 			Seed:      1,
 			Faults:    []sim.Planned{{Fault: faults.PauseNode{Node: 0}, Start: sim.Trigger{At: 100 * time.Millisecond}}},
 		})
-		assert.Equal(t, checker.Safe, r.Check("liveness").Verdict, "healing resumes the node")
+		assert.Equal(t, vocab.Safe, r.Check("liveness").Verdict, "healing resumes the node")
 		cutOff := res.Config.Duration + res.Config.Grace
 		unknown := 0
 		for _, op := range res.History.Ops {
@@ -244,7 +245,7 @@ func TestCutOffCycleStopsItsWatchdog(t *testing.T) {
 			}
 			require.Positive(t, renewals, "the watchdog never renewed: the cut-off is not tested")
 			live := cr.Check("liveness")
-			assert.Equal(t, checker.Safe, live.Verdict, live.Detail)
+			assert.Equal(t, vocab.Safe, live.Verdict, live.Detail)
 		})
 	}
 }
@@ -261,7 +262,7 @@ func TestCrashedClientMakesNoFurtherAttempt(t *testing.T) {
 		Clients:   1,
 		Duration:  600 * time.Millisecond,
 		Faults: []sim.Planned{
-			{Fault: faults.Partition{Links: faults.Links{Groups: [][]string{{"c0"}, {"n0", "n1", "n2"}}}}, Start: sim.Trigger{Client: 0, Point: sim.PointBeforeAcquire, Nth: 1}},
+			{Fault: faults.Partition{Links: faults.Links{Groups: [][]string{{"c0"}, {"n0", "n1", "n2"}}}}, Start: sim.Trigger{Client: 0, Point: vocab.PointBeforeAcquire, Nth: 1}},
 			{Fault: faults.CrashClient{Client: 0}, Start: sim.Trigger{At: 200 * time.Millisecond}},
 		},
 	})

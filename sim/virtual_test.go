@@ -11,6 +11,7 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -30,9 +31,9 @@ func runVirtual(t *testing.T, cfg sim.Config) (*sim.Result, checker.Result) {
 }
 
 func TestVirtualTimeGCPause(t *testing.T) {
-	res, r := runVirtual(t, gcPause(sim.BackendMiniredis, sim.PointAfterCheck))
+	res, r := runVirtual(t, gcPause(sim.BackendMiniredis, vocab.PointAfterCheck))
 	v := verdicts(r)
-	assert.Equal(t, checker.Unsafe, v["overall"], "%+v", r)
+	assert.Equal(t, vocab.Unsafe, v["overall"], "%+v", r)
 	t.Logf("wall %v, %d ops, verdicts %v", res.Wall, len(res.History.Ops), v)
 }
 

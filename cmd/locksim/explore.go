@@ -21,6 +21,7 @@ import (
 	"github.com/locksim/locksim/internal/progress"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 type exploreFlags struct {
@@ -197,7 +198,7 @@ func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
 	var out []explore.Config
 	for _, a := range f.algos {
 		cfg, err := explore.Config{
-			Algorithm: a, Kinds: f.kinds, Runs: f.runs, For: search, Timeout: whole,
+			Algorithm: a, Kinds: vocab.KindsOf(f.kinds), Runs: f.runs, For: search, Timeout: whole,
 			Clients: f.clients, Nodes: f.nodes, TTL: f.ttl, Duration: f.duration, Hold: f.hold,
 			MaxFaults: f.maxFaults, Seed: f.seed, Shard: shard, Shards: shards,
 			Confirm: confirm, Workers: f.workers, NoShrink: f.noShrink, Exhaustive: f.exhaust, Unguided: f.unguided,

@@ -16,6 +16,7 @@ import (
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // runFlags are the scenario fields a user may override on the command line.
@@ -169,7 +170,7 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	// that what the backend cannot do is one line, not a failure midway.
 	cfgs := map[string]sim.Spec{}
 	for _, algo := range algos {
-		if e, ok := s.Expect(algo); ok && e.Verdict == scenarios.Skip {
+		if e, ok := s.Expect(algo); ok && e.Verdict == vocab.Skip {
 			if err := s.BackendRefuses(algo, opts); err != nil {
 				return usageErr(err)
 			}
@@ -269,7 +270,7 @@ func printOutcome(w io.Writer, o scenarios.Outcome) {
 		return
 	}
 	var checks []string
-	for _, name := range []string{"exclusion", "claim", "fencing", "liveness"} {
+	for _, name := range vocab.Checks() {
 		checks = append(checks, fmt.Sprintf("%s %s", name, o.Checks[name]))
 	}
 	verdict := strings.ToUpper(string(o.Verdict))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
 // replay is run --determinism N: each design of s runs N times in virtual
@@ -20,7 +21,7 @@ func (f *runFlags) replay(ctx context.Context, stdout, stderr io.Writer, s *scen
 	opts := f.where.runOptions()
 	cfgs := map[string]sim.Spec{}
 	for _, algo := range algos {
-		if e, ok := s.Expect(algo); ok && e.Verdict == scenarios.Skip {
+		if e, ok := s.Expect(algo); ok && e.Verdict == vocab.Skip {
 			continue
 		}
 		cfg, err := s.RunConfig(algo, opts)
