@@ -26,7 +26,6 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
-	"github.com/locksim/locksim/sim"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.md and write the example run directories")
@@ -79,7 +78,7 @@ func TestWriteRunWritesEveryFile(t *testing.T) {
 	defer f.Close()
 	h, err := history.ReadJSONL(f)
 	require.NoError(t, err)
-	assert.Equal(t, in.Sim.History, h, "history.jsonl re-reads as the history")
+	assert.Equal(t, in.History, h, "history.jsonl re-reads as the history")
 	// ... and re-checks to the same verdict: the run directory is enough.
 	assert.Equal(t, in.Check.Verdict, checker.Check(h, checker.Config{}).Verdict)
 
@@ -140,7 +139,7 @@ func TestVerdictRoundTrip(t *testing.T) {
 	assert.True(t, v.AsExpected)
 	assert.False(t, v.Incomplete)
 	assert.True(t, v.SweepAgrees)
-	assert.Equal(t, len(in.Sim.History.Ops), v.Ops)
+	assert.Equal(t, len(in.History.Ops), v.Ops)
 	assert.Equal(t, uint64(6), v.Seed)
 	assert.True(t, testStarted.Equal(v.Started))
 	assert.InDelta(t, 2100, v.WallMS, 1e-9)
@@ -210,7 +209,7 @@ func TestVerdictExpectations(t *testing.T) {
 
 func TestIncompleteRunIsNeverAsExpected(t *testing.T) {
 	in := newRun(t, "s", "redlock", fencedPause(), 2, "safe")
-	in.Sim.Incomplete = true
+	in.Incomplete = true
 	dir := filepath.Join(t.TempDir(), "run")
 	require.NoError(t, WriteRun(context.Background(), dir, in))
 	v, err := ReadVerdict(filepath.Join(dir, FileVerdict))
@@ -356,8 +355,8 @@ func TestTimelineSVGIsXML(t *testing.T) {
 
 func TestWriteRunFromFlagsWritesConfigYAML(t *testing.T) {
 	in := newRun(t, "flags", "redlock", fencedPause(), 2, "")
-	in.Sim.Config.Options.Retry.MaxTries = 4
-	in.Sim.Config.Faults = []sim.Planned{{Fault: testFault("pause-client 0"), Start: sim.Trigger{At: 100 * time.Millisecond}, For: time.Second}}
+	in.Setup.Retries = &[]int{3}[0]
+	in.Setup.Faults = []string{"pause-client 0 (at 100ms, for 1s)"}
 	dir := filepath.Join(t.TempDir(), "run")
 	require.NoError(t, WriteRun(context.Background(), dir, in))
 	b, err := os.ReadFile(filepath.Join(dir, FileScenario))
@@ -377,12 +376,6 @@ func TestWriteRunFromFlagsWritesConfigYAML(t *testing.T) {
 	require.NotNil(t, v.Config.Retries)
 	assert.Equal(t, 3, *v.Config.Retries)
 }
-
-type testFault string
-
-func (f testFault) String() string         { return string(f) }
-func (f testFault) Start(*sim.World) error { return nil }
-func (f testFault) Stop(*sim.World) error  { return nil }
 
 // A failed step leaves neither the run directory nor its temporary twin.
 func TestWriteRunIsAtomic(t *testing.T) {
@@ -409,7 +402,7 @@ func TestWriteRunIsAtomic(t *testing.T) {
 // what there is.
 func TestWriteRunEmptyIncompleteHistory(t *testing.T) {
 	in := newRun(t, "s", "redlock", history.History{}, 2, "safe")
-	in.Sim.Incomplete = true
+	in.Incomplete = true
 	dir := filepath.Join(t.TempDir(), "run")
 	require.NoError(t, WriteRun(context.Background(), dir, in))
 	assert.Len(t, listDir(t, dir), len(allFiles))
@@ -430,7 +423,7 @@ func TestWriteRunParentIsAFile(t *testing.T) {
 
 func TestWriteRunWithoutVerboseCheckFails(t *testing.T) {
 	in := gcPauseRun(t)
-	in.Check = checker.Check(in.Sim.History, checker.Config{}) // no linearization info
+	in.Check = checker.Check(in.History, checker.Config{}) // no linearization info
 	parent := t.TempDir()
 	err := WriteRun(context.Background(), filepath.Join(parent, "run"), in)
 	require.Error(t, err, "check.html cannot be drawn")
@@ -527,7 +520,7 @@ func assertHistoryKept(t *testing.T, err error, dir string, in Run) {
 	require.Len(t, kept, 1, "the history is kept: %v", err)
 	assert.Contains(t, err.Error(), "history is kept in "+kept[0])
 	var want bytes.Buffer
-	require.NoError(t, in.Sim.History.WriteJSONL(&want))
+	require.NoError(t, in.History.WriteJSONL(&want))
 	got, rerr := os.ReadFile(kept[0])
 	require.NoError(t, rerr)
 	assert.Equal(t, want.String(), string(got))

@@ -12,8 +12,6 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
-	"github.com/locksim/locksim/lock"
-	"github.com/locksim/locksim/sim"
 )
 
 // maxSummaryWitnesses bounds the witnesses summary.md spells out per check;
@@ -23,25 +21,25 @@ const maxSummaryWitnesses = 3
 // writeSummary writes summary.md: one screen that a design review can read
 // without opening anything else, linking to what backs it.
 func writeSummary(w io.Writer, in Run) error {
-	res, r := in.Sim, in.Check
-	l := readLanes(res.History, res.Config.Clients, res.Config.Cluster.Nodes)
+	r := in.Check
+	l := readLanes(in.History, in.Setup.Clients, in.Setup.Nodes)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s — %s\n\n", in.Scenario, in.Algorithm)
 	switch {
 	case in.drawnWhole:
 		b.WriteString("**incomplete run — not a verdict.** The run was interrupted while its report was drawn: the history is whole, but the run is not presented as a verdict.\n\n")
-	case res.Incomplete:
+	case in.Incomplete:
 		b.WriteString("**incomplete run — not a verdict.** The run was interrupted; what follows describes a partial history.\n\n")
 	}
 	fmt.Fprintf(&b, "**Verdict: %s** · %s\n\n", r.Verdict, expectationMarkdown(in))
 	if r.Reason != "" {
 		fmt.Fprintf(&b, "Why %s: %s.\n\n", r.Verdict, r.Reason)
 	}
-	for _, warn := range in.warnings() {
+	for _, warn := range in.Warnings {
 		fmt.Fprintf(&b, "⚠ **Warning:** %s.\n\n", warn)
 	}
-	fmt.Fprintf(&b, "%s\n\n", setup(res.Config, res.History))
-	if v := res.Server.String(); v != "" {
+	fmt.Fprintf(&b, "%s\n\n", setup(in.Setup, in.History))
+	if v := in.Setup.Server; v != "" {
 		fmt.Fprintf(&b, "Server: %s (INFO server of node 0).\n\n", v)
 	}
 
@@ -94,11 +92,11 @@ func writeSummary(w io.Writer, in Run) error {
 		b.WriteString(wit.String())
 	}
 
-	b.WriteString(failoverSection(res.Config, res.History))
+	b.WriteString(failoverSection(in.Setup, in.History))
 
-	if len(res.Notes) > 0 {
+	if len(in.Notes) > 0 {
 		b.WriteString("\n## Notes\n\n")
-		for _, n := range res.Notes {
+		for _, n := range in.Notes {
 			if strings.Contains(n, "never fired") {
 				fmt.Fprintf(&b, "- ⚠ **%s** — an unfired trigger means this run did not test what the scenario says.\n", n)
 				continue
@@ -108,7 +106,7 @@ func writeSummary(w io.Writer, in Run) error {
 	}
 
 	b.WriteString("\n## Run\n\n")
-	fmt.Fprintf(&b, "- %s\n", counts(res.History, l))
+	fmt.Fprintf(&b, "- %s\n", counts(in.History, l))
 	if len(l.failed) > 0 {
 		var parts []string
 		for _, why := range slices.Sorted(maps.Keys(l.failed)) {
@@ -116,7 +114,7 @@ func writeSummary(w io.Writer, in Run) error {
 		}
 		fmt.Fprintf(&b, "- failed acquires by reason: %s\n", strings.Join(parts, ", "))
 	}
-	run := fmt.Sprintf("started %s, wall %s, checked in %s", res.Started.UTC().Format(time.RFC3339), fmtMS(res.Wall), fmtMS(r.Elapsed))
+	run := fmt.Sprintf("started %s, wall %s, checked in %s", in.Started.UTC().Format(time.RFC3339), fmtMS(in.Wall), fmtMS(r.Elapsed))
 	if in.Machine != "" {
 		run += ", on " + in.Machine
 	}
@@ -168,7 +166,7 @@ func expectationMarkdown(in Run) string {
 	if ok {
 		return s + " ✓ as expected"
 	}
-	if in.Sim.Incomplete {
+	if in.Incomplete {
 		return s + " ✗ (incomplete)"
 	}
 	if len(in.Unplayed) > 0 {
@@ -188,7 +186,7 @@ func expectationPhrase(in Run) string {
 		s = "expected any"
 	}
 	switch {
-	case in.Sim.Incomplete:
+	case in.Incomplete:
 		return s + ": incomplete"
 	case len(in.Unplayed) > 0:
 		return s + ": not played (" + strings.Join(in.Unplayed, "; ") + ")"
@@ -199,57 +197,30 @@ func expectationPhrase(in Run) string {
 }
 
 // setup is the run's configuration in one line.
-func setup(c sim.Config, h history.History) string {
-	nodes := fmt.Sprintf("%d %s node(s)", c.Cluster.Nodes, c.Cluster.Backend)
-	if used := nodesUsed(c, h); used < c.Cluster.Nodes {
-		nodes = fmt.Sprintf("%d of %d %s node(s)", used, c.Cluster.Nodes, c.Cluster.Backend)
+func setup(c history.Setup, h history.History) string {
+	nodes := fmt.Sprintf("%d %s node(s)", c.Nodes, c.Backend)
+	if used := c.NodesUsed(h); used < c.Nodes {
+		nodes = fmt.Sprintf("%d of %d %s node(s)", used, c.Nodes, c.Backend)
 	}
 	s := fmt.Sprintf("%s on %s, %d client(s), ttl %v, hold %v, think %v, %v, seed %d",
-		c.Algorithm, nodes, c.Clients, c.Options.TTL, c.Hold, c.Think, c.Duration, c.Seed)
+		c.Algorithm, nodes, c.Clients, c.TTL, c.Hold, c.Think, c.Duration, c.Seed)
 	var on []string
-	if c.Fencing() {
+	if c.Fencing {
 		on = append(on, "fencing")
 	}
-	if c.Options.Watchdog {
+	if c.Watchdog {
 		on = append(on, "watchdog")
 	}
-	if !c.Options.ValidityCheck {
+	if !c.ValidityCheck {
 		on = append(on, "no validity check")
 	}
-	if c.Options.Wait == lock.WaitNotify {
+	if c.Wait == "notify" {
 		on = append(on, "wait notify")
 	}
 	if len(on) > 0 {
 		s += " (" + strings.Join(on, ", ") + ")"
 	}
 	return s
-}
-
-// nodesUsed is how many of the cluster's nodes the design locks on: one
-// for a single-node design, every node for a multi-node one
-// (lock.Info.MultiNode); for a design the registry does not know, the
-// most nodes an acquire of the history asked or was granted by.
-func nodesUsed(c sim.Config, h history.History) int {
-	if info, err := lock.Lookup(c.Algorithm); err == nil {
-		if info.MultiNode {
-			return c.Cluster.Nodes
-		}
-		return min(1, c.Cluster.Nodes)
-	}
-	used := 0
-	for _, op := range h.Ops {
-		if op.Kind != history.KindAcquire {
-			continue
-		}
-		used = max(used, op.Asked)
-		for _, g := range op.Granted {
-			used = max(used, g+1)
-		}
-	}
-	if used == 0 {
-		return c.Cluster.Nodes
-	}
-	return min(used, c.Cluster.Nodes)
 }
 
 // WitnessWords tells a witness as a sentence, in plain text: summary.md

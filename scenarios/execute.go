@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/sim"
@@ -167,7 +168,9 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	out.Warnings = checker.Warnings(res.History, res.Config.Clients)
 	in := report.Run{
 		Scenario: s.Name, Algorithm: algo, ScenarioYAML: resolved,
-		Sim: res, Check: cr, Machine: Machine(), Zoom: o.Zoom,
+		Setup: run.ResultSetup(res), History: res.History, Started: res.Started, Wall: res.Wall,
+		Notes: res.Notes, Incomplete: res.Incomplete, Warnings: out.Warnings,
+		Check: cr, Machine: Machine(), Zoom: o.Zoom,
 		Unplayed: s.Unplayed(algo, res.History),
 		// exp is the zero Expectation when nothing is expected.
 		Misses: exp.Misses(out.Verdict, out.Checks),
@@ -224,7 +227,7 @@ func Machine() string {
 // SavedExpectation is the expectation a run directory's verdict.json
 // recorded, as a typed value for Misses (the zero Expectation when the run
 // expected nothing).
-func SavedExpectation(v report.Verdict) Expectation {
+func SavedExpectation(v report.VerdictFile) Expectation {
 	e := Expectation{Verdict: Verdict(v.Expected)}
 	for name, want := range v.ExpectedChecks {
 		if e.Checks == nil {

@@ -41,7 +41,7 @@ expect:
 
 		b, err := os.ReadFile(filepath.Join(o.Dir, report.FileVerdict))
 		require.NoError(t, err)
-		var v report.Verdict
+		var v report.VerdictFile
 		require.NoError(t, json.Unmarshal(b, &v))
 		assert.Equal(t, c.want, v.AsExpected, "verdict.json agrees")
 		summary, err := os.ReadFile(filepath.Join(o.Dir, report.FileSummary))

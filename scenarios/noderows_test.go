@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
@@ -69,7 +70,7 @@ func checkNodeRows(t *testing.T, h history.History, cfg sim.Config) {
 			keyOn[op.Node] = true
 		}
 	}
-	rows := report.NodeRows(h, cfg)
+	rows := report.NodeRows(h, run.Setup(cfg))
 	drawn := map[int]bool{}
 	for _, r := range rows {
 		if r.Content() != (r.Empty == "") {

@@ -22,38 +22,38 @@ import (
 // a run, with no more operations than fit it and no client beyond the
 // run's bound. Bad input is a usage error naming the file and the limit;
 // an interruption (ctx) while reading is locksim's.
-func readRunDir(ctx context.Context, dir string) (report.Verdict, history.History, error) {
+func readRunDir(ctx context.Context, dir string) (report.VerdictFile, history.History, error) {
 	vpath := filepath.Join(dir, report.FileVerdict)
 	if err := regfile.Check(vpath); err != nil {
-		return report.Verdict{}, history.History{}, usageErr(fmt.Errorf("%s is not a run directory: %w", dir, err))
+		return report.VerdictFile{}, history.History{}, usageErr(fmt.Errorf("%s is not a run directory: %w", dir, err))
 	}
 	saved, err := report.ReadVerdict(vpath)
 	if err != nil {
-		return report.Verdict{}, history.History{}, usageErr(fmt.Errorf("%s is not a run directory: %w", dir, err))
+		return report.VerdictFile{}, history.History{}, usageErr(fmt.Errorf("%s is not a run directory: %w", dir, err))
 	}
 	if n := saved.Config.Clients; n != 0 {
 		if err := sim.CheckValue("clients", n); err != nil {
-			return report.Verdict{}, history.History{}, usageErr(fmt.Errorf("%s: %w", vpath, err))
+			return report.VerdictFile{}, history.History{}, usageErr(fmt.Errorf("%s: %w", vpath, err))
 		}
 	}
 	hpath := filepath.Join(dir, report.FileHistory)
 	f, fi, err := regfile.Open(hpath)
 	if err != nil {
-		return report.Verdict{}, history.History{}, usageErr(fmt.Errorf("%s: %w", dir, err))
+		return report.VerdictFile{}, history.History{}, usageErr(fmt.Errorf("%s: %w", dir, err))
 	}
 	defer f.Close()
 	lim := sim.HistoryLimit()
 	if err := lim.CheckSize(fi.Size()); err != nil {
-		return report.Verdict{}, history.History{}, usageErr(fmt.Errorf("%s: %w", hpath, err))
+		return report.VerdictFile{}, history.History{}, usageErr(fmt.Errorf("%s: %w", hpath, err))
 	}
 	h, err := history.ReadJSONLBounded(ctx, f, history.Bounds{Ops: lim.Ops, Clients: lim.Clients})
 	switch {
 	case err == nil:
 		return saved, h, nil
 	case ctx.Err() != nil:
-		return report.Verdict{}, history.History{}, harnessErr(fmt.Errorf("reading %s interrupted: %w", hpath, context.Cause(ctx)))
+		return report.VerdictFile{}, history.History{}, harnessErr(fmt.Errorf("reading %s interrupted: %w", hpath, context.Cause(ctx)))
 	}
-	return report.Verdict{}, history.History{}, usageErr(fmt.Errorf("%s: %w", hpath, err))
+	return report.VerdictFile{}, history.History{}, usageErr(fmt.Errorf("%s: %w", hpath, err))
 }
 
 // checkInterruptible checks h and collects its warnings, or returns the
