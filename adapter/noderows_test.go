@@ -33,7 +33,7 @@ func TestProcessDesignNodeRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := s.RunConfig(algo, scenarios.RunOptions{})
+	cfg, err := s.RunConfig(algo, scenarios.Servers{})
 	if err != nil {
 		t.Fatal(err)
 	}

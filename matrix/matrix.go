@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -240,7 +241,7 @@ func Run(ctx context.Context, cfg Config) (Matrix, error) {
 	cfg = p.cfg
 	m := Matrix{
 		Started:    time.Now(),
-		Machine:    scenarios.Machine(),
+		Machine:    run.Machine(),
 		Runs:       cfg.Runs,
 		Seed:       cfg.Seed,
 		Parallel:   cfg.Parallel,
@@ -421,11 +422,12 @@ feed:
 // runOne executes one job into root/runs/<algo>/: one results root per
 // design, so that the designs' runs of a scenario, which share seeds and
 // may share a start second, never compete for a run directory name.
-func runOne(ctx context.Context, cfg Config, root string, j job, pictures func(scenarios.Outcome) report.Pictures) (CellRun, error) {
+func runOne(ctx context.Context, cfg Config, root string, j job, pictures func(run.Outcome) report.Pictures) (CellRun, error) {
 	r := CellRun{Seed: deref(j.s.Seed)}
 	start := time.Now()
-	o, err := scenarios.Execute(ctx, j.s, j.algo, scenarios.RunOptions{
-		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Timeout: cfg.Timeout, Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy, RealTime: cfg.RealTime,
+	o, err := run.Execute(ctx, j.s, j.algo, run.Options{
+		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Timeout: cfg.Timeout, RealTime: cfg.RealTime,
+		Servers:  scenarios.Servers{Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy},
 		Pictures: pictures,
 	})
 	r.WallMS = float64(time.Since(start)) / float64(time.Millisecond)

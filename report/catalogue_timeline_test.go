@@ -57,8 +57,8 @@ func TestCatalogueTimelinesNodeRowsAndLabels(t *testing.T) {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				o, err := scenarios.Execute(ctx, s, algo, scenarios.RunOptions{Out: t.TempDir(),
-					Pictures: func(scenarios.Outcome) report.Pictures { return report.NoPictures }})
+				o, err := irun.Execute(ctx, s, algo, irun.Options{Out: t.TempDir(),
+					Pictures: func(irun.Outcome) report.Pictures { return report.NoPictures }})
 				if err != nil {
 					t.Errorf("%s/%s: %v", s.Name, algo, err)
 					return
@@ -76,7 +76,7 @@ func TestCatalogueTimelinesNodeRowsAndLabels(t *testing.T) {
 					t.Errorf("%s/%s: %v", s.Name, algo, err)
 					return
 				}
-				cfg, err := s.RunConfig(algo, scenarios.RunOptions{})
+				cfg, err := s.RunConfig(algo, scenarios.Servers{})
 				if err != nil {
 					t.Errorf("%s/%s: %v", s.Name, algo, err)
 					return

@@ -169,14 +169,14 @@ func newRun(t testing.TB, scenario, algo string, h history.History, clients int,
 		Wall:      2100 * time.Millisecond,
 		Warnings:  checker.Warnings(h, clients),
 		Check:     r,
-		Expected:  expected,
+		Expected:  checker.Verdict(expected),
 		Machine:   "linux/amd64, 2 cores",
 	}
 }
 
 func gcPauseRun(t testing.TB) Run {
 	in := newRun(t, "gc-pause-after-check", "redlock", gcPause(), 3, "unsafe")
-	in.ExpectedChecks = map[string]string{"exclusion": "unsafe", "claim": "safe"}
+	in.ExpectedChecks = map[string]checker.Verdict{"exclusion": "unsafe", "claim": "safe"}
 	in.ScenarioYAML = []byte("name: gc-pause-after-check\nalgorithm: [redlock]\n")
 	in.Notes = []string{"fault 3 crash-client 0 (client 0 at before-release #1) never fired"}
 	return in

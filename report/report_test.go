@@ -134,8 +134,8 @@ func TestVerdictRoundTrip(t *testing.T) {
 	assert.Equal(t, "gc-pause-after-check", v.Scenario)
 	assert.Equal(t, "redlock", v.Algorithm)
 	assert.Equal(t, checker.Unsafe, v.Verdict)
-	assert.Equal(t, "unsafe", v.Expected)
-	assert.Equal(t, map[string]string{"exclusion": "unsafe", "claim": "safe"}, v.ExpectedChecks)
+	assert.Equal(t, checker.Unsafe, v.Expected)
+	assert.Equal(t, map[string]checker.Verdict{"exclusion": checker.Unsafe, "claim": checker.Safe}, v.ExpectedChecks)
 	assert.True(t, v.AsExpected)
 	assert.False(t, v.Incomplete)
 	assert.True(t, v.SweepAgrees)
@@ -182,16 +182,16 @@ func TestVerdictExpectations(t *testing.T) {
 		name     string
 		h        history.History
 		expected string
-		checks   map[string]string
+		checks   map[string]checker.Verdict
 		misses   []string // what the caller's comparison found
 		verdict  checker.Verdict
 		as       bool
 	}{
 		{"unsafe expected unsafe", gcPause(), "unsafe", nil, nil, checker.Unsafe, true},
 		{"unsafe with nothing expected", gcPause(), "", nil, []string{"verdict"}, checker.Unsafe, false},
-		{"unsafe, check mismatch", gcPause(), "unsafe", map[string]string{"claim": "unsafe"}, []string{"claim"}, checker.Unsafe, false},
+		{"unsafe, check mismatch", gcPause(), "unsafe", map[string]checker.Verdict{"claim": "unsafe"}, []string{"claim"}, checker.Unsafe, false},
 		{"fenced safe with nothing expected", fencedPause(), "", nil, nil, checker.Safe, true},
-		{"deadlock expected deadlock", stuck(), "deadlock", map[string]string{"liveness": "deadlock"}, nil, checker.Deadlock, true},
+		{"deadlock expected deadlock", stuck(), "deadlock", map[string]checker.Verdict{"liveness": "deadlock"}, nil, checker.Deadlock, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := newRun(t, "s", "redlock", tc.h, 2, tc.expected)
@@ -201,7 +201,7 @@ func TestVerdictExpectations(t *testing.T) {
 			v, err := ReadVerdict(filepath.Join(dir, FileVerdict))
 			require.NoError(t, err)
 			assert.Equal(t, tc.verdict, v.Verdict)
-			assert.Equal(t, tc.expected, v.Expected)
+			assert.Equal(t, checker.Verdict(tc.expected), v.Expected)
 			assert.Equal(t, tc.as, v.AsExpected)
 		})
 	}

@@ -51,8 +51,8 @@ type Run struct {
 	// Expected is "" when nothing is expected, else safe, unsafe, deadlock
 	// or any; ExpectedChecks are expected verdicts of single checks. They
 	// are shown and recorded, never compared here.
-	Expected       string
-	ExpectedChecks map[string]string
+	Expected       checker.Verdict
+	ExpectedChecks map[string]checker.Verdict
 	// Misses is what the result did not meet of the expectation, as the
 	// caller's comparison of the typed values found it
 	// (scenarios.Expectation.Misses): "verdict" and the names of checks;

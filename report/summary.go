@@ -61,13 +61,13 @@ func writeSummary(w io.Writer, in Run) error {
 		}
 		want := ""
 		if e, ok := in.ExpectedChecks[c.Name]; ok && e != "" {
-			want = e + " " + mark(!in.missed(c.Name))
+			want = string(e) + " " + mark(!in.missed(c.Name))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, verdict, want, cell(c.Detail))
 	}
 	for _, name := range slices.Sorted(maps.Keys(in.ExpectedChecks)) {
 		if r.Check(name).Name == "" {
-			fmt.Fprintf(&b, "| %s | (no such check) | %s ✗ | |\n", cell(name), cell(in.ExpectedChecks[name]))
+			fmt.Fprintf(&b, "| %s | (no such check) | %s ✗ | |\n", cell(name), cell(string(in.ExpectedChecks[name])))
 		}
 	}
 	if !r.SweepAgrees {
@@ -158,7 +158,7 @@ func expectationMarkdown(in Run) string {
 	case "any":
 		s = "expected any verdict"
 	default:
-		s = "expected " + in.Expected
+		s = "expected " + string(in.Expected)
 	}
 	if len(in.ExpectedChecks) > 0 {
 		s += fmt.Sprintf(" and %d check verdict(s)", len(in.ExpectedChecks))
@@ -178,7 +178,7 @@ func expectationMarkdown(in Run) string {
 // expectationPhrase is expectationMarkdown for the chart (plain text, and
 // no glyphs the chart's font may lack).
 func expectationPhrase(in Run) string {
-	s := "expected " + in.Expected
+	s := "expected " + string(in.Expected)
 	switch in.Expected {
 	case "":
 		s = "nothing expected (only safe passes)"

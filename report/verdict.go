@@ -22,9 +22,9 @@ type VerdictFile struct {
 	Reason string `json:"reason,omitempty"`
 	// Expected is "" when nothing was expected (then only safe is as
 	// expected), else safe, unsafe, deadlock or any.
-	Expected string `json:"expected"`
+	Expected checker.Verdict `json:"expected"`
 	// ExpectedChecks are expected verdicts of single checks, by name.
-	ExpectedChecks map[string]string `json:"expected_checks,omitempty"`
+	ExpectedChecks map[string]checker.Verdict `json:"expected_checks,omitempty"`
 	// AsExpected: the verdict and every expected check matched, and the
 	// run was complete (an interrupted run is never as expected).
 	AsExpected bool `json:"as_expected"`

@@ -180,6 +180,13 @@ func (s *Scenario) Resolved(algo string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.resolvedYAML(algo, cfg, Servers{})
+}
+
+// resolvedYAML is Resolved of cfg, s's configuration for algo, with what
+// the schema cannot say about the servers w as comments in place
+// (serversComment).
+func (s *Scenario) resolvedYAML(algo string, cfg sim.Config, w Servers) ([]byte, error) {
 	d := cfg.WithDefaults()
 	r := &Scenario{
 		Name:        s.Name,
@@ -231,11 +238,18 @@ func (s *Scenario) Resolved(algo string) ([]byte, error) {
 	if e, ok := s.Expect(algo); ok {
 		r.Expectations = Expectations{algo: e}
 	}
+	var doc yaml.Node
+	if err := doc.Encode(r); err != nil {
+		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
+	}
+	if err := w.comment(&doc); err != nil {
+		return nil, fmt.Errorf("%w: scenario %s: resolved for %s: %w", sim.ErrHarness, s.Name, algo, err)
+	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s resolved for %s: every default filled in.\n", s.Name, algo)
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(r); err != nil {
+	if err := enc.Encode(&doc); err != nil {
 		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
 	}
 	if err := enc.Close(); err != nil {

@@ -48,7 +48,7 @@ func TestEveryNodeKeyHasItsRow(t *testing.T) {
 // runVirtual runs s for algo in virtual time and returns its history.
 func runVirtual(t *testing.T, s *scenarios.Scenario, algo string) (history.History, sim.Config) {
 	t.Helper()
-	cfg, err := s.RunConfig(algo, scenarios.RunOptions{})
+	cfg, err := s.RunConfig(algo, scenarios.Servers{})
 	if err != nil {
 		t.Fatal(err)
 	}

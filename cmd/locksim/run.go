@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
@@ -137,12 +138,12 @@ func checkTimeouts(changed func(string) bool, timeout, checkTimeout time.Duratio
 	return nil
 }
 
-// jsonResult is what --json prints: each run as scenarios.Execute
+// jsonResult is what --json prints: each run as run.Execute
 // reported it.
 type jsonResult struct {
-	Scenario   string              `json:"scenario"`
-	Runs       []scenarios.Outcome `json:"runs"`
-	Incomplete bool                `json:"incomplete,omitempty"` // --timeout ran out before every design ran
+	Scenario   string        `json:"scenario"`
+	Runs       []run.Outcome `json:"runs"`
+	Incomplete bool          `json:"incomplete,omitempty"` // --timeout ran out before every design ran
 }
 
 func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenarios.Scenario) error {
@@ -170,12 +171,12 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	cfgs := map[string]sim.Config{}
 	for _, algo := range algos {
 		if e, ok := s.Expect(algo); ok && e.Verdict == scenarios.Skip {
-			if err := s.BackendRefuses(algo, opts); err != nil {
+			if err := s.BackendRefuses(algo, opts.Servers); err != nil {
 				return usageErr(err)
 			}
 			continue
 		}
-		cfg, err := s.RunConfig(algo, opts)
+		cfg, err := s.RunConfig(algo, opts.Servers)
 		if err != nil {
 			return usageErr(err)
 		}
@@ -217,7 +218,7 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 				fmt.Fprintln(stderr, "warning:", w)
 			}
 		}
-		o, err := scenarios.Execute(ctx, s, algo, opts)
+		o, err := run.Execute(ctx, s, algo, opts)
 		if err != nil {
 			if o.Dir != "" {
 				fmt.Fprintf(stderr, "partial run kept in %s (incomplete: not a verdict)\n", o.Dir)
@@ -259,7 +260,7 @@ func printRunJSON(w io.Writer, res jsonResult) error {
 	return enc.Encode(res)
 }
 
-func printOutcome(w io.Writer, o scenarios.Outcome) {
+func printOutcome(w io.Writer, o run.Outcome) {
 	if o.Skipped != "" {
 		fmt.Fprintf(w, "%-14s skipped: %s\n", o.Algorithm, o.Skipped)
 		return
