@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -106,11 +107,10 @@ func runOnce(ctx context.Context, s *scenarios.Scenario, algo string, seed uint6
 
 // play runs cfg (resolved from s) and classifies its verdict.
 func play(ctx context.Context, s *scenarios.Scenario, cfg sim.Config) (outcome, error) {
-	res, err := sim.Run(ctx, cfg)
+	res, cr, err := run.Quiet(ctx, cfg, checkTimeout)
 	if err != nil {
 		return outcome{res: res}, err
 	}
-	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: checkTimeout})
 	checks := make(map[string]checker.Verdict, len(cr.Checks))
 	for _, c := range cr.Checks {
 		checks[c.Name] = c.Verdict

@@ -45,6 +45,8 @@ type Servers struct {
 // Plan is a scenario resolved for one design on the servers a run uses:
 // everything a run of the pair takes, resolved once.
 type Plan struct {
+	// Algorithm is the design the plan runs.
+	Algorithm string
 	// Expect is what the scenario expects of the design; Expected says
 	// whether it expects anything.
 	Expect   Expectation
@@ -62,7 +64,7 @@ type Plan struct {
 // comes before the design's skip (BackendRefuses); bad input comes back
 // as a *Error or wraps sim.ErrConfig.
 func (s *Scenario) Plan(algo string, w Servers) (Plan, error) {
-	var p Plan
+	p := Plan{Algorithm: algo}
 	p.Expect, p.Expected = s.Expect(algo)
 	if p.Expected && p.Expect.Verdict == Skip {
 		if err := s.BackendRefuses(algo, w); err != nil {

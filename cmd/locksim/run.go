@@ -16,7 +16,6 @@ import (
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
-	"github.com/locksim/locksim/sim"
 )
 
 // runFlags are the scenario fields a user may override on the command line.
@@ -166,21 +165,15 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	}
 	opts := f.where.runOptions()
 	opts.Out, opts.CheckTimeout = f.out, f.checkTimeout
-	// Every design's configuration is checked before anything runs, so
-	// that what the backend cannot do is one line, not a failure midway.
-	cfgs := map[string]sim.Config{}
+	// Every design is planned before anything runs, so that what the
+	// backend cannot do is one line, not a failure midway.
+	plans := map[string]scenarios.Plan{}
 	for _, algo := range algos {
-		if e, ok := s.Expect(algo); ok && e.Verdict == scenarios.Skip {
-			if err := s.BackendRefuses(algo, opts.Servers); err != nil {
-				return usageErr(err)
-			}
-			continue
-		}
-		cfg, err := s.RunConfig(algo, opts.Servers)
+		p, err := s.Plan(algo, opts.Servers)
 		if err != nil {
 			return usageErr(err)
 		}
-		cfgs[algo] = cfg
+		plans[algo] = p
 	}
 	if len(f.algos) == 0 {
 		// said once the input is known good, so that a refusal is one line
@@ -213,12 +206,12 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	mismatches := 0
 	for i, algo := range algos {
 		fmt.Fprintf(stderr, "[%d/%d] %s with %s ...\n", i+1, len(algos), s.Name, algo)
-		if cfg, ok := cfgs[algo]; ok {
-			for _, w := range cfg.WithDefaults().Warnings() {
+		if p := plans[algo]; p.Skipped == "" {
+			for _, w := range p.Config.WithDefaults().Warnings() {
 				fmt.Fprintln(stderr, "warning:", w)
 			}
 		}
-		o, err := run.Execute(ctx, s, algo, opts)
+		o, err := run.ExecutePlan(ctx, s, plans[algo], opts)
 		if err != nil {
 			if o.Dir != "" {
 				fmt.Fprintf(stderr, "partial run kept in %s (incomplete: not a verdict)\n", o.Dir)

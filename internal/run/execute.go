@@ -90,13 +90,25 @@ type Outcome struct {
 // interrupted run (ctx cancelled) still writes its report, marked
 // incomplete, and returns an error: it is never presented as a verdict.
 func Execute(ctx context.Context, s *scenarios.Scenario, algo string, o Options) (Outcome, error) {
-	out := Outcome{Scenario: s.Name, Algorithm: algo}
 	p, err := s.Plan(algo, o.Servers)
+	if err != nil {
+		out := Outcome{Scenario: s.Name, Algorithm: algo}
+		if p.Expected {
+			out.Expected = p.Expect.String()
+		}
+		return out, err
+	}
+	return ExecutePlan(ctx, s, p, o)
+}
+
+// ExecutePlan is Execute of p, s planned for one design on o.Servers
+// (scenarios.Scenario.Plan), for a caller that planned every design
+// before running any.
+func ExecutePlan(ctx context.Context, s *scenarios.Scenario, p scenarios.Plan, o Options) (Outcome, error) {
+	algo := p.Algorithm
+	out := Outcome{Scenario: s.Name, Algorithm: algo}
 	if p.Expected {
 		out.Expected = p.Expect.String()
-	}
-	if err != nil {
-		return out, err
 	}
 	if p.Skipped != "" {
 		out.Skipped, out.AsExpected = p.Skipped, true
@@ -122,7 +134,7 @@ func Execute(ctx context.Context, s *scenarios.Scenario, algo string, o Options)
 	if prefix != "" {
 		cfg.KeyPrefix = prefix
 	}
-	res, runErr := sim.Run(rctx, cfg)
+	res, runErr := Play(rctx, cfg)
 	more, err := end(ctx)
 	notes = append(notes, more...)
 	if runErr == nil {
@@ -193,7 +205,7 @@ func Execute(ctx context.Context, s *scenarios.Scenario, algo string, o Options)
 // verbose keeps what check.html draws) as the report takes it, its
 // warnings read once.
 func Checked(res *sim.Result, checkTimeout time.Duration, verbose bool) report.Run {
-	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: checkTimeout, Verbose: verbose})
+	cr := check(res, checkTimeout, verbose)
 	return report.Run{
 		Algorithm: res.Config.Algorithm,
 		Setup:     ResultSetup(res), History: res.History, Started: res.Started, Wall: res.Wall,
