@@ -37,17 +37,17 @@ type Config struct {
 	// valkey (sim.Server) [redis].
 	Server string
 	// Addrs run every pair on the external backend, on the masters at
-	// these host:port addresses (RunOptions.Addrs); Backend may be left
+	// these host:port addresses (scenarios.Servers.Addrs); Backend may be left
 	// out or be external. Pairs that need what those servers do not give
 	// (process control, replicas, another node count) are skipped with
 	// the reason. A run holds the servers alone (scenarios.GuardKey), so
 	// runs go one at a time: Parallel defaults to, and must be, 1.
 	Addrs []string
 	// Toxiproxy puts every run's proxies on the toxiproxy server whose API
-	// is at this host:port (RunOptions.Toxiproxy).
+	// is at this host:port (scenarios.Servers.Toxiproxy).
 	Toxiproxy string
 	// RealTime runs miniredis pairs on the wall clock instead of in
-	// virtual time (RunOptions.RealTime).
+	// virtual time (run.Options.RealTime).
 	RealTime bool
 	// Out is the results root; the matrix lands in Out/matrix/<UTC stamp>/
 	// ["results"].
@@ -56,7 +56,7 @@ type Config struct {
 	Parallel int
 	// CheckTimeout bounds porcupine per run [10s].
 	CheckTimeout time.Duration
-	// Timeout bounds each run as a whole (RunOptions.Timeout) [its
+	// Timeout bounds each run as a whole (run.Options.Timeout) [its
 	// duration + 1m].
 	Timeout time.Duration
 	// Progress, when set, hears once before anything runs (Done 0), then
