@@ -65,8 +65,8 @@ type Outcome struct {
 	Verdict   checker.Verdict            `json:"verdict,omitempty"`
 	Checks    map[string]checker.Verdict `json:"checks,omitempty"`
 	// Expected is the expectation in one line ("" when none);
-	// AsExpected is scenarios.Expectation.Meets's answer, false too when the run was
-	// incomplete or did not play the scenario.
+	// AsExpected is scenarios.Expectation.Meets's answer, false too when
+	// the run was incomplete or did not play the scenario.
 	Expected   string `json:"expected,omitempty"`
 	AsExpected bool   `json:"as_expected"`
 	// Skipped gives the reason a design was not run (expect: skip).
@@ -150,7 +150,7 @@ func ExecutePlan(ctx context.Context, s *scenarios.Scenario, p scenarios.Plan, o
 		notes = append(notes, "ran in virtual time: every wait cost no real time, the history's times are the simulation's (--real-time runs it on the wall clock)")
 	}
 	res.Notes = append(notes, res.Notes...)
-	in := Checked(res, o.CheckTimeout, true)
+	in := checked(res, o.CheckTimeout)
 	in.Scenario, in.ScenarioYAML, in.Machine, in.Zoom = s.Name, p.YAML, Machine(), o.Zoom
 	in.Unplayed = s.Unplayed(algo, res.History)
 	checks := scenarios.CheckVerdicts(in.Check)
@@ -201,16 +201,14 @@ func ExecutePlan(ctx context.Context, s *scenarios.Scenario, p scenarios.Plan, o
 	return out, nil
 }
 
-// Checked is res checked (checker.Check, bounded by checkTimeout;
-// verbose keeps what check.html draws) as the report takes it, its
-// warnings read once.
-func Checked(res *sim.Result, checkTimeout time.Duration, verbose bool) report.Run {
-	cr := check(res, checkTimeout, verbose)
+// checked is res checked (checker.Check, bounded by checkTimeout, keeping
+// what check.html draws) as the report takes it, its warnings read once.
+func checked(res *sim.Result, checkTimeout time.Duration) report.Run {
 	return report.Run{
 		Algorithm: res.Config.Algorithm,
-		Setup:     ResultSetup(res), History: res.History, Started: res.Started, Wall: res.Wall,
+		Setup:     resultSetup(res), History: res.History, Started: res.Started, Wall: res.Wall,
 		Notes: res.Notes, Incomplete: res.Incomplete,
-		Check: cr, Warnings: checker.Warnings(res.History, res.Config.Clients),
+		Check: check(res, checkTimeout, true), Warnings: checker.Warnings(res.History, res.Config.Clients),
 	}
 }
 

@@ -53,9 +53,9 @@ func Setup(c sim.Config) history.Setup {
 	return s
 }
 
-// ResultSetup is Setup of the configuration res ran, with the server its
+// resultSetup is Setup of the configuration res ran, with the server its
 // first node named.
-func ResultSetup(res *sim.Result) history.Setup {
+func resultSetup(res *sim.Result) history.Setup {
 	s := Setup(res.Config)
 	s.Server = res.Server.String()
 	return s
