@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/locksim/locksim/adapter"
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
@@ -44,14 +45,14 @@ func requireDesign(t *testing.T, name string) {
 // scenario runs again, up to this many times; a played run never does.
 const wallClockTries = 3
 
-func executePlayed(t *testing.T, s *scenarios.Scenario, algo string, backend string) scenarios.Outcome {
+func executePlayed(t *testing.T, s *scenarios.Scenario, algo string, backend string) run.Outcome {
 	t.Helper()
-	run := *s
+	on := *s
 	if backend != "" {
-		run.Backend = backend
+		on.Backend = backend
 	}
 	for try := 1; ; try++ {
-		o, err := scenarios.Execute(context.Background(), &run, algo, scenarios.RunOptions{Out: t.TempDir(), RealTime: true, Pictures: func(o scenarios.Outcome) report.Pictures {
+		o, err := run.Execute(context.Background(), &on, algo, run.Options{Out: t.TempDir(), RealTime: true, Pictures: func(o run.Outcome) report.Pictures {
 			if o.AsExpected {
 				return report.NoPictures
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 )
@@ -32,7 +33,7 @@ func TestProcessDesignNodeRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := s.RunConfig(algo, scenarios.RunOptions{})
+	cfg, err := s.RunConfig(algo, scenarios.Servers{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestProcessDesignNodeRows(t *testing.T) {
 			t.Errorf("node %d: read %v, %d holds of a client read off it; want every node read and holding its clients' keys", lane.Node, lane.Observed, owned)
 		}
 	}
-	rows := report.NodeRows(h, cfg)
+	rows := report.NodeRows(h, run.Setup(cfg))
 	if len(rows) != cfg.Cluster.Nodes {
 		t.Fatalf("%d node rows, want one per node (%d): %+v", len(rows), cfg.Cluster.Nodes, rows)
 	}

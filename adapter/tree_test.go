@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim/simtest"
 )
@@ -49,7 +50,7 @@ func TestStubbornChildrenEnd(t *testing.T) {
 			done := make(chan error, 1)
 			start := time.Now()
 			go func() {
-				_, err := scenarios.Execute(context.Background(), s, algo, scenarios.RunOptions{Out: t.TempDir(), RealTime: true})
+				_, err := run.Execute(context.Background(), s, algo, run.Options{Out: t.TempDir(), RealTime: true})
 				done <- err
 			}()
 			select {

@@ -11,10 +11,11 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/sim"
 )
 
-// UnderReport is a run of the load under a scenario's faults: one sim.Run
+// UnderReport is a run of the load under a scenario's faults: one run.Play
 // per design.
 type UnderReport struct {
 	Scenario string     `json:"scenario"`
@@ -73,7 +74,7 @@ func runUnder(ctx context.Context, cfg Config) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: under %s: %w: %w", ErrConfig, cfg.UnderName, sim.ErrConfig, err)
 		}
-		res, err := sim.Run(ctx, spec)
+		res, err := run.Play(ctx, spec)
 		switch {
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
@@ -82,10 +83,10 @@ func runUnder(ctx context.Context, cfg Config) (*Report, error) {
 		case err != nil:
 			return nil, fmt.Errorf("under %s, %s: %w", cfg.UnderName, sc.Algorithm, err)
 		}
-		run, result := fromHistory(res, cfg.UnderName)
-		rep.Under.Runs = append(rep.Under.Runs, run)
+		ur, result := fromHistory(res, cfg.UnderName)
+		rep.Under.Runs = append(rep.Under.Runs, ur)
 		rep.Results = append(rep.Results, result)
-		backends[run.Backend] = true
+		backends[ur.Backend] = true
 		if cfg.Progress != nil {
 			cfg.Progress(Progress{Done: i + 1, Total: len(cfg.Under),
 				Step: fmt.Sprintf("%s under %s", sc.Algorithm, cfg.UnderName), Result: &rep.Results[len(rep.Results)-1]})

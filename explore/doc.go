@@ -35,7 +35,7 @@
 //     and length class: causes.go) are confirmed, on request, on real
 //     redis-server processes in real time, where one that falls short of
 //     the rule is strengthened and confirmed again (robust.go), and each is
-//     run once more through scenarios.Execute for a normal run directory
+//     run once more through run.Execute for a normal run directory
 //     zoomed on the witness of its check.
 //
 // A Timeout bounds it all (budget.go): the search gets a share, shrinking

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/locksim/locksim/internal/artifact"
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -25,7 +26,7 @@ const (
 	FileReport    = "explore.json"
 	FileSummary   = "summary.md"
 	DirScenarios  = "scenarios" // the shrunk scenarios, one YAML each
-	DirRuns       = "runs"      // their run directories (scenarios.Execute)
+	DirRuns       = "runs"      // their run directories (run.Execute)
 	redisRunSlack = time.Minute // a real-time replay's bound beyond its length
 )
 
@@ -287,7 +288,7 @@ func (fi *finisher) runDir(b *budget, v *Violation, target Finding) error {
 	if err != nil {
 		return fmt.Errorf("%w: the shrunk scenario does not load back: %w", sim.ErrHarness, err)
 	}
-	o, err := scenarios.Execute(b.wrap, loaded, fi.cfg.Algorithm, scenarios.RunOptions{Out: filepath.Join(fi.cfg.Out, DirRuns), Zoom: target.Check})
+	o, err := run.Execute(b.wrap, loaded, fi.cfg.Algorithm, run.Options{Out: filepath.Join(fi.cfg.Out, DirRuns), Zoom: target.Check})
 	switch {
 	case err != nil && b.ctx.Err() != nil:
 		return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/vtime"
 )
@@ -21,7 +22,7 @@ func TestKillOfPausedNodeEnds(t *testing.T) {
 		s, err := scenarios.LoadFile(file)
 		require.NoError(t, err)
 		ctx := vtime.NewContext(context.Background(), vtime.ForTest(t))
-		o, err := scenarios.Execute(ctx, s, "setpx", scenarios.RunOptions{Out: t.TempDir()})
+		o, err := run.Execute(ctx, s, "setpx", run.Options{Out: t.TempDir()})
 		require.NoError(t, err, file)
 		require.NotEmpty(t, o.Verdict, file)
 	}

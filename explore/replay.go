@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/vtime"
 )
@@ -24,22 +25,22 @@ import (
 //	func TestMyLockFinding(t *testing.T) {
 //		explore.Replay(t, "testdata/explore-my-lock-1-claim-unsafe.yaml")
 //	}
-func Replay(t *testing.T, path string) scenarios.Outcome {
+func Replay(t *testing.T, path string) run.Outcome {
 	t.Helper()
 	s, err := scenarios.LoadFile(path)
 	if err != nil {
 		t.Fatalf("replay %s: %v", path, err)
-		return scenarios.Outcome{}
+		return run.Outcome{}
 	}
 	algos := s.Algorithms()
 	if len(algos) != 1 {
 		t.Fatalf("replay %s: the scenario names %d designs; explore writes one", path, len(algos))
-		return scenarios.Outcome{}
+		return run.Outcome{}
 	}
 	dir, err := os.MkdirTemp("", "locksim-replay-"+slug(algos[0])+"-")
 	if err != nil {
 		t.Fatalf("replay %s: %v", path, err)
-		return scenarios.Outcome{}
+		return run.Outcome{}
 	}
 	t.Cleanup(func() {
 		if !t.Failed() {
@@ -53,7 +54,7 @@ func Replay(t *testing.T, path string) scenarios.Outcome {
 			zoom = name
 		}
 	}
-	o, err := scenarios.Execute(ctx, s, algos[0], scenarios.RunOptions{Out: dir, Zoom: zoom})
+	o, err := run.Execute(ctx, s, algos[0], run.Options{Out: dir, Zoom: zoom})
 	if err != nil {
 		t.Fatalf("replay %s: %v", path, err)
 		return o

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
@@ -60,7 +61,7 @@ func TestShrunkFilesReplay(t *testing.T) {
 					r, err := scenarios.LoadFile(file)
 					require.NoError(t, err)
 					require.NoError(t, r.Override(scenarios.Overrides{Backend: string(backend), Seed: ptr(seed + i)}))
-					o, err := scenarios.Execute(ctx, r, algo, scenarios.RunOptions{Out: t.TempDir()})
+					o, err := run.Execute(ctx, r, algo, run.Options{Out: t.TempDir()})
 					require.NoError(t, err)
 					if o.Checks[check] == vocab.Unsafe {
 						failed++

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vocab"
@@ -111,11 +112,10 @@ func runOnce(ctx context.Context, s *scenarios.Scenario, algo string, seed uint6
 
 // play runs spec (resolved from s) and classifies its verdict.
 func play(ctx context.Context, s *scenarios.Scenario, spec sim.Spec) (outcome, error) {
-	res, err := sim.Run(ctx, spec)
+	res, cr, err := run.Quiet(ctx, spec, checkTimeout)
 	if err != nil {
 		return outcome{res: res}, err
 	}
-	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: checkTimeout})
 	checks := make(map[string]vocab.Verdict, len(cr.Checks))
 	for _, c := range cr.Checks {
 		checks[c.Name] = c.Verdict

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/vocab"
@@ -44,10 +45,10 @@ func TestStarvedWaiterMutant(t *testing.T) {
 	}
 }
 
-func execute(t *testing.T, s *scenarios.Scenario, algo string) scenarios.Outcome {
+func execute(t *testing.T, s *scenarios.Scenario, algo string) run.Outcome {
 	t.Helper()
 	ctx := vtime.NewContext(context.Background(), vtime.ForTest(t))
-	o, err := scenarios.Execute(ctx, s, algo, scenarios.RunOptions{Out: t.TempDir()})
+	o, err := run.Execute(ctx, s, algo, run.Options{Out: t.TempDir()})
 	require.NoError(t, err)
 	require.Empty(t, o.Unplayed, "the scenario played")
 	return o

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -36,17 +37,17 @@ type Config struct {
 	// valkey (sim.Server) [redis].
 	Server string
 	// Addrs run every pair on the external backend, on the masters at
-	// these host:port addresses (RunOptions.Addrs); Backend may be left
+	// these host:port addresses (scenarios.Servers.Addrs); Backend may be left
 	// out or be external. Pairs that need what those servers do not give
 	// (process control, replicas, another node count) are skipped with
 	// the reason. A run holds the servers alone (scenarios.GuardKey), so
 	// runs go one at a time: Parallel defaults to, and must be, 1.
 	Addrs []string
 	// Toxiproxy puts every run's proxies on the toxiproxy server whose API
-	// is at this host:port (RunOptions.Toxiproxy).
+	// is at this host:port (scenarios.Servers.Toxiproxy).
 	Toxiproxy string
 	// RealTime runs miniredis pairs on the wall clock instead of in
-	// virtual time (RunOptions.RealTime).
+	// virtual time (run.Options.RealTime).
 	RealTime bool
 	// Out is the results root; the matrix lands in Out/matrix/<UTC stamp>/
 	// ["results"].
@@ -55,7 +56,7 @@ type Config struct {
 	Parallel int
 	// CheckTimeout bounds porcupine per run [10s].
 	CheckTimeout time.Duration
-	// Timeout bounds each run as a whole (RunOptions.Timeout) [its
+	// Timeout bounds each run as a whole (run.Options.Timeout) [its
 	// duration + 1m].
 	Timeout time.Duration
 	// Progress, when set, hears once before anything runs (Done 0), then
@@ -240,7 +241,7 @@ func Run(ctx context.Context, cfg Config) (Matrix, error) {
 	cfg = p.cfg
 	m := Matrix{
 		Started:    time.Now(),
-		Machine:    scenarios.Machine(),
+		Machine:    run.Machine(),
 		Runs:       cfg.Runs,
 		Seed:       cfg.Seed,
 		Parallel:   cfg.Parallel,
@@ -421,11 +422,12 @@ feed:
 // runOne executes one job into root/runs/<algo>/: one results root per
 // design, so that the designs' runs of a scenario, which share seeds and
 // may share a start second, never compete for a run directory name.
-func runOne(ctx context.Context, cfg Config, root string, j job, pictures func(scenarios.Outcome) report.Pictures) (CellRun, error) {
+func runOne(ctx context.Context, cfg Config, root string, j job, pictures func(run.Outcome) report.Pictures) (CellRun, error) {
 	r := CellRun{Seed: deref(j.s.Seed)}
 	start := time.Now()
-	o, err := scenarios.Execute(ctx, j.s, j.algo, scenarios.RunOptions{
-		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Timeout: cfg.Timeout, Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy, RealTime: cfg.RealTime,
+	o, err := run.Execute(ctx, j.s, j.algo, run.Options{
+		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Timeout: cfg.Timeout, RealTime: cfg.RealTime,
+		Servers:  scenarios.Servers{Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy},
 		Pictures: pictures,
 	})
 	r.WallMS = float64(time.Since(start)) / float64(time.Millisecond)

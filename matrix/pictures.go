@@ -3,8 +3,8 @@ package matrix
 import (
 	"context"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/report"
-	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/vocab"
 )
 
@@ -46,19 +46,19 @@ func (p *pictures) firstDone(cell int, v vocab.Verdict) {
 	close(p.first[cell])
 }
 
-// rule is RunOptions.Pictures for run of cell. A repeat may wait for run
-// 0 of its cell: the jobs are handed out in run order, so run 0 is
-// already running (its worker waits for nothing) or done.
-func (p *pictures) rule(cell, run int) func(scenarios.Outcome) report.Pictures {
-	if run == 0 {
-		return func(o scenarios.Outcome) report.Pictures {
+// rule is run.Options.Pictures for repeat n of cell. A repeat may wait
+// for run 0 of its cell: the jobs are handed out in run order, so run 0
+// is already running (its worker waits for nothing) or done.
+func (p *pictures) rule(cell, n int) func(run.Outcome) report.Pictures {
+	if n == 0 {
+		return func(o run.Outcome) report.Pictures {
 			if o.AsExpected && o.Verdict == vocab.Safe {
 				return report.VectorPictures
 			}
 			return report.AllPictures
 		}
 	}
-	return func(o scenarios.Outcome) report.Pictures {
+	return func(o run.Outcome) report.Pictures {
 		if !o.AsExpected {
 			return report.AllPictures
 		}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/report"
-	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/vocab"
 )
 
@@ -17,8 +17,8 @@ import (
 // cancelled context.
 func TestPicturesRule(t *testing.T) {
 	p := newPictures(context.Background(), 2)
-	out := func(v vocab.Verdict, as bool) scenarios.Outcome {
-		return scenarios.Outcome{Verdict: v, AsExpected: as}
+	out := func(v vocab.Verdict, as bool) run.Outcome {
+		return run.Outcome{Verdict: v, AsExpected: as}
 	}
 	assert.Equal(t, report.VectorPictures, p.rule(0, 0)(out(vocab.Safe, true)), "run 0, safe as expected: no PNG")
 	assert.Equal(t, report.AllPictures, p.rule(0, 0)(out(vocab.Safe, false)), "run 0 that differs")

@@ -231,7 +231,7 @@ func planCell(cfg Config, s *scenarios.Scenario, algo string) (Cell, *scenarios.
 		if exp.Verdict == vocab.Skip {
 			// What the backend asked for cannot do is the reason given
 			// first: it holds whatever the design.
-			if err := run.BackendRefuses(algo, scenarios.RunOptions{Addrs: cfg.Addrs}); err != nil && (run.Backend != s.Backend || external) {
+			if err := run.BackendRefuses(algo, scenarios.Servers{Addrs: cfg.Addrs}); err != nil && (run.Backend != s.Backend || external) {
 				c.Status, c.Reason, c.AsExpected = CellSkip, fmt.Sprintf("not on backend %s: %v", cfg.Backend, err), true
 				return c, nil, nil
 			}
@@ -239,7 +239,7 @@ func planCell(cfg Config, s *scenarios.Scenario, algo string) (Cell, *scenarios.
 			return c, nil, nil
 		}
 	}
-	if _, err := run.RunConfig(algo, scenarios.RunOptions{Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy}); err != nil {
+	if _, err := run.RunConfig(algo, scenarios.Servers{Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy}); err != nil {
 		// A scenario that resolves on its own backend but not on the one
 		// asked for needs what that backend lacks: a skip, with the
 		// reason, not a failure of the whole matrix.

@@ -14,10 +14,10 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
+	irun "github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
-	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -57,8 +57,8 @@ func TestCatalogueTimelinesNodeRowsAndLabels(t *testing.T) {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				o, err := scenarios.Execute(ctx, s, algo, scenarios.RunOptions{Out: t.TempDir(),
-					Pictures: func(scenarios.Outcome) report.Pictures { return report.NoPictures }})
+				o, err := irun.Execute(ctx, s, algo, irun.Options{Out: t.TempDir(),
+					Pictures: func(irun.Outcome) report.Pictures { return report.NoPictures }})
 				if err != nil {
 					t.Errorf("%s/%s: %v", s.Name, algo, err)
 					return
@@ -76,7 +76,7 @@ func TestCatalogueTimelinesNodeRowsAndLabels(t *testing.T) {
 					t.Errorf("%s/%s: %v", s.Name, algo, err)
 					return
 				}
-				cfg, err := s.RunConfig(algo, scenarios.RunOptions{})
+				cfg, err := s.RunConfig(algo, scenarios.Servers{})
 				if err != nil {
 					t.Errorf("%s/%s: %v", s.Name, algo, err)
 					return
@@ -86,8 +86,7 @@ func TestCatalogueTimelinesNodeRowsAndLabels(t *testing.T) {
 					t.Errorf("%s/%s: %v", s.Name, algo, err)
 					return
 				}
-				cfg = spec.Config()
-				in := report.Run{Scenario: s.Name, Algorithm: algo, Sim: &sim.Result{Config: cfg, History: h},
+				in := report.Run{Scenario: s.Name, Algorithm: algo, Setup: irun.Setup(spec.Config()), History: h,
 					Check: checker.Check(h, checker.Config{Fencing: cfg.Fencing(), Verbose: true})}
 				mu.Lock()
 				runs = append(runs, run{s.Name + "/" + algo, in, len(h.Ops)})
@@ -103,7 +102,7 @@ func TestCatalogueTimelinesNodeRowsAndLabels(t *testing.T) {
 	for _, r := range runs {
 		rows, err := report.TimelineNodeRows(r.in)
 		require.NoError(t, err, r.name)
-		for _, n := range checker.Nodes(r.in.Sim.History, r.in.Sim.Config.Cluster.Nodes) {
+		for _, n := range checker.Nodes(r.in.History, r.in.Setup.Nodes) {
 			if len(n.Holds) > 0 && !slices.Contains(rows, n.Node) {
 				t.Errorf("%s: node %d held the key (%d holds) but has no row (rows %v)", r.name, n.Node, len(n.Holds), rows)
 			}

@@ -1,6 +1,6 @@
 // Package report is the last stage of a locksim run:
 //
-//	Scenario --(sim.Run)--> History --(checker.Check)--> Result --(report)--> files
+//	Scenario --(run)--> History --(checker.Check)--> Result --(report)--> files
 //
 // WriteRun turns one run into a run directory:
 // scenario.yaml, history.jsonl, verdict.json, check.html, timeline.svg,

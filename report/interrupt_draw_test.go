@@ -88,7 +88,7 @@ func TestReportOfAnInterruptedRunHasNoPictures(t *testing.T) {
 	defer OnDrawStart(func() { drawn = true })()
 	dir := filepath.Join(t.TempDir(), "run")
 	in := gcPauseRun(t)
-	in.Sim.Incomplete = true
+	in.Incomplete = true
 	err := WriteRun(ctx, dir, in)
 	require.ErrorIs(t, err, ErrInterrupted)
 	require.ErrorIs(t, err, context.Canceled)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/vtime"
@@ -33,7 +34,7 @@ func TestInterruptWhileDrawingADenseRun(t *testing.T) {
 		cancel()
 	})()
 	out := t.TempDir()
-	o, err := scenarios.Execute(ctx, s, "setpx", scenarios.RunOptions{Out: out})
+	o, err := run.Execute(ctx, s, "setpx", run.Options{Out: out})
 	require.False(t, cancelled.IsZero(), "the report started on its pictures")
 	// Generous for a loaded machine: the rest of the report is a few
 	// files; the pictures of such a run take seconds.

@@ -6,8 +6,6 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
-	"github.com/locksim/locksim/lock"
-	"github.com/locksim/locksim/sim"
 )
 
 // NodeRow is one node row of a run's timeline as laid out: the nodes it
@@ -31,9 +29,9 @@ func (r NodeRow) Content() bool { return r.Holds+r.States+r.Clocks > 0 }
 
 // NodeRows lays out the node rows of a run's timeline, as the chart
 // draws them.
-func NodeRows(h history.History, cfg sim.Config) []NodeRow {
-	l := readLanes(h, cfg.Clients, cfg.Cluster.Nodes)
-	return l.layoutNodes(cfg.Algorithm)
+func NodeRows(h history.History, cfg history.Setup) []NodeRow {
+	l := readLanes(h, cfg.Clients, cfg.Nodes)
+	return l.layoutNodes(cfg)
 }
 
 // Why a node row draws nothing.
@@ -49,9 +47,8 @@ const (
 // saying why it is empty when it is. The nodes a single-node design does
 // not use and that have nothing to draw share one row saying so. It sets
 // l.nodeRows and returns it exported.
-func (l *lanes) layoutNodes(algorithm string) []NodeRow {
-	info, err := lock.Lookup(algorithm)
-	single := err == nil && !info.MultiNode
+func (l *lanes) layoutNodes(design history.Setup) []NodeRow {
+	single := design.Registered && !design.MultiNode
 	asked := 0
 	for _, n := range l.nodes {
 		if !single || n.Node == 0 {

@@ -65,7 +65,7 @@ func TestNodeRowsSayWhyEmpty(t *testing.T) {
 	b.release(0, 100, history.OK, "c0-1")
 	b.ops = append(b.ops, history.Op{Kind: history.KindNode, Client: history.NoClient, Node: 2, Key: "lock", Outcome: history.Fail})
 	cfg := testConfig("redlock", 1)
-	cfg.Cluster.Nodes = 4
+	cfg.Nodes = 4
 	rows := NodeRows(history.History{Ops: b.ops}, cfg)
 	require.Len(t, rows, 4)
 	assert.True(t, rows[0].Content() && rows[1].Content())

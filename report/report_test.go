@@ -26,7 +26,6 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
-	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vocab"
 )
 
@@ -80,7 +79,7 @@ func TestWriteRunWritesEveryFile(t *testing.T) {
 	defer f.Close()
 	h, err := history.ReadJSONL(f)
 	require.NoError(t, err)
-	assert.Equal(t, in.Sim.History, h, "history.jsonl re-reads as the history")
+	assert.Equal(t, in.History, h, "history.jsonl re-reads as the history")
 	// ... and re-checks to the same verdict: the run directory is enough.
 	assert.Equal(t, in.Check.Verdict, checker.Check(h, checker.Config{}).Verdict)
 
@@ -136,12 +135,12 @@ func TestVerdictRoundTrip(t *testing.T) {
 	assert.Equal(t, "gc-pause-after-check", v.Scenario)
 	assert.Equal(t, "redlock", v.Algorithm)
 	assert.Equal(t, vocab.Unsafe, v.Verdict)
-	assert.Equal(t, "unsafe", v.Expected)
-	assert.Equal(t, map[string]string{"exclusion": "unsafe", "claim": "safe"}, v.ExpectedChecks)
+	assert.Equal(t, vocab.Unsafe, v.Expected)
+	assert.Equal(t, map[string]vocab.Verdict{"exclusion": vocab.Unsafe, "claim": vocab.Safe}, v.ExpectedChecks)
 	assert.True(t, v.AsExpected)
 	assert.False(t, v.Incomplete)
 	assert.True(t, v.SweepAgrees)
-	assert.Equal(t, len(in.Sim.History.Ops), v.Ops)
+	assert.Equal(t, len(in.History.Ops), v.Ops)
 	assert.Equal(t, uint64(6), v.Seed)
 	assert.True(t, testStarted.Equal(v.Started))
 	assert.InDelta(t, 2100, v.WallMS, 1e-9)
@@ -184,16 +183,16 @@ func TestVerdictExpectations(t *testing.T) {
 		name     string
 		h        history.History
 		expected string
-		checks   map[string]string
+		checks   map[string]vocab.Verdict
 		misses   []string // what the caller's comparison found
 		verdict  vocab.Verdict
 		as       bool
 	}{
 		{"unsafe expected unsafe", gcPause(), "unsafe", nil, nil, vocab.Unsafe, true},
 		{"unsafe with nothing expected", gcPause(), "", nil, []string{"verdict"}, vocab.Unsafe, false},
-		{"unsafe, check mismatch", gcPause(), "unsafe", map[string]string{"claim": "unsafe"}, []string{"claim"}, vocab.Unsafe, false},
+		{"unsafe, check mismatch", gcPause(), "unsafe", map[string]vocab.Verdict{"claim": "unsafe"}, []string{"claim"}, vocab.Unsafe, false},
 		{"fenced safe with nothing expected", fencedPause(), "", nil, nil, vocab.Safe, true},
-		{"deadlock expected deadlock", stuck(), "deadlock", map[string]string{"liveness": "deadlock"}, nil, vocab.Deadlock, true},
+		{"deadlock expected deadlock", stuck(), "deadlock", map[string]vocab.Verdict{"liveness": "deadlock"}, nil, vocab.Deadlock, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := newRun(t, "s", "redlock", tc.h, 2, tc.expected)
@@ -203,7 +202,7 @@ func TestVerdictExpectations(t *testing.T) {
 			v, err := ReadVerdict(filepath.Join(dir, FileVerdict))
 			require.NoError(t, err)
 			assert.Equal(t, tc.verdict, v.Verdict)
-			assert.Equal(t, tc.expected, v.Expected)
+			assert.Equal(t, vocab.Verdict(tc.expected), v.Expected)
 			assert.Equal(t, tc.as, v.AsExpected)
 		})
 	}
@@ -211,7 +210,7 @@ func TestVerdictExpectations(t *testing.T) {
 
 func TestIncompleteRunIsNeverAsExpected(t *testing.T) {
 	in := newRun(t, "s", "redlock", fencedPause(), 2, "safe")
-	in.Sim.Incomplete = true
+	in.Incomplete = true
 	dir := filepath.Join(t.TempDir(), "run")
 	require.NoError(t, WriteRun(context.Background(), dir, in))
 	v, err := ReadVerdict(filepath.Join(dir, FileVerdict))
@@ -357,8 +356,8 @@ func TestTimelineSVGIsXML(t *testing.T) {
 
 func TestWriteRunFromFlagsWritesConfigYAML(t *testing.T) {
 	in := newRun(t, "flags", "redlock", fencedPause(), 2, "")
-	in.Sim.Config.Options.Retry.MaxTries = 4
-	in.Sim.Config.Faults = []sim.Planned{{Fault: testFault("pause-client 0"), Start: sim.Trigger{At: 100 * time.Millisecond}, For: time.Second}}
+	in.Setup.Retries = &[]int{3}[0]
+	in.Setup.Faults = []string{"pause-client 0 (at 100ms, for 1s)"}
 	dir := filepath.Join(t.TempDir(), "run")
 	require.NoError(t, WriteRun(context.Background(), dir, in))
 	b, err := os.ReadFile(filepath.Join(dir, FileScenario))
@@ -378,12 +377,6 @@ func TestWriteRunFromFlagsWritesConfigYAML(t *testing.T) {
 	require.NotNil(t, v.Config.Retries)
 	assert.Equal(t, 3, *v.Config.Retries)
 }
-
-type testFault string
-
-func (f testFault) String() string         { return string(f) }
-func (f testFault) Start(*sim.World) error { return nil }
-func (f testFault) Stop(*sim.World) error  { return nil }
 
 // A failed step leaves neither the run directory nor its temporary twin.
 func TestWriteRunIsAtomic(t *testing.T) {
@@ -410,7 +403,7 @@ func TestWriteRunIsAtomic(t *testing.T) {
 // what there is.
 func TestWriteRunEmptyIncompleteHistory(t *testing.T) {
 	in := newRun(t, "s", "redlock", history.History{}, 2, "safe")
-	in.Sim.Incomplete = true
+	in.Incomplete = true
 	dir := filepath.Join(t.TempDir(), "run")
 	require.NoError(t, WriteRun(context.Background(), dir, in))
 	assert.Len(t, listDir(t, dir), len(allFiles))
@@ -431,7 +424,7 @@ func TestWriteRunParentIsAFile(t *testing.T) {
 
 func TestWriteRunWithoutVerboseCheckFails(t *testing.T) {
 	in := gcPauseRun(t)
-	in.Check = checker.Check(in.Sim.History, checker.Config{}) // no linearization info
+	in.Check = checker.Check(in.History, checker.Config{}) // no linearization info
 	parent := t.TempDir()
 	err := WriteRun(context.Background(), filepath.Join(parent, "run"), in)
 	require.Error(t, err, "check.html cannot be drawn")
@@ -528,7 +521,7 @@ func assertHistoryKept(t *testing.T, err error, dir string, in Run) {
 	require.Len(t, kept, 1, "the history is kept: %v", err)
 	assert.Contains(t, err.Error(), "history is kept in "+kept[0])
 	var want bytes.Buffer
-	require.NoError(t, in.Sim.History.WriteJSONL(&want))
+	require.NoError(t, in.History.WriteJSONL(&want))
 	got, rerr := os.ReadFile(kept[0])
 	require.NoError(t, rerr)
 	assert.Equal(t, want.String(), string(got))

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,9 +13,6 @@ import (
 // made again from it with 'locksim check'. The file goes to os.TempDir(),
 // else the working directory, and its path is returned.
 func keepHistory(in Run) (string, error) {
-	if in.Sim == nil {
-		return "", errors.New("no simulation result")
-	}
 	// The name's length does not depend on the scenario's or the design's:
 	// a long one must not cost the run its history too.
 	name := "locksim-history-" + cut(pathElem(in.Scenario), 40) + "-" + designElem(in.Algorithm) + "-*.jsonl"
@@ -28,7 +24,7 @@ func keepHistory(in Run) (string, error) {
 			continue
 		}
 		path := f.Name()
-		err = in.Sim.History.WriteJSONL(f)
+		err = in.History.WriteJSONL(f)
 		if err == nil {
 			err = f.Sync()
 		}

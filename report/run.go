@@ -21,8 +21,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/locksim/locksim/checker"
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/internal/artifact"
-	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vocab"
 )
 
@@ -31,17 +31,29 @@ type Run struct {
 	Scenario  string // the scenario's name
 	Algorithm string
 	// ScenarioYAML is scenario.yaml as resolved; nil for a run configured
-	// by flags, whose configuration is then written from Sim.Config.
+	// by flags, whose configuration is then written from Setup.
 	ScenarioYAML []byte
-	Sim          *sim.Result
-	// Check is checker.Check of Sim.History with Config{Verbose: true}, so
+	// Setup is the run as resolved; History what it recorded.
+	Setup   history.Setup
+	History history.History
+	Started time.Time
+	Wall    time.Duration
+	// Notes: what was emulated, triggers that never fired, faults that
+	// failed.
+	Notes []string
+	// Incomplete: the run was interrupted; its history is partial.
+	Incomplete bool
+	// Check is checker.Check of History with Config{Verbose: true}, so
 	// that check.html can be drawn.
 	Check checker.Result
+	// Warnings say whether the run tested little (checker.Warnings over
+	// its history): summary.md and verdict.json both print them.
+	Warnings []string
 	// Expected is "" when nothing is expected, else safe, unsafe, deadlock
 	// or any; ExpectedChecks are expected verdicts of single checks. They
 	// are shown and recorded, never compared here.
-	Expected       string
-	ExpectedChecks map[string]string
+	Expected       vocab.Verdict
+	ExpectedChecks map[string]vocab.Verdict
 	// Misses is what the result did not meet of the expectation, as the
 	// caller's comparison of the typed values found it
 	// (scenarios.Expectation.Misses): "verdict" and the names of checks;
@@ -95,13 +107,7 @@ func (p Pictures) draws(file string) bool {
 // Met: the run completed, played its scenario, and its verdict and
 // checks met the expectation (Misses is empty).
 func (in Run) Met() bool {
-	return !in.Sim.Incomplete && len(in.Unplayed) == 0 && len(in.Misses) == 0
-}
-
-// warnings say whether the run tested little (checker.Warnings over its
-// history): summary.md and verdict.json both print them.
-func (in Run) warnings() []string {
-	return checker.Warnings(in.Sim.History, in.Sim.Config.Clients)
+	return !in.Incomplete && len(in.Unplayed) == 0 && len(in.Misses) == 0
 }
 
 // missed reports whether Misses names name.
@@ -146,9 +152,6 @@ var ErrInterrupted = errors.New("interrupted before the report's pictures were d
 // marked incomplete; WriteRun then returns an error wrapping
 // ErrInterrupted, dir written.
 func WriteRun(ctx context.Context, dir string, in Run) (err error) {
-	if in.Sim == nil {
-		return errors.New("report: no simulation result")
-	}
 	if _, err := os.Lstat(dir); err == nil {
 		return fmt.Errorf("report: %s: %w", dir, ErrExists)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -176,14 +179,14 @@ func WriteRun(ctx context.Context, dir string, in Run) (err error) {
 
 	scenarioYAML := in.ScenarioYAML
 	if scenarioYAML == nil {
-		if scenarioYAML, err = flagsYAML(in.Scenario, in.Sim.Config); err != nil {
+		if scenarioYAML, err = flagsYAML(in.Scenario, in.Setup); err != nil {
 			return err
 		}
 	}
 	if err := write(FileScenario, func(w io.Writer) error { _, err := w.Write(scenarioYAML); return err }); err != nil {
 		return err
 	}
-	if err := write(FileHistory, in.Sim.History.WriteJSONL); err != nil {
+	if err := write(FileHistory, in.History.WriteJSONL); err != nil {
 		return err
 	}
 	cut, err := writePictures(ctx, d.Path(), in, write)
@@ -267,18 +270,16 @@ func writePictures(ctx context.Context, tmp string, in Run, write func(string, f
 // drawn because the run's context ended first: incomplete, without
 // pictures, with a note saying so.
 func (in Run) picturesCut() Run {
-	res := *in.Sim
-	in.drawnWhole = !res.Incomplete
+	in.drawnWhole = !in.Incomplete
 	if in.drawnWhole {
-		res.Notes = append(slices.Clone(res.Notes), "interrupted while its report was drawn: the history is whole, the pictures were not drawn")
+		in.Notes = append(slices.Clone(in.Notes), "interrupted while its report was drawn: the history is whole, the pictures were not drawn")
 	}
-	res.Incomplete = true
-	in.Sim, in.Pictures, in.cut = &res, NoPictures, true
+	in.Incomplete, in.Pictures, in.cut = true, NoPictures, true
 	return in
 }
 
 func writeVerdict(w io.Writer, in Run) error {
-	b, err := json.MarshalIndent(newVerdict(in), "", "  ")
+	b, err := json.MarshalIndent(newVerdictFile(in), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -300,7 +301,7 @@ func writeCheckHTML(w io.Writer, in Run) error {
 		}
 	}
 	links = append(links, [2]string{"verdict.json", FileVerdict})
-	err := checker.VisualizePage(&buf, in.Sim.History, in.Check, checker.Page{
+	err := checker.VisualizePage(&buf, in.History, in.Check, checker.Page{
 		Scenario: in.Scenario, Design: in.Algorithm, Links: links,
 	})
 	if err == nil {

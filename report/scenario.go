@@ -3,11 +3,10 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 )
 
 // flagsScenario is scenario.yaml for a run configured by flags rather than
@@ -46,15 +45,15 @@ type flagsOptions struct {
 // be written back as scenario entries from their printed form, so they are
 // listed as comments: the file says what ran without pretending that it
 // can replay it.
-func flagsYAML(name string, c sim.Config) ([]byte, error) {
-	d := func(v time.Duration) string { return v.String() }
+func flagsYAML(name string, c history.Setup) ([]byte, error) {
+	d := func(v history.Duration) string { return v.String() }
 	s := flagsScenario{
 		Name:        name,
 		Algorithm:   c.Algorithm,
-		Backend:     string(c.Cluster.Backend),
-		Server:      string(c.Cluster.Server),
-		Nodes:       c.Cluster.Nodes,
-		Persistence: string(c.Cluster.Persistence),
+		Backend:     c.Backend,
+		Server:      c.Server,
+		Nodes:       c.Nodes,
+		Persistence: c.Persistence,
 		Clients:     c.Clients,
 		Keys:        c.Keys,
 		ReadRatio:   c.ReadRatio,
@@ -63,20 +62,18 @@ func flagsYAML(name string, c sim.Config) ([]byte, error) {
 		Think:       d(c.Think),
 		Seed:        c.Seed,
 		Options: flagsOptions{
-			TTL:           d(c.Options.TTL),
-			Drift:         c.Options.Drift,
-			RetryDelay:    d(c.Options.Retry.Interval),
-			Watchdog:      c.Options.Watchdog,
-			Fencing:       c.Options.Fencing,
-			ValidityCheck: c.Options.ValidityCheck,
-			NodeTimeout:   d(c.Options.NodeTimeout),
+			TTL:           d(c.TTL),
+			Drift:         c.Drift,
+			Retries:       c.Retries,
+			RetryDelay:    d(c.RetryDelay),
+			Watchdog:      c.Watchdog,
+			Fencing:       c.FencingOption,
+			ValidityCheck: c.ValidityCheck,
+			NodeTimeout:   d(c.NodeTimeout),
 		},
 	}
-	if c.Options.Tolerance > 0 {
-		s.Options.Tolerance = d(c.Options.Tolerance)
-	}
-	if n := c.Options.Retry.MaxTries; n > 0 {
-		s.Options.Retries = &[]int{n - 1}[0]
+	if c.Tolerance > 0 {
+		s.Options.Tolerance = d(c.Tolerance)
 	}
 	var b bytes.Buffer
 	b.WriteString("# Written by locksim from command-line flags (no scenario file).\n")

@@ -12,8 +12,6 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
-	"github.com/locksim/locksim/lock"
-	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vocab"
 )
 
@@ -24,25 +22,25 @@ const maxSummaryWitnesses = 3
 // writeSummary writes summary.md: one screen that a design review can read
 // without opening anything else, linking to what backs it.
 func writeSummary(w io.Writer, in Run) error {
-	res, r := in.Sim, in.Check
-	l := readLanes(res.History, res.Config.Clients, res.Config.Cluster.Nodes)
+	r := in.Check
+	l := readLanes(in.History, in.Setup.Clients, in.Setup.Nodes)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s — %s\n\n", in.Scenario, in.Algorithm)
 	switch {
 	case in.drawnWhole:
 		b.WriteString("**incomplete run — not a verdict.** The run was interrupted while its report was drawn: the history is whole, but the run is not presented as a verdict.\n\n")
-	case res.Incomplete:
+	case in.Incomplete:
 		b.WriteString("**incomplete run — not a verdict.** The run was interrupted; what follows describes a partial history.\n\n")
 	}
 	fmt.Fprintf(&b, "**Verdict: %s** · %s\n\n", r.Verdict, expectationMarkdown(in))
 	if r.Reason != "" {
 		fmt.Fprintf(&b, "Why %s: %s.\n\n", r.Verdict, r.Reason)
 	}
-	for _, warn := range in.warnings() {
+	for _, warn := range in.Warnings {
 		fmt.Fprintf(&b, "⚠ **Warning:** %s.\n\n", warn)
 	}
-	fmt.Fprintf(&b, "%s\n\n", setup(res.Config, res.History))
-	if v := res.Server.String(); v != "" {
+	fmt.Fprintf(&b, "%s\n\n", setup(in.Setup, in.History))
+	if v := in.Setup.Server; v != "" {
 		fmt.Fprintf(&b, "Server: %s (INFO server of node 0).\n\n", v)
 	}
 
@@ -64,13 +62,13 @@ func writeSummary(w io.Writer, in Run) error {
 		}
 		want := ""
 		if e, ok := in.ExpectedChecks[c.Name]; ok && e != "" {
-			want = e + " " + mark(!in.missed(c.Name))
+			want = string(e) + " " + mark(!in.missed(c.Name))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, verdict, want, cell(c.Detail))
 	}
 	for _, name := range slices.Sorted(maps.Keys(in.ExpectedChecks)) {
 		if r.Check(name).Name == "" {
-			fmt.Fprintf(&b, "| %s | (no such check) | %s ✗ | |\n", cell(name), cell(in.ExpectedChecks[name]))
+			fmt.Fprintf(&b, "| %s | (no such check) | %s ✗ | |\n", cell(name), cell(string(in.ExpectedChecks[name])))
 		}
 	}
 	if !r.SweepAgrees {
@@ -95,11 +93,11 @@ func writeSummary(w io.Writer, in Run) error {
 		b.WriteString(wit.String())
 	}
 
-	b.WriteString(failoverSection(res.Config, res.History))
+	b.WriteString(failoverSection(in.Setup, in.History))
 
-	if len(res.Notes) > 0 {
+	if len(in.Notes) > 0 {
 		b.WriteString("\n## Notes\n\n")
-		for _, n := range res.Notes {
+		for _, n := range in.Notes {
 			if strings.Contains(n, "never fired") {
 				fmt.Fprintf(&b, "- ⚠ **%s** — an unfired trigger means this run did not test what the scenario says.\n", n)
 				continue
@@ -109,7 +107,7 @@ func writeSummary(w io.Writer, in Run) error {
 	}
 
 	b.WriteString("\n## Run\n\n")
-	fmt.Fprintf(&b, "- %s\n", counts(res.History, l))
+	fmt.Fprintf(&b, "- %s\n", counts(in.History, l))
 	if len(l.failed) > 0 {
 		var parts []string
 		for _, why := range slices.Sorted(maps.Keys(l.failed)) {
@@ -117,7 +115,7 @@ func writeSummary(w io.Writer, in Run) error {
 		}
 		fmt.Fprintf(&b, "- failed acquires by reason: %s\n", strings.Join(parts, ", "))
 	}
-	run := fmt.Sprintf("started %s, wall %s, checked in %s", res.Started.UTC().Format(time.RFC3339), fmtMS(res.Wall), fmtMS(r.Elapsed))
+	run := fmt.Sprintf("started %s, wall %s, checked in %s", in.Started.UTC().Format(time.RFC3339), fmtMS(in.Wall), fmtMS(r.Elapsed))
 	if in.Machine != "" {
 		run += ", on " + in.Machine
 	}
@@ -158,10 +156,10 @@ func expectationMarkdown(in Run) string {
 	switch in.Expected {
 	case "":
 		s = "nothing expected (only safe passes)"
-	case string(vocab.Any):
+	case vocab.Any:
 		s = "expected any verdict"
 	default:
-		s = "expected " + in.Expected
+		s = "expected " + string(in.Expected)
 	}
 	if len(in.ExpectedChecks) > 0 {
 		s += fmt.Sprintf(" and %d check verdict(s)", len(in.ExpectedChecks))
@@ -169,7 +167,7 @@ func expectationMarkdown(in Run) string {
 	if ok {
 		return s + " ✓ as expected"
 	}
-	if in.Sim.Incomplete {
+	if in.Incomplete {
 		return s + " ✗ (incomplete)"
 	}
 	if len(in.Unplayed) > 0 {
@@ -181,15 +179,15 @@ func expectationMarkdown(in Run) string {
 // expectationPhrase is expectationMarkdown for the chart (plain text, and
 // no glyphs the chart's font may lack).
 func expectationPhrase(in Run) string {
-	s := "expected " + in.Expected
+	s := "expected " + string(in.Expected)
 	switch in.Expected {
 	case "":
 		s = "nothing expected (only safe passes)"
-	case string(vocab.Any):
+	case vocab.Any:
 		s = "expected any"
 	}
 	switch {
-	case in.Sim.Incomplete:
+	case in.Incomplete:
 		return s + ": incomplete"
 	case len(in.Unplayed) > 0:
 		return s + ": not played (" + strings.Join(in.Unplayed, "; ") + ")"
@@ -200,57 +198,30 @@ func expectationPhrase(in Run) string {
 }
 
 // setup is the run's configuration in one line.
-func setup(c sim.Config, h history.History) string {
-	nodes := fmt.Sprintf("%d %s node(s)", c.Cluster.Nodes, c.Cluster.Backend)
-	if used := nodesUsed(c, h); used < c.Cluster.Nodes {
-		nodes = fmt.Sprintf("%d of %d %s node(s)", used, c.Cluster.Nodes, c.Cluster.Backend)
+func setup(c history.Setup, h history.History) string {
+	nodes := fmt.Sprintf("%d %s node(s)", c.Nodes, c.Backend)
+	if used := c.NodesUsed(h); used < c.Nodes {
+		nodes = fmt.Sprintf("%d of %d %s node(s)", used, c.Nodes, c.Backend)
 	}
 	s := fmt.Sprintf("%s on %s, %d client(s), ttl %v, hold %v, think %v, %v, seed %d",
-		c.Algorithm, nodes, c.Clients, c.Options.TTL, c.Hold, c.Think, c.Duration, c.Seed)
+		c.Algorithm, nodes, c.Clients, c.TTL, c.Hold, c.Think, c.Duration, c.Seed)
 	var on []string
-	if c.Fencing() {
+	if c.Fencing {
 		on = append(on, "fencing")
 	}
-	if c.Options.Watchdog {
+	if c.Watchdog {
 		on = append(on, "watchdog")
 	}
-	if !c.Options.ValidityCheck {
+	if !c.ValidityCheck {
 		on = append(on, "no validity check")
 	}
-	if c.Options.Wait == lock.WaitNotify {
+	if c.Wait == "notify" {
 		on = append(on, "wait notify")
 	}
 	if len(on) > 0 {
 		s += " (" + strings.Join(on, ", ") + ")"
 	}
 	return s
-}
-
-// nodesUsed is how many of the cluster's nodes the design locks on: one
-// for a single-node design, every node for a multi-node one
-// (lock.Info.MultiNode); for a design the registry does not know, the
-// most nodes an acquire of the history asked or was granted by.
-func nodesUsed(c sim.Config, h history.History) int {
-	if info, err := lock.Lookup(c.Algorithm); err == nil {
-		if info.MultiNode {
-			return c.Cluster.Nodes
-		}
-		return min(1, c.Cluster.Nodes)
-	}
-	used := 0
-	for _, op := range h.Ops {
-		if op.Kind != history.KindAcquire {
-			continue
-		}
-		used = max(used, op.Asked)
-		for _, g := range op.Granted {
-			used = max(used, g+1)
-		}
-	}
-	if used == 0 {
-		return c.Cluster.Nodes
-	}
-	return min(used, c.Cluster.Nodes)
 }
 
 // WitnessWords tells a witness as a sentence, in plain text: summary.md

@@ -7,30 +7,27 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
-	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/node"
 )
 
 // failoverSection is summary.md's "Failover" section: who failed over (the
 // sentinels, the harness or the emulation) and, under Sentinel, what each
 // failover took, measured from the fault that brought the master down
 // (checker.Failovers, the reading the timeline draws).
-func failoverSection(cfg sim.Config, h history.History) string {
-	if cfg.Cluster.Replicas < 1 {
+func failoverSection(cfg history.Setup, h history.History) string {
+	if cfg.Replicas < 1 {
 		return ""
 	}
-	f := cfg.Cluster.ResolvedFailover()
+	var f history.FailoverSetup
+	if cfg.Failover != nil {
+		f = *cfg.Failover
+	}
 	var b strings.Builder
 	b.WriteString("\n## Failover\n\n")
 	switch f.Mode {
-	case sim.FailoverSentinel:
-		product := "Redis"
-		if cfg.Cluster.Server == sim.ServerValkey {
-			product = "Valkey"
-		}
+	case history.FailoverSentinel:
 		fmt.Fprintf(&b, "By %s Sentinel: %d %s processes, quorum %d, down_after %v, failover_timeout %v, parallel_syncs %d; nothing promoted by hand, and the clients follow the master through Sentinel.\n\n",
-			product, node.Sentinels, cfg.Cluster.Server.SentinelBinary(), node.SentinelQuorum, f.DownAfter, f.FailoverTimeout, f.ParallelSyncs)
-	case sim.FailoverDirect:
+			f.Product, f.Sentinels, f.SentinelBinary, f.Quorum, f.DownAfter, f.FailoverTimeout, f.ParallelSyncs)
+	case history.FailoverDirect:
 		b.WriteString("Direct: the harness kills the master and promotes the replica at once (REPLICAOF NO ONE).\n")
 		return b.String()
 	default:

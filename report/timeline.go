@@ -211,17 +211,17 @@ type drawnEvent struct {
 func newTimeline(ctx context.Context, in Run) (*timeline, error) {
 	t := &timeline{
 		ctx:      ctx,
-		lanes:    readLanes(in.Sim.History, in.Sim.Config.Clients, in.Sim.Config.Cluster.Nodes),
+		lanes:    readLanes(in.History, in.Setup.Clients, in.Setup.Nodes),
 		overlaps: zoomFirst(overlaps(in.Check), in.Zoom),
 	}
 	for _, c := range t.lanes.clients {
 		t.rows = append(t.rows, row{kind: rowClient, id: c, label: fmt.Sprintf("client %d", c)})
 	}
-	for _, n := range t.lanes.layoutNodes(in.Sim.Config.Algorithm) {
+	for _, n := range t.lanes.layoutNodes(in.Setup) {
 		t.rows = append(t.rows, row{kind: rowNode, id: n.Nodes[0], label: n.Label})
 	}
 	t.rows = append(t.rows, row{kind: rowProbe, label: "liveness probe"})
-	t.runEnd = in.Sim.Config.Duration
+	t.runEnd = in.Setup.Duration.D()
 	if t.runEnd <= 0 {
 		t.runEnd = t.lanes.end
 	}
@@ -229,10 +229,10 @@ func newTimeline(ctx context.Context, in Run) (*timeline, error) {
 	if err := t.stopped(); err != nil {
 		return nil, err
 	}
-	t.failPhases, t.failEvents = failoverLayout(checker.Failovers(in.Sim.History))
+	t.failPhases, t.failEvents = failoverLayout(checker.Failovers(in.History))
 
 	t.title = fmt.Sprintf("%s — %s — verdict: %s", in.Scenario, in.Algorithm, strings.ToUpper(string(in.Check.Verdict)))
-	if in.Sim.Incomplete {
+	if in.Incomplete {
 		t.title += " (incomplete run — not a verdict)"
 	}
 	t.subtitle = timelineSubtitle(in, t.overlaps)

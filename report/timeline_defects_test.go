@@ -14,7 +14,6 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/locksim/locksim/history"
-	"github.com/locksim/locksim/sim"
 )
 
 // sentinelFailover is a Sentinel failover as redis-server records it: the
@@ -51,8 +50,10 @@ func sentinelFailover() history.History {
 
 func sentinelRun(t *testing.T) Run {
 	in := newRun(t, "failover-async-replication", "setpx", sentinelFailover(), 2, "unsafe")
-	in.Sim.Config.Cluster = sim.ClusterConfig{Backend: sim.BackendRedis, Nodes: 1, Replicas: 1}
-	in.Sim.Config.Duration = 3 * time.Second
+	in.Setup.Backend, in.Setup.Nodes, in.Setup.Replicas = "redis", 1, 1
+	in.Setup.Failover = &history.FailoverSetup{Mode: history.FailoverSentinel, Product: "Redis", SentinelBinary: "redis-sentinel",
+		Sentinels: 3, Quorum: 2, DownAfter: history.Duration(1500 * time.Millisecond), FailoverTimeout: history.Duration(2 * time.Second), ParallelSyncs: 1}
+	in.Setup.Duration = history.Duration(3 * time.Second)
 	return in
 }
 
@@ -61,7 +62,7 @@ func sentinelRun(t *testing.T) Run {
 // named beside its own line (never past the next phase).
 func TestTimelineSentinelPhasesAtSummaryTimes(t *testing.T) {
 	in := sentinelRun(t)
-	sum := failoverSection(in.Sim.Config, in.Sim.History)
+	sum := failoverSection(in.Setup, in.History)
 	require.Contains(t, sum, "master down at 5.7 ms by fault 3")
 
 	tl, err := newTimeline(context.Background(), in)
@@ -122,7 +123,7 @@ func TestFaultToTheEndOnlyWhenItLasted(t *testing.T) {
 		b.release(1, 2950, history.OK, "c1-1")
 		b.probe(3002, 3003, history.OK)
 		in := newRun(t, "long-pause", "setpx", history.History{Ops: b.ops}, 2, "")
-		in.Sim.Config.Duration = 3 * time.Second
+		in.Setup.Duration = history.Duration(3 * time.Second)
 		tl, err := newTimeline(context.Background(), in)
 		require.NoError(t, err)
 		require.NoError(t, tl.writeTo(io.Discard, "svg"))
@@ -146,7 +147,7 @@ func TestSetupCountsTheNodesTheDesignUsed(t *testing.T) {
 		"redlock": "redlock on 5 miniredis node(s)",
 	} {
 		in := newRun(t, "s", algo, h, 2, "")
-		assert.Contains(t, setup(in.Sim.Config, h), want)
+		assert.Contains(t, setup(in.Setup, h), want)
 		tl, err := newTimeline(context.Background(), in)
 		require.NoError(t, err)
 		assert.Contains(t, tl.subtitle[0], want)

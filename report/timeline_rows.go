@@ -636,7 +636,7 @@ func timelineSubtitle(in Run, ovs []overlap) []string {
 	for _, c := range in.Check.Checks {
 		checks = append(checks, fmt.Sprintf("%s %s", c.Name, c.Verdict))
 	}
-	first := fmt.Sprintf("%s · %s · %s", expectationPhrase(in), strings.Join(checks, ", "), setup(in.Sim.Config, in.Sim.History))
+	first := fmt.Sprintf("%s · %s · %s", expectationPhrase(in), strings.Join(checks, ", "), setup(in.Setup, in.History))
 	lines := []string{first}
 	if len(ovs) > 0 {
 		o := ovs[0]

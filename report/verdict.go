@@ -7,15 +7,15 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/checker"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/vocab"
 )
 
-// Verdict is verdict.json: what the checker decided about one run, what was
+// VerdictFile is verdict.json: what the checker decided about one run, what was
 // expected of it, and enough of the run to read the verdict without the
 // other files. Times inside witnesses are nanoseconds since the run's
 // start, as in history.jsonl.
-type Verdict struct {
+type VerdictFile struct {
 	Scenario  string        `json:"scenario"`
 	Algorithm string        `json:"algorithm"`
 	Verdict   vocab.Verdict `json:"verdict"`
@@ -23,9 +23,9 @@ type Verdict struct {
 	Reason string `json:"reason,omitempty"`
 	// Expected is "" when nothing was expected (then only safe is as
 	// expected), else safe, unsafe, deadlock or any.
-	Expected string `json:"expected"`
+	Expected vocab.Verdict `json:"expected"`
 	// ExpectedChecks are expected verdicts of single checks, by name.
-	ExpectedChecks map[string]string `json:"expected_checks,omitempty"`
+	ExpectedChecks map[string]vocab.Verdict `json:"expected_checks,omitempty"`
 	// AsExpected: the verdict and every expected check matched, and the
 	// run was complete (an interrupted run is never as expected).
 	AsExpected bool `json:"as_expected"`
@@ -53,7 +53,8 @@ type Verdict struct {
 	Started    time.Time `json:"started"`
 	WallMS     float64   `json:"wall_ms"`
 	Machine    string    `json:"machine,omitempty"`
-	Config     Config    `json:"config"`
+	// Config is the run as resolved (history.Setup).
+	Config history.Setup `json:"config"`
 }
 
 // Check is one named check in verdict.json.
@@ -63,64 +64,10 @@ type Check struct {
 	Witnesses []checker.Witness `json:"witnesses,omitempty"`
 }
 
-// Config is the run's configuration as verdict.json records it: plain
-// data, durations in Go syntax ("500ms") as in scenario.yaml.
-type Config struct {
-	Algorithm string `json:"algorithm"`
-	Backend   string `json:"backend"`
-	// Server is the server the redis backend ran and its version, as
-	// its INFO said ("redis 7.0.15", "valkey 8.0.1").
-	Server      string   `json:"server,omitempty"`
-	Nodes       int      `json:"nodes"`
-	Persistence string   `json:"persistence,omitempty"`
-	Clients     int      `json:"clients"`
-	Keys        int      `json:"keys"`
-	ReadRatio   float64  `json:"read_ratio,omitempty"`
-	TTL         Duration `json:"ttl"`
-	Hold        Duration `json:"hold"`
-	Think       Duration `json:"think"`
-	Duration    Duration `json:"duration"`
-	Drift       float64  `json:"drift"`
-	// Retries counts attempts after the first; absent: until the run ends.
-	Retries       *int     `json:"retries,omitempty"`
-	RetryDelay    Duration `json:"retry_delay"`
-	NodeTimeout   Duration `json:"node_timeout"`
-	Watchdog      bool     `json:"watchdog"`
-	ValidityCheck bool     `json:"validity_check"`
-	Fencing       bool     `json:"fencing"`
-	// Faults are the planned faults, as printed (kind, target, schedule).
-	Faults []string `json:"faults"`
-}
-
-// Duration is a time.Duration written in Go syntax ("1.5s") in JSON.
-type Duration time.Duration
-
-// D returns d as a time.Duration.
-func (d Duration) D() time.Duration { return time.Duration(d) }
-
-func (d Duration) String() string { return time.Duration(d).String() }
-
-// MarshalJSON writes d as a Go duration string.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
-
-// UnmarshalJSON reads a Go duration string.
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("duration: want a string like \"500ms\": %w", err)
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return err
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// newVerdict builds verdict.json's value.
-func newVerdict(in Run) Verdict {
-	r, res := in.Check, in.Sim
-	v := Verdict{
+// newVerdictFile builds verdict.json's value.
+func newVerdictFile(in Run) VerdictFile {
+	r := in.Check
+	v := VerdictFile{
 		Scenario:       in.Scenario,
 		Algorithm:      in.Algorithm,
 		Verdict:        r.Verdict,
@@ -132,67 +79,39 @@ func newVerdict(in Run) Verdict {
 		SweepAgrees:    r.SweepAgrees,
 		Ops:            r.Ops,
 		CheckElapsedMS: durationMS(r.Elapsed),
-		Notes:          append([]string{}, res.Notes...),
+		Notes:          append([]string{}, in.Notes...),
 		Unplayed:       in.Unplayed,
-		Warnings:       append([]string{}, in.warnings()...),
-		Incomplete:     res.Incomplete,
-		Seed:           res.Config.Seed,
-		Started:        res.Started,
-		WallMS:         durationMS(res.Wall),
+		Warnings:       append([]string{}, in.Warnings...),
+		Incomplete:     in.Incomplete,
+		Seed:           in.Setup.Seed,
+		Started:        in.Started,
+		WallMS:         durationMS(in.Wall),
 		Machine:        in.Machine,
-		Config:         newConfig(res.Config),
+		Config:         in.Setup,
 	}
-	v.Config.Server = res.Server.String()
+	if v.Config.Faults == nil {
+		v.Config.Faults = []string{}
+	}
 	for _, c := range r.Checks {
 		v.Checks[c.Name] = Check{Verdict: c.Verdict, Detail: c.Detail, Witnesses: c.Witnesses}
 	}
 	return v
 }
 
-func newConfig(c sim.Config) Config {
-	out := Config{
-		Algorithm:     c.Algorithm,
-		Backend:       string(c.Cluster.Backend),
-		Nodes:         c.Cluster.Nodes,
-		Persistence:   string(c.Cluster.Persistence),
-		Clients:       c.Clients,
-		Keys:          c.Keys,
-		ReadRatio:     c.ReadRatio,
-		TTL:           Duration(c.Options.TTL),
-		Hold:          Duration(c.Hold),
-		Think:         Duration(c.Think),
-		Duration:      Duration(c.Duration),
-		Drift:         c.Options.Drift,
-		RetryDelay:    Duration(c.Options.Retry.Interval),
-		NodeTimeout:   Duration(c.Options.NodeTimeout),
-		Watchdog:      c.Options.Watchdog,
-		ValidityCheck: c.Options.ValidityCheck,
-		Fencing:       c.Fencing(),
-		Faults:        []string{},
-	}
-	if n := c.Options.Retry.MaxTries; n > 0 {
-		out.Retries = &[]int{n - 1}[0]
-	}
-	for _, f := range c.Faults {
-		out.Faults = append(out.Faults, f.String())
-	}
-	return out
-}
-
 func durationMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // ReadVerdict reads a verdict.json written by WriteRun.
-func ReadVerdict(path string) (Verdict, error) {
+func ReadVerdict(path string) (VerdictFile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Verdict{}, err
+		return VerdictFile{}, err
 	}
-	var v Verdict
+	var v VerdictFile
 	if err := json.Unmarshal(b, &v); err != nil {
-		return Verdict{}, fmt.Errorf("%s: %w", path, err)
+		return VerdictFile{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if v.Verdict == "" {
-		return Verdict{}, fmt.Errorf("%s: no verdict", path)
+		return VerdictFile{}, fmt.Errorf("%s: no verdict", path)
 	}
 	return v, nil
 }

@@ -60,7 +60,7 @@ type Finding struct {
 	// Dir is the run's directory as found on disk ("" when the matrix
 	// does not name one).
 	Dir     string
-	Verdict report.Verdict
+	Verdict report.VerdictFile
 	// Witnesses are verdict.json's witnesses of the failed (or covered)
 	// checks, in check order, each in a few short lines; the page shows
 	// Shown() and folds the rest.

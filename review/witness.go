@@ -50,7 +50,7 @@ func (f WitnessFault) Label() string { return fmt.Sprintf("F%d", f.ID) }
 const shownWitnesses = 4
 
 // witnessLines tells the witnesses of v's failed checks, in check order.
-func witnessLines(v report.Verdict) []WitnessLine {
+func witnessLines(v report.VerdictFile) []WitnessLine {
 	var out []WitnessLine
 	for _, name := range vocab.Checks() {
 		c, ok := v.Checks[name]

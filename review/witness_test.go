@@ -27,7 +27,7 @@ func TestWitnessLinesFromVerdict(t *testing.T) {
 	just := w
 	just.Faults = []checker.FaultWindow{{ID: 2, Desc: "pause-client 0", Start: 0, End: 20*time.Millisecond - 20*time.Microsecond}}
 	assert.Equal(t, "faults: F2 pause-client 0 (ended as the overlap began)", witnessLine("exclusion", just, false).FaultsLine())
-	v := report.Verdict{Checks: map[string]report.Check{
+	v := report.VerdictFile{Checks: map[string]report.Check{
 		vocab.CheckExclusion: {Verdict: vocab.Unsafe, Witnesses: []checker.Witness{w, w, w, w, w}},
 		vocab.CheckClaim:     {Verdict: vocab.Unsafe, Witnesses: []checker.Witness{w, w}},
 		vocab.CheckFencing:   {Verdict: vocab.Safe, Witnesses: []checker.Witness{w}},

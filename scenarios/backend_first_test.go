@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"context"
 	"testing"
 
 	"github.com/locksim/locksim/vocab"
@@ -27,25 +26,25 @@ func TestBackendReasonFirst(t *testing.T) {
 	fsync := "name: fsync\nbackend: redis\npersistence: always\nnodes: 3\nexpect: {redlock: any, \"*\": {verdict: skip, reason: a Redlock scenario}}\n"
 	for _, tc := range []struct {
 		name, yaml, algo string
-		o                RunOptions
+		o                Servers
 		backend          string // --backend
 		want             []string
 		not              []string // reasons that must not hide it
 		skipped          string   // none wanted: the design is skipped with this reason
 	}{
-		{"external: process control, not the file's design", onlyRedlock, "setpx", RunOptions{Addrs: addrs}, "",
+		{"external: process control, not the file's design", onlyRedlock, "setpx", Servers{Addrs: addrs}, "",
 			[]string{"kill-node", "process control", "external backend"}, []string{"redlock", "majority"}, ""},
-		{"external: process control before the design's refusal", onlyRedlock, "redlock", RunOptions{Addrs: addrs}, "",
+		{"external: process control before the design's refusal", onlyRedlock, "redlock", Servers{Addrs: addrs}, "",
 			[]string{"kill-node", "process control"}, []string{"majority"}, ""},
-		{"external: process control before an expected skip", skipRedlock, "redlock", RunOptions{Addrs: addrs}, "",
+		{"external: process control before an expected skip", skipRedlock, "redlock", Servers{Addrs: addrs}, "",
 			[]string{"kill-node", "process control"}, []string{"no majority"}, ""},
-		{"own backend: the design given takes the file", onlyRedlock, "setpx", RunOptions{}, "", nil, nil, ""},
-		{"own backend: the design's refusal names it", onlyRedlock, "redlock", RunOptions{}, "",
+		{"own backend: the design given takes the file", onlyRedlock, "setpx", Servers{}, "", nil, nil, ""},
+		{"own backend: the design's refusal names it", onlyRedlock, "redlock", Servers{}, "",
 			[]string{"redlock can never reach a majority"}, nil, ""},
-		{"own backend: the expected skip", skipRedlock, "redlock", RunOptions{}, "", nil, nil, "no majority"},
-		{"--backend miniredis: persistence before an expected skip", fsync, "setpx", RunOptions{}, "miniredis",
+		{"own backend: the expected skip", skipRedlock, "redlock", Servers{}, "", nil, nil, "no majority"},
+		{"--backend miniredis: persistence before an expected skip", fsync, "setpx", Servers{}, "miniredis",
 			[]string{"persistence", "backend: redis"}, []string{"a Redlock scenario"}, ""},
-		{"own backend redis: the expected skip", fsync, "setpx", RunOptions{}, "", nil, nil, "a Redlock scenario"},
+		{"own backend redis: the expected skip", fsync, "setpx", Servers{}, "", nil, nil, "a Redlock scenario"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := Parse(tc.name+".yaml", []byte(tc.yaml))
@@ -61,11 +60,11 @@ func TestBackendReasonFirst(t *testing.T) {
 				}
 				assert.Equal(t, refused, err, "RunConfig gives the backend's reason first")
 			} else {
-				// Execute refuses before it would skip, and skips
+				// Plan refuses before it would skip, and skips
 				// before anything runs.
-				o, err := Execute(context.Background(), s, tc.algo, RunOptions{Addrs: tc.o.Addrs, Out: t.TempDir()})
+				p, err := s.Plan(tc.algo, Servers{Addrs: tc.o.Addrs})
 				assert.Equal(t, refused, err)
-				assert.Equal(t, tc.skipped, o.Skipped)
+				assert.Equal(t, tc.skipped, p.Skipped)
 			}
 			if tc.want == nil {
 				assert.NoError(t, refused)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/internal/run"
 )
 
 // goldenVerdicts records what every catalogue pair's run in virtual time
@@ -26,7 +26,7 @@ type golden struct {
 }
 
 // add is a runPairs check recording o's line.
-func (g *golden) add(t *testing.T, o scenarios.Outcome) {
+func (g *golden) add(t *testing.T, o run.Outcome) {
 	names := make([]string, 0, len(o.Checks))
 	for name := range o.Checks {
 		names = append(names, name)

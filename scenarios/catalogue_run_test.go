@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -102,12 +103,12 @@ const (
 )
 
 // execute runs s for algo as the CLI would in mode, into a temp dir.
-func execute(t *testing.T, s *scenarios.Scenario, algo string, mode timeMode) (scenarios.Outcome, error) {
+func execute(t *testing.T, s *scenarios.Scenario, algo string, mode timeMode) (run.Outcome, error) {
 	ctx := context.Background()
 	if mode == virtualTime {
 		ctx = vtime.NewContext(ctx, vtime.ForTest(t))
 	}
-	return scenarios.Execute(ctx, s, algo, scenarios.RunOptions{Out: t.TempDir(), RealTime: bool(mode)})
+	return run.Execute(ctx, s, algo, run.Options{Out: t.TempDir(), RealTime: bool(mode)})
 }
 
 // wallClockTries bounds how often a wall-clock run that did not play its
@@ -121,7 +122,7 @@ const wallClockTries = 3
 // verdict fails at once, and a scenario that is never played fails too. In
 // virtual time the schedule does not depend on the machine, so one run says
 // all.
-func executePlayed(t *testing.T, s *scenarios.Scenario, algo string, mode timeMode) (scenarios.Outcome, error) {
+func executePlayed(t *testing.T, s *scenarios.Scenario, algo string, mode timeMode) (run.Outcome, error) {
 	for try := 1; ; try++ {
 		o, err := execute(t, s, algo, mode)
 		if err != nil || mode == virtualTime || len(o.Unplayed) == 0 || try == wallClockTries {
@@ -142,7 +143,7 @@ type pair struct {
 // as many at a time as locksim matrix runs them by default. The pairs run
 // from goroutines rather than as parallel subtests, so that go test's
 // -parallel (GOMAXPROCS, 2 here) does not lower it.
-func runPairs(t *testing.T, pairs []pair, mode timeMode, checks ...func(*testing.T, scenarios.Outcome)) {
+func runPairs(t *testing.T, pairs []pair, mode timeMode, checks ...func(*testing.T, run.Outcome)) {
 	sem := make(chan struct{}, matrix.DefaultParallel())
 	var mu sync.Mutex
 	var mismatches []string

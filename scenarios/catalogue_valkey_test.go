@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -52,7 +53,7 @@ func TestCatalogueOnValkey(t *testing.T) {
 			t.Fatalf("scenario %s is not in the catalogue: valkeyShapes must name one of each cluster shape", name)
 		}
 	}
-	runPairs(t, pairs, realTime, func(t *testing.T, o scenarios.Outcome) {
+	runPairs(t, pairs, realTime, func(t *testing.T, o run.Outcome) {
 		if o.Dir == "" {
 			return // skipped by expectation
 		}

@@ -195,6 +195,13 @@ func (s *Scenario) Resolved(algo string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.resolvedYAML(algo, spec, Servers{})
+}
+
+// resolvedYAML is Resolved of spec, s's configuration for algo, with what
+// the schema cannot say about the servers w as comments in place
+// (serversComment).
+func (s *Scenario) resolvedYAML(algo string, spec sim.Spec, w Servers) ([]byte, error) {
 	d := spec.Config()
 	r := &Scenario{
 		Name:        s.Name,
@@ -246,11 +253,18 @@ func (s *Scenario) Resolved(algo string) ([]byte, error) {
 	if e, ok := s.Expect(algo); ok {
 		r.Expectations = Expectations{algo: e}
 	}
+	var doc yaml.Node
+	if err := doc.Encode(r); err != nil {
+		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
+	}
+	if err := w.comment(&doc); err != nil {
+		return nil, fmt.Errorf("%w: scenario %s: resolved for %s: %w", sim.ErrHarness, s.Name, algo, err)
+	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s resolved for %s: every default filled in.\n", s.Name, algo)
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(r); err != nil {
+	if err := enc.Encode(&doc); err != nil {
 		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
 	}
 	if err := enc.Close(); err != nil {

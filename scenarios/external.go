@@ -5,7 +5,6 @@ package scenarios
 // addresses and clearing locksim's keys before a run.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,42 +15,125 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/vocab"
 )
 
-// RunConfig is Config(algo) as a run with o carries it out: on the
-// external backend at o.Addrs when they are set, with the network's proxies
-// on the toxiproxy server o.Toxiproxy when that is set. What the external
+// Servers are the servers a run uses that locksim does not start: the
+// external backend and a toxiproxy server.
+type Servers struct {
+	// Addrs, when set, run the scenario on the external backend: the Redis
+	// masters at these host:port addresses, in node order, in place of the
+	// scenario's own backend. A scenario that sets nodes must set as many
+	// as there are addresses; one that leaves nodes out gets one node per
+	// address. What needs process control (kill-node, node clocks,
+	// failover, replicas, persistence) is refused, naming it. A run's keys
+	// are its own (under "locksim:<run id>:", so that an earlier run's, a
+	// key a crash left without TTL or a fencing counter, cannot decide
+	// it) and are deleted after it; while it runs it holds the guard key
+	// GuardKey on every server, and a second run that finds it refuses to
+	// start (ErrServersBusy).
+	Addrs []string
+	// Toxiproxy is the host:port of a toxiproxy server's API: the run's
+	// proxies (and so its network faults) are made there instead of in
+	// this process. Valid on every backend; the server must reach the
+	// nodes' addresses.
+	Toxiproxy string
+}
+
+// Plan is a scenario resolved for one design on the servers a run uses:
+// everything a run of the pair takes, resolved once.
+type Plan struct {
+	// Algorithm is the design the plan runs.
+	Algorithm string
+	// Expect is what the scenario expects of the design; Expected says
+	// whether it expects anything.
+	Expect   Expectation
+	Expected bool
+	// Skipped is the reason an expected skip gives; Config and YAML are
+	// then empty: the pair does not run.
+	Skipped string
+	// Config is the run's configuration; YAML its scenario.yaml (Resolved,
+	// with what the schema cannot say about w as comments).
+	Config sim.Config
+	YAML   []byte
+}
+
+// Plan resolves the scenario for algo on w. What the backend cannot do
+// comes before the design's skip (BackendRefuses); bad input comes back
+// as a *Error or wraps sim.ErrConfig.
+func (s *Scenario) Plan(algo string, w Servers) (Plan, error) {
+	p := Plan{Algorithm: algo}
+	p.Expect, p.Expected = s.Expect(algo)
+	if p.Expected && p.Expect.Verdict == vocab.Skip {
+		if err := s.BackendRefuses(algo, w); err != nil {
+			return p, err
+		}
+		p.Skipped = p.Expect.Reason
+		return p, nil
+	}
+	run, own, spec, err := s.runConfig(algo, w)
+	if err != nil {
+		return p, err
+	}
+	if p.Config, err = s.onServers(algo, own, w); err != nil {
+		return p, err
+	}
+	if p.YAML, err = run.resolvedYAML(algo, spec, w); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// RunConfig is Config(algo) as a run on w carries it out: on the
+// external backend at w.Addrs when they are set, with the network's proxies
+// on the toxiproxy server w.Toxiproxy when that is set. What the external
 // backend cannot do comes back as a *Error naming it: a fault that needs
 // process control (naming the fault), replicas or persistence, or a node
 // count other than the number of addresses.
-func (s *Scenario) RunConfig(algo string, o RunOptions) (sim.Config, error) {
+func (s *Scenario) RunConfig(algo string, w Servers) (sim.Config, error) {
+	_, own, _, err := s.runConfig(algo, w)
+	if err != nil {
+		return sim.Config{}, err
+	}
+	return s.onServers(algo, own, w)
+}
+
+// runConfig is the scenario as it runs on w's node count and its
+// configuration for algo on its own backend, as given and resolved.
+func (s *Scenario) runConfig(algo string, w Servers) (*Scenario, sim.Config, sim.Spec, error) {
 	// What the backend cannot do (on --addrs: process control) is the
 	// reason given first: it holds whatever the design.
-	if err := s.BackendRefuses(algo, o); err != nil {
-		return sim.Config{}, err
+	if err := s.BackendRefuses(algo, w); err != nil {
+		return nil, sim.Config{}, sim.Spec{}, err
 	}
-	run, err := s.onAddrs(o.Addrs)
+	run, err := s.onAddrs(w.Addrs)
 	if err != nil {
-		return sim.Config{}, err
+		return nil, sim.Config{}, sim.Spec{}, err
 	}
-	cfg, err := run.Config(algo)
+	cfg, spec, err := run.resolve(algo)
 	if err != nil {
-		return sim.Config{}, err
+		return nil, sim.Config{}, sim.Spec{}, err
 	}
-	if o.Toxiproxy != "" {
-		if err := CheckAddr(o.Toxiproxy); err != nil {
+	return run, cfg, spec, nil
+}
+
+// onServers is cfg moved onto w's servers and checked there.
+func (s *Scenario) onServers(algo string, cfg sim.Config, w Servers) (sim.Config, error) {
+	if w.Toxiproxy != "" {
+		if err := CheckAddr(w.Toxiproxy); err != nil {
 			return sim.Config{}, fmt.Errorf("%w: toxiproxy: %w", sim.ErrConfig, err)
 		}
-		cfg.Cluster.Toxiproxy = o.Toxiproxy
+		cfg.Cluster.Toxiproxy = w.Toxiproxy
 	}
-	if len(o.Addrs) == 0 {
+	if len(w.Addrs) == 0 {
 		return cfg, nil
 	}
 	cfg.Cluster.Backend = sim.BackendExternal
-	cfg.Cluster.Addrs = slices.Clone(o.Addrs)
-	cfg.Cluster.Nodes = len(o.Addrs)
+	cfg.Cluster.Addrs = slices.Clone(w.Addrs)
+	cfg.Cluster.Nodes = len(w.Addrs)
 	// Config checked the faults against the scenario's own backend; the
 	// external one refuses more.
 	if _, err := s.validate(algo, cfg); err != nil {
@@ -63,21 +145,21 @@ func (s *Scenario) RunConfig(algo string, o RunOptions) (sim.Config, error) {
 // BackendRefuses is why the backend the run goes on cannot play the
 // scenario for algo, nil when it can: the scenario's own backend (a
 // command line's --backend set on s) refuses what s.check finds, and the
-// external servers o.Addrs name refuse a node count other than theirs and
+// external servers w.Addrs name refuse a node count other than theirs and
 // a fault that needs process control (kill-node, node clocks, failover).
 // It is the first reason a pair does not run, given before any the design
 // brings (an expected skip, an option the design lacks): whatever the
 // design, the backend cannot play it. Callers ask it before honouring an
 // expected skip; RunConfig asks it first.
-func (s *Scenario) BackendRefuses(algo string, o RunOptions) error {
-	run, err := s.onAddrs(o.Addrs)
+func (s *Scenario) BackendRefuses(algo string, w Servers) error {
+	run, err := s.onAddrs(w.Addrs)
 	if err != nil {
 		return err
 	}
-	if len(o.Addrs) == 0 {
+	if len(w.Addrs) == 0 {
 		return run.check()
 	}
-	return run.externalRefuses(algo, o.Addrs)
+	return run.externalRefuses(algo, w.Addrs)
 }
 
 // externalRefuses is the external backend's refusal of the scenario's
@@ -156,49 +238,72 @@ func CheckAddrs(addrs []string) error {
 	return nil
 }
 
-// resolvedFor is the run's scenario.yaml: Resolved, and what the schema
-// cannot say as comments in place. On external servers the backend line
-// becomes a comment naming the backend and the addresses (a scenario file
-// cannot name them, so the file does not claim a backend it did not run
-// on); with a toxiproxy server a comment says where the proxies were.
-func (s *Scenario) resolvedFor(algo string, o RunOptions) ([]byte, error) {
-	run, err := s.onAddrs(o.Addrs)
-	if err != nil {
-		return nil, err
+// comment writes into doc, a resolved scenario, what the schema cannot
+// say about w, in place: on external servers the backend field becomes a
+// comment naming the backend and the addresses (a scenario file cannot
+// name them, so the file does not claim a backend it did not run on);
+// with a toxiproxy server a comment says where the proxies were.
+func (w Servers) comment(doc *yaml.Node) error {
+	if len(w.Addrs) == 0 && w.Toxiproxy == "" {
+		return nil
 	}
-	b, err := run.Resolved(algo)
-	if err != nil || (len(o.Addrs) == 0 && o.Toxiproxy == "") {
-		return b, err
+	m := doc
+	if m.Kind == yaml.DocumentNode && len(m.Content) == 1 {
+		m = m.Content[0]
 	}
-	var out bytes.Buffer
-	found := false
-	for _, line := range strings.SplitAfter(string(b), "\n") {
-		if found || !strings.HasPrefix(line, "backend:") {
-			out.WriteString(line)
-			continue
-		}
-		found = true
-		if len(o.Addrs) > 0 {
-			fmt.Fprintf(&out, "# backend: %s, the masters at %s (scenario files cannot name addresses: replay with locksim run --addrs)\n",
-				sim.BackendExternal, strings.Join(o.Addrs, ","))
-		} else {
-			out.WriteString(line)
-		}
-		if o.Toxiproxy != "" {
-			fmt.Fprintf(&out, "# network: the proxies were on the toxiproxy server at %s, not in locksim's process (locksim run --toxiproxy)\n", o.Toxiproxy)
+	at := -1
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == "backend" {
+			at = i
+			break
 		}
 	}
-	if !found {
-		return nil, fmt.Errorf("%w: scenario %s: resolved for %s without a backend line", sim.ErrHarness, s.Name, algo)
+	if m.Kind != yaml.MappingNode || at < 0 {
+		return errors.New("no backend field")
 	}
-	return out.Bytes(), nil
+	var lines []string
+	if len(w.Addrs) > 0 {
+		lines = append(lines, fmt.Sprintf("# backend: %s, the masters at %s (scenario files cannot name addresses: replay with locksim run --addrs)",
+			sim.BackendExternal, strings.Join(w.Addrs, ",")))
+	}
+	if w.Toxiproxy != "" {
+		lines = append(lines, fmt.Sprintf("# network: the proxies were on the toxiproxy server at %s, not in locksim's process (locksim run --toxiproxy)", w.Toxiproxy))
+	}
+	if len(w.Addrs) > 0 {
+		m.Content = slices.Delete(m.Content, at, at+2)
+	} else {
+		at += 2
+	}
+	if at >= len(m.Content) {
+		m.FootComment = strings.Join(lines, "\n")
+		return nil
+	}
+	if h := m.Content[at].HeadComment; h != "" {
+		lines = append(lines, h)
+	}
+	m.Content[at].HeadComment = strings.Join(lines, "\n")
+	return nil
+}
+
+// Prepare readies what w names outside this process before a run. It
+// returns the notes the run's report carries about it, the prefix of the
+// run's keys ("" when the run is not on external servers), and end, which
+// releases the run's lease on the external servers after the run (its
+// guard, its keys) and returns the notes about that.
+func (w Servers) Prepare(ctx context.Context) (notes []string, prefix string, end func(context.Context) ([]string, error), err error) {
+	notes, l, err := w.prepare(ctx)
+	end = func(context.Context) ([]string, error) { return nil, nil }
+	if err != nil || l == nil {
+		return notes, "", end, err
+	}
+	return notes, l.prefix, l.end, nil
 }
 
 // prepare readies what o names outside this process before a run, and
 // returns the notes the run's report carries about it and, on external
 // servers, the run's lease on them: its key prefix and its guard, which
 // end releases after the run.
-func (o RunOptions) prepare(ctx context.Context) ([]string, *lease, error) {
+func (o Servers) prepare(ctx context.Context) ([]string, *lease, error) {
 	var notes []string
 	var l *lease
 	if len(o.Addrs) > 0 {

@@ -56,7 +56,7 @@ func TestRunConfigExternal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := mustParse(t, tc.yaml)
 			algo := s.Algorithms()[0]
-			cfg, err := s.RunConfig(algo, RunOptions{Addrs: threeAddrs, Toxiproxy: "toxi.example:8474"})
+			cfg, err := s.RunConfig(algo, Servers{Addrs: threeAddrs, Toxiproxy: "toxi.example:8474"})
 			if len(tc.wants) > 0 {
 				require.Error(t, err)
 				assert.True(t, IsBadInput(err), "%v is bad input", err)
@@ -81,19 +81,19 @@ func TestRunConfigExternal(t *testing.T) {
 // a toxiproxy server applies to every backend; bad addresses are bad input.
 func TestRunConfigOptions(t *testing.T) {
 	s := mustParse(t, "name: plain\nalgorithm: setpx\nnodes: 2\n")
-	cfg, err := s.RunConfig("setpx", RunOptions{})
+	cfg, err := s.RunConfig("setpx", Servers{})
 	require.NoError(t, err)
 	own, err := s.Config("setpx")
 	require.NoError(t, err)
 	assert.Equal(t, own, cfg, "no options: Config as it is")
 
-	cfg, err = s.RunConfig("setpx", RunOptions{Toxiproxy: "127.0.0.1:8474"})
+	cfg, err = s.RunConfig("setpx", Servers{Toxiproxy: "127.0.0.1:8474"})
 	require.NoError(t, err)
 	assert.Equal(t, sim.BackendMiniredis, resolvedConfig(t, cfg).Cluster.Backend)
 	assert.Equal(t, "127.0.0.1:8474", cfg.Cluster.Toxiproxy)
 	assert.Equal(t, 2, resolvedConfig(t, cfg).Cluster.ProxiedClients, "a toxiproxy server puts every client behind proxies")
 
-	for name, o := range map[string]RunOptions{
+	for name, o := range map[string]Servers{
 		"no port":           {Addrs: []string{"10.0.0.1"}},
 		"port not numeric":  {Addrs: []string{"10.0.0.1:redis", "10.0.0.2:6379"}},
 		"port out of range": {Addrs: []string{"10.0.0.1:70000", "10.0.0.2:6379"}},
@@ -115,11 +115,11 @@ func TestResolvedForExternal(t *testing.T) {
 	s := mustParse(t, "name: ext\nalgorithm: redlock\nbackend: redis\ndoc: >\n  backend: in the doc is left alone\n")
 	plain, err := s.Resolved("redlock")
 	require.NoError(t, err)
-	same, err := s.resolvedFor("redlock", RunOptions{Out: "x"})
+	same, err := s.planYAML("redlock", Servers{})
 	require.NoError(t, err)
 	assert.Equal(t, string(plain), string(same), "nothing to add: Resolved as it is")
 
-	ext, err := s.resolvedFor("redlock", RunOptions{Addrs: threeAddrs, Toxiproxy: "toxi.example:8474"})
+	ext, err := s.planYAML("redlock", Servers{Addrs: threeAddrs, Toxiproxy: "toxi.example:8474"})
 	require.NoError(t, err)
 	y := string(ext)
 	assert.NotContains(t, y, "\nbackend:", "the scenario's own backend is not claimed")
@@ -131,7 +131,7 @@ func TestResolvedForExternal(t *testing.T) {
 	require.NoError(t, err, "the file still loads:\n%s", y)
 	assert.Equal(t, 3, *back.Nodes)
 
-	toxi, err := s.resolvedFor("redlock", RunOptions{Toxiproxy: "toxi.example:8474"})
+	toxi, err := s.planYAML("redlock", Servers{Toxiproxy: "toxi.example:8474"})
 	require.NoError(t, err)
 	assert.Contains(t, string(toxi), "\nbackend: redis\n# network: the proxies were on the toxiproxy server at toxi.example:8474,")
 }
@@ -163,4 +163,10 @@ func TestClearKeys(t *testing.T) {
 	n, err = clearKeys(ctx, addrs, "locksim:")
 	require.NoError(t, err)
 	assert.Zero(t, n, "nothing left to clear")
+}
+
+// planYAML is the scenario.yaml a run of algo on w writes.
+func (s *Scenario) planYAML(algo string, w Servers) ([]byte, error) {
+	p, err := s.Plan(algo, w)
+	return p.YAML, err
 }

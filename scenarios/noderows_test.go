@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/matrix"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
@@ -48,7 +49,7 @@ func TestEveryNodeKeyHasItsRow(t *testing.T) {
 // runVirtual runs s for algo in virtual time and returns its history.
 func runVirtual(t *testing.T, s *scenarios.Scenario, algo string) (history.History, sim.Config) {
 	t.Helper()
-	cfg, err := s.RunConfig(algo, scenarios.RunOptions{})
+	cfg, err := s.RunConfig(algo, scenarios.Servers{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func checkNodeRows(t *testing.T, h history.History, cfg sim.Config) {
 			keyOn[op.Node] = true
 		}
 	}
-	rows := report.NodeRows(h, cfg)
+	rows := report.NodeRows(h, run.Setup(cfg))
 	drawn := map[int]bool{}
 	for _, r := range rows {
 		if r.Content() != (r.Empty == "") {

@@ -21,7 +21,7 @@ type Overrides struct {
 	// still applies.
 	Algorithms []string
 	// Backend replaces the scenario's backend (--backend miniredis or
-	// redis; the external backend comes with RunOptions.Addrs).
+	// redis; the external backend comes with Servers.Addrs).
 	Backend string
 	// Server replaces the scenario's server (--server redis or valkey),
 	// which the redis backend runs.
@@ -32,7 +32,7 @@ type Overrides struct {
 	Duration *time.Duration
 	Hold     *time.Duration
 	Seed     *uint64
-	// Addrs are the external servers the run will use (RunOptions.Addrs):
+	// Addrs are the external servers the run will use (Servers.Addrs):
 	// one per node, so a node count that differs is refused rather than
 	// silently reshaped.
 	Addrs []string

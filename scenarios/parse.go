@@ -46,6 +46,12 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// IsBadInput reports whether err is the user's input, not locksim's failure.
+func IsBadInput(err error) bool {
+	var se *Error
+	return errors.As(err, &se) || errors.Is(err, sim.ErrConfig)
+}
+
 // maxFileSize bounds LoadFile: scenario files are a few kilobytes.
 const maxFileSize = 1 << 20
 

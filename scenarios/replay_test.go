@@ -49,7 +49,7 @@ func TestReplayIsExact(t *testing.T) {
 			if e, ok := s.Expect(info.Name); ok && e.Verdict == vocab.Skip {
 				continue
 			}
-			cfg, err := s.RunConfig(info.Name, scenarios.RunOptions{})
+			cfg, err := s.RunConfig(info.Name, scenarios.Servers{})
 			if err != nil {
 				t.Fatalf("%s with %s: %v", name, info.Name, err)
 			}

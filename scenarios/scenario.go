@@ -9,11 +9,11 @@
 // is nil, so that what was written and what was defaulted stay apart until
 // Resolved fills in the defaults for a run's scenario.yaml.
 //
-// Running one scenario for one design is here too (Execute, RunOptions,
-// Outcome): it only chains sim.Run, checker.Check and report.WriteRun, and
-// it needs the scenario's unexported parts (its file and lines for errors,
-// its faults' optional flags, its requirements). Running many pairs is
-// package matrix, which imports this one and never the other way round.
+// Plan resolves a scenario once for one design on the servers a run uses
+// (Servers): its configuration, its expectation and its scenario.yaml;
+// Unplayed reads from a history whether the run played it. Running the
+// pair is package internal/run, which imports this one and never the
+// other way round.
 package scenarios
 
 import (

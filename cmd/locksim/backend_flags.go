@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )
@@ -149,9 +150,9 @@ func ping(ctx context.Context, addr string) ([]string, error) {
 	return ids, nil
 }
 
-// runOptions are the scenarios.RunOptions the flags give.
-func (b *backendFlags) runOptions() scenarios.RunOptions {
-	return scenarios.RunOptions{Addrs: b.addrs, Toxiproxy: b.toxiproxy, RealTime: b.realTime}
+// runOptions are the run.Options the flags give.
+func (b *backendFlags) runOptions() run.Options {
+	return run.Options{Servers: scenarios.Servers{Addrs: b.addrs, Toxiproxy: b.toxiproxy}, RealTime: b.realTime}
 }
 
 // where says in one line where the runs go, for stderr.

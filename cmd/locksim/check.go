@@ -2,16 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/locksim/locksim/checker"
-	"github.com/locksim/locksim/report"
-	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/internal/run"
 )
 
 func checkCmd() *cobra.Command {
@@ -37,9 +35,9 @@ this machine's memory budget for a run), 3 when the check exceeded
 				return usageErr(err)
 			}
 			dir := args[0]
-			saved, h, err := readRunDir(cmd.Context(), dir)
+			saved, err := run.ReadDir(cmd.Context(), dir)
 			if err != nil {
-				return err
+				return runDirErr(err)
 			}
 			// --timeout bounds the whole check: the checker gets what is
 			// left of it when that is less than its own --check-timeout.
@@ -51,50 +49,39 @@ this machine's memory budget for a run), 3 when the check exceeded
 				}
 				bound = min(bound, left)
 			}
-			r, warnings, err := checkInterruptible(cmd.Context(), h, checker.Config{Fencing: saved.Config.Fencing, Timeout: bound}, saved.Config.Clients)
+			rc, err := saved.Check(cmd.Context(), bound)
 			if err != nil {
 				return harnessErr(fmt.Errorf("check of %s interrupted: %w", dir, err))
 			}
+			r := rc.Result
 			if timeout > 0 && time.Since(start) >= timeout {
 				return harnessErr(fmt.Errorf("check exceeded its timeout of %v (verdict so far: %s)", timeout, r.Verdict))
 			}
-			checks := scenarios.CheckVerdicts(r)
-			// Whether the run played its scenario is read from the history,
-			// against the scenario the run saved (which faults it needs).
-			s, err := scenarios.LoadFile(filepath.Join(dir, report.FileScenario))
-			if err != nil {
-				return usageErr(fmt.Errorf("%s: %w", dir, err))
+			if err := saved.Judge(&rc); err != nil {
+				return runDirErr(err)
 			}
-			unplayed := s.Unplayed(saved.Algorithm, h)
-			ok := len(unplayed) == 0 && scenarios.SavedExpectation(saved).Meets(r.Verdict, checks)
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				_ = enc.Encode(map[string]any{"dir": dir, "verdict": r.Verdict, "checks": checks,
-					"saved_verdict": saved.Verdict, "expected": saved.Expected, "as_expected": ok, "sweep_agrees": r.SweepAgrees,
-					"unplayed": unplayed, "warnings": warnings})
+				_ = enc.Encode(map[string]any{"dir": dir, "verdict": r.Verdict, "checks": rc.Checks,
+					"saved_verdict": saved.File.Verdict, "expected": saved.File.Expected, "as_expected": rc.AsExpected, "sweep_agrees": r.SweepAgrees,
+					"unplayed": rc.Unplayed, "warnings": rc.Warnings})
 			} else {
 				fmt.Fprintf(out, "%s: %s (saved: %s, expected: %q, ops: %d, checked in %v)\n",
-					dir, r.Verdict, saved.Verdict, saved.Expected, r.Ops, r.Elapsed.Round(1e6))
-				if len(unplayed) > 0 {
-					fmt.Fprintf(out, "  NOT PLAYED: %s\n", strings.Join(unplayed, "; "))
+					dir, r.Verdict, saved.File.Verdict, saved.File.Expected, r.Ops, r.Elapsed.Round(1e6))
+				if len(rc.Unplayed) > 0 {
+					fmt.Fprintf(out, "  NOT PLAYED: %s\n", strings.Join(rc.Unplayed, "; "))
 				}
 				for _, c := range r.Checks {
 					fmt.Fprintf(out, "  %-9s %-8s %s\n", c.Name, c.Verdict, c.Detail)
 				}
-				for _, w := range aggregateWarnings(warnings) {
+				for _, w := range aggregateWarnings(rc.Warnings) {
 					fmt.Fprintf(out, "  ⚠ %s\n", w)
 				}
 			}
-			if r.Verdict != saved.Verdict {
-				return &exitError{exitMismatch, fmt.Errorf("re-check gives %s, the run saved %s", r.Verdict, saved.Verdict)}
-			}
-			if len(unplayed) > 0 {
-				return &exitError{exitMismatch, fmt.Errorf("the run did not play %s: %s", s.Name, strings.Join(unplayed, "; "))}
-			}
-			if !ok {
-				return &exitError{exitMismatch, fmt.Errorf("verdict %s is not what the run expected (%s)", r.Verdict, saved.Expected)}
+			if err := saved.Mismatch(rc); err != nil {
+				return &exitError{exitMismatch, err}
 			}
 			return nil
 		},
@@ -103,4 +90,14 @@ this machine's memory budget for a run), 3 when the check exceeded
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "bound on the whole check; past it the command fails with exit 3 (default: none beyond --check-timeout)")
 	cmd.Flags().DurationVar(&checkTimeout, "check-timeout", 10*time.Second, "bound on the checker; running out gives verdict unknown")
 	return cmd
+}
+
+// runDirErr is a run directory that could not be checked again: a usage
+// error when the directory is at fault (run.BadDirError), else locksim's.
+func runDirErr(err error) error {
+	var bad *run.BadDirError
+	if errors.As(err, &bad) {
+		return usageErr(err)
+	}
+	return harnessErr(err)
 }

@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
-	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vocab"
 )
 
@@ -138,12 +138,12 @@ func checkTimeouts(changed func(string) bool, timeout, checkTimeout time.Duratio
 	return nil
 }
 
-// jsonResult is what --json prints: each run as scenarios.Execute
+// jsonResult is what --json prints: each run as run.Execute
 // reported it.
 type jsonResult struct {
-	Scenario   string              `json:"scenario"`
-	Runs       []scenarios.Outcome `json:"runs"`
-	Incomplete bool                `json:"incomplete,omitempty"` // --timeout ran out before every design ran
+	Scenario   string        `json:"scenario"`
+	Runs       []run.Outcome `json:"runs"`
+	Incomplete bool          `json:"incomplete,omitempty"` // --timeout ran out before every design ran
 }
 
 func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenarios.Scenario) error {
@@ -166,25 +166,15 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	}
 	opts := f.where.runOptions()
 	opts.Out, opts.CheckTimeout = f.out, f.checkTimeout
-	// Every design's configuration is checked before anything runs, so
-	// that what the backend cannot do is one line, not a failure midway.
-	cfgs := map[string]sim.Spec{}
+	// Every design is planned before anything runs, so that what the
+	// backend cannot do is one line, not a failure midway.
+	plans := map[string]scenarios.Plan{}
 	for _, algo := range algos {
-		if e, ok := s.Expect(algo); ok && e.Verdict == vocab.Skip {
-			if err := s.BackendRefuses(algo, opts); err != nil {
-				return usageErr(err)
-			}
-			continue
-		}
-		cfg, err := s.RunConfig(algo, opts)
+		p, err := s.Plan(algo, opts.Servers)
 		if err != nil {
 			return usageErr(err)
 		}
-		spec, err := cfg.Resolve()
-		if err != nil {
-			return usageErr(err)
-		}
-		cfgs[algo] = spec
+		plans[algo] = p
 	}
 	if len(f.algos) == 0 {
 		// said once the input is known good, so that a refusal is one line
@@ -217,12 +207,16 @@ func (f *runFlags) run(ctx context.Context, stdout, stderr io.Writer, s *scenari
 	mismatches := 0
 	for i, algo := range algos {
 		fmt.Fprintf(stderr, "[%d/%d] %s with %s ...\n", i+1, len(algos), s.Name, algo)
-		if spec, ok := cfgs[algo]; ok {
+		if p := plans[algo]; p.Skipped == "" {
+			spec, err := p.Config.Resolve()
+			if err != nil {
+				return usageErr(err)
+			}
 			for _, w := range spec.Warnings() {
 				fmt.Fprintln(stderr, "warning:", w)
 			}
 		}
-		o, err := scenarios.Execute(ctx, s, algo, opts)
+		o, err := run.ExecutePlan(ctx, s, plans[algo], opts)
 		if err != nil {
 			if o.Dir != "" {
 				fmt.Fprintf(stderr, "partial run kept in %s (incomplete: not a verdict)\n", o.Dir)
@@ -264,7 +258,7 @@ func printRunJSON(w io.Writer, res jsonResult) error {
 	return enc.Encode(res)
 }
 
-func printOutcome(w io.Writer, o scenarios.Outcome) {
+func printOutcome(w io.Writer, o run.Outcome) {
 	if o.Skipped != "" {
 		fmt.Fprintf(w, "%-14s skipped: %s\n", o.Algorithm, o.Skipped)
 		return

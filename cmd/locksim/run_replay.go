@@ -24,7 +24,7 @@ func (f *runFlags) replay(ctx context.Context, stdout, stderr io.Writer, s *scen
 		if e, ok := s.Expect(algo); ok && e.Verdict == vocab.Skip {
 			continue
 		}
-		cfg, err := s.RunConfig(algo, opts)
+		cfg, err := s.RunConfig(algo, opts.Servers)
 		if err != nil {
 			return usageErr(err)
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/vocab"
 )
 
@@ -16,7 +16,7 @@ import (
 // dense random nemesis leaves hundreds, and the line must stay a line a
 // person reads.
 func TestRunLineCountsManyWarnings(t *testing.T) {
-	o := scenarios.Outcome{Scenario: "dense", Algorithm: "setpx", Verdict: vocab.Safe, AsExpected: true, Expected: "safe", Dir: "/r"}
+	o := run.Outcome{Scenario: "dense", Algorithm: "setpx", Verdict: vocab.Safe, AsExpected: true, Expected: "safe", Dir: "/r"}
 	for i := range 300 {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("no acquire succeeded while fault %d random #%d was on (1 attempt)", i+1, i))
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/locksim/locksim/example/ownlock"
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/scenarios"
 )
 
@@ -33,7 +34,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	o, err := scenarios.Execute(ctx, s, ownlock.Name, scenarios.RunOptions{Out: out})
+	o, err := run.Execute(ctx, s, ownlock.Name, run.Options{Out: out})
 	if err != nil {
 		panic(err)
 	}
@@ -58,7 +59,7 @@ faults:
 	if err != nil {
 		panic(err)
 	}
-	o, err = scenarios.Execute(ctx, own, ownlock.Name, scenarios.RunOptions{Out: out})
+	o, err = run.Execute(ctx, own, ownlock.Name, run.Options{Out: out})
 	if err != nil {
 		panic(err)
 	}

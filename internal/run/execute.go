@@ -1,4 +1,4 @@
-package scenarios
+package run
 
 import (
 	"context"
@@ -11,13 +11,14 @@ import (
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vocab"
 	"github.com/locksim/locksim/vtime"
 )
 
-// RunOptions are how a scenario run is carried out, not what it tests.
-type RunOptions struct {
+// Options are how a scenario run is carried out, not what it tests.
+type Options struct {
 	// Out is the results root; a run lands in
 	// Out/locksim/<scenario>/<stamp>-<design>-s<seed>/ ["results"], and
 	// the scenario's links latest-<design> and latest point at it.
@@ -28,23 +29,9 @@ type RunOptions struct {
 	// answering, a fault that cannot heal) hangs the harness; past it the run
 	// stops like an interrupted one [duration + 1m].
 	Timeout time.Duration
-	// Addrs, when set, run the scenario on the external backend: the Redis
-	// masters at these host:port addresses, in node order, in place of the
-	// scenario's own backend. A scenario that sets nodes must set as many
-	// as there are addresses; one that leaves nodes out gets one node per
-	// address. What needs process control (kill-node, node clocks,
-	// failover, replicas, persistence) is refused, naming it. A run's keys
-	// are its own (under "locksim:<run id>:", so that an earlier run's, a
-	// key a crash left without TTL or a fencing counter, cannot decide
-	// it) and are deleted after it; while it runs it holds the guard key
-	// GuardKey on every server, and a second run that finds it refuses to
-	// start (ErrServersBusy).
-	Addrs []string
-	// Toxiproxy is the host:port of a toxiproxy server's API: the run's
-	// proxies (and so its network faults) are made there instead of in
-	// this process. Valid on every backend; the server must reach the
-	// nodes' addresses.
-	Toxiproxy string
+	// Servers are the external backend and the toxiproxy server the run
+	// uses, if any (scenarios.Servers).
+	scenarios.Servers
 	// RealTime runs on miniredis in real time. Without it a miniredis run
 	// goes in virtual time when ctx carries a vtime.Host (see VirtualTime).
 	RealTime bool
@@ -63,7 +50,7 @@ type RunOptions struct {
 // VirtualTime reports whether a run of cfg with o goes in virtual time:
 // on miniredis in this process (no toxiproxy server), unless o.RealTime,
 // and only where ctx carries a vtime.Host to run the bubble.
-func (o RunOptions) VirtualTime(ctx context.Context, cfg sim.Config) bool {
+func (o Options) VirtualTime(ctx context.Context, cfg sim.Config) bool {
 	if info, err := lock.Lookup(cfg.Algorithm); err == nil && info.Process {
 		return false // a child process lives on the wall clock and on TCP
 	}
@@ -82,8 +69,8 @@ type Outcome struct {
 	Verdict   vocab.Verdict            `json:"verdict,omitempty"`
 	Checks    map[string]vocab.Verdict `json:"checks,omitempty"`
 	// Expected is the expectation in one line ("" when none);
-	// AsExpected is Expectation.Meets's answer, false too when the run was
-	// incomplete or did not play the scenario.
+	// AsExpected is scenarios.Expectation.Meets's answer, false too when
+	// the run was incomplete or did not play the scenario.
 	Expected   string `json:"expected,omitempty"`
 	AsExpected bool   `json:"as_expected"`
 	// Skipped gives the reason a design was not run (expect: skip).
@@ -102,36 +89,40 @@ type Outcome struct {
 }
 
 // Execute runs scenario s for one algorithm, checks the history and writes
-// the run directory. Bad input comes back as a *Error or wraps sim.ErrConfig;
-// a failure of locksim itself wraps sim.ErrHarness. An interrupted run
-// (ctx cancelled) still writes its report, marked incomplete, and returns an
-// error: it is never presented as a verdict.
-func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outcome, error) {
-	out := Outcome{Scenario: s.Name, Algorithm: algo}
-	exp, hasExp := s.Expect(algo)
-	if hasExp {
-		out.Expected = exp.String()
-		if exp.Verdict == vocab.Skip {
-			// what the backend cannot do comes before the design's skip
-			if err := s.BackendRefuses(algo, o); err != nil {
-				return out, err
-			}
-			out.Skipped, out.AsExpected = exp.Reason, true
-			return out, nil
-		}
-	}
-	cfg, err := s.RunConfig(algo, o)
+// the run directory. Bad input comes back as a *scenarios.Error or wraps
+// sim.ErrConfig; a failure of locksim itself wraps sim.ErrHarness. An
+// interrupted run (ctx cancelled) still writes its report, marked
+// incomplete, and returns an error: it is never presented as a verdict.
+func Execute(ctx context.Context, s *scenarios.Scenario, algo string, o Options) (Outcome, error) {
+	p, err := s.Plan(algo, o.Servers)
 	if err != nil {
+		out := Outcome{Scenario: s.Name, Algorithm: algo}
+		if p.Expected {
+			out.Expected = p.Expect.String()
+		}
 		return out, err
 	}
+	return ExecutePlan(ctx, s, p, o)
+}
+
+// ExecutePlan is Execute of p, s planned for one design on o.Servers
+// (scenarios.Scenario.Plan), for a caller that planned every design
+// before running any.
+func ExecutePlan(ctx context.Context, s *scenarios.Scenario, p scenarios.Plan, o Options) (Outcome, error) {
+	algo := p.Algorithm
+	out := Outcome{Scenario: s.Name, Algorithm: algo}
+	if p.Expected {
+		out.Expected = p.Expect.String()
+	}
+	if p.Skipped != "" {
+		out.Skipped, out.AsExpected = p.Skipped, true
+		return out, nil
+	}
+	cfg := p.Config
 	cfg.VirtualTime = o.VirtualTime(ctx, cfg)
 	spec, err := cfg.Resolve()
 	if err != nil {
 		return out, fmt.Errorf("%w: %w", sim.ErrConfig, err)
-	}
-	resolved, err := s.resolvedFor(algo, o)
-	if err != nil {
-		return out, err
 	}
 	if o.Out == "" {
 		o.Out = "results"
@@ -139,26 +130,23 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	if o.CheckTimeout == 0 {
 		o.CheckTimeout = 10 * time.Second
 	}
-
 	if o.Timeout == 0 {
 		o.Timeout = spec.Config().Duration + time.Minute
 	}
 	rctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	notes, lease, err := o.prepare(rctx)
+	notes, prefix, end, err := o.Prepare(rctx)
 	if err != nil {
 		return out, err
 	}
-	if lease != nil {
-		spec = spec.WithKeyPrefix(lease.prefix)
+	if prefix != "" {
+		spec = spec.WithKeyPrefix(prefix)
 	}
-	res, runErr := sim.Run(rctx, spec)
-	if lease != nil {
-		more, err := lease.end(ctx)
-		notes = append(notes, more...)
-		if runErr == nil {
-			runErr = err
-		}
+	res, runErr := Play(rctx, spec)
+	more, err := end(ctx)
+	notes = append(notes, more...)
+	if runErr == nil {
+		runErr = err
 	}
 	if runErr != nil && ctx.Err() == nil && rctx.Err() != nil {
 		runErr = fmt.Errorf("%w: run exceeded its timeout of %v and was stopped", sim.ErrHarness, o.Timeout)
@@ -170,24 +158,21 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 		notes = append(notes, "ran in virtual time: every wait cost no real time, the history's times are the simulation's (--real-time runs it on the wall clock)")
 	}
 	res.Notes = append(notes, res.Notes...)
-	cr := checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: o.CheckTimeout, Verbose: true})
-	out.Verdict, out.Checks, out.Notes, out.Incomplete = cr.Verdict, CheckVerdicts(cr), res.Notes, res.Incomplete
-	out.Warnings = checker.Warnings(res.History, res.Config.Clients)
-	in := report.Run{
-		Scenario: s.Name, Algorithm: algo, ScenarioYAML: resolved,
-		Sim: res, Check: cr, Machine: Machine(), Zoom: o.Zoom,
-		Unplayed: s.Unplayed(algo, res.History),
-		// exp is the zero Expectation when nothing is expected.
-		Misses: exp.Misses(out.Verdict, out.Checks),
-	}
-	if hasExp {
-		in.Expected = string(exp.Verdict)
-		in.ExpectedChecks = map[string]string{}
-		for k, v := range exp.Checks {
-			in.ExpectedChecks[k] = string(v)
+	in := checked(res, o.CheckTimeout)
+	in.Scenario, in.ScenarioYAML, in.Machine, in.Zoom = s.Name, p.YAML, Machine(), o.Zoom
+	in.Unplayed = s.Unplayed(algo, res.History)
+	checks := scenarios.CheckVerdicts(in.Check)
+	// p.Expect is the zero Expectation when nothing is expected.
+	in.Misses = p.Expect.Misses(in.Check.Verdict, checks)
+	if p.Expected {
+		in.Expected = vocab.Verdict(p.Expect.Verdict)
+		in.ExpectedChecks = map[string]vocab.Verdict{}
+		for k, v := range p.Expect.Checks {
+			in.ExpectedChecks[k] = vocab.Verdict(v)
 		}
 	}
-	out.AsExpected, out.Unplayed = in.Met(), in.Unplayed
+	out.Verdict, out.Checks, out.Notes, out.Incomplete = in.Check.Verdict, checks, res.Notes, res.Incomplete
+	out.Warnings, out.AsExpected, out.Unplayed = in.Warnings, in.Met(), in.Unplayed
 	if o.Pictures != nil {
 		in.Pictures = o.Pictures(out)
 	}
@@ -224,27 +209,18 @@ func Execute(ctx context.Context, s *Scenario, algo string, o RunOptions) (Outco
 	return out, nil
 }
 
+// checked is res checked (checker.Check, bounded by checkTimeout, keeping
+// what check.html draws) as the report takes it, its warnings read once.
+func checked(res *sim.Result, checkTimeout time.Duration) report.Run {
+	return report.Run{
+		Algorithm: res.Config.Algorithm,
+		Setup:     resultSetup(res), History: res.History, Started: res.Started, Wall: res.Wall,
+		Notes: res.Notes, Incomplete: res.Incomplete,
+		Check: check(res, checkTimeout, true), Warnings: checker.Warnings(res.History, res.Config.Clients),
+	}
+}
+
 // Machine describes this machine for reports.
 func Machine() string {
 	return fmt.Sprintf("%s/%s, %d cores, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
-}
-
-// SavedExpectation is the expectation a run directory's verdict.json
-// recorded, as a typed value for Misses (the zero Expectation when the run
-// expected nothing).
-func SavedExpectation(v report.Verdict) Expectation {
-	e := Expectation{Verdict: vocab.Verdict(v.Expected)}
-	for name, want := range v.ExpectedChecks {
-		if e.Checks == nil {
-			e.Checks = map[string]vocab.Verdict{}
-		}
-		e.Checks[name] = vocab.Verdict(want)
-	}
-	return e
-}
-
-// IsBadInput reports whether err is the user's input, not locksim's failure.
-func IsBadInput(err error) bool {
-	var se *Error
-	return errors.As(err, &se) || errors.Is(err, sim.ErrConfig)
 }

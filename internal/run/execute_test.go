@@ -1,4 +1,4 @@
-package scenarios_test
+package run_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/internal/run"
 	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/vtime"
@@ -34,14 +35,14 @@ expect:
   setpx: safe
 `))
 		require.NoError(t, err)
-		o, err := scenarios.Execute(context.Background(), s, "setpx", scenarios.RunOptions{Out: t.TempDir()})
+		o, err := run.Execute(context.Background(), s, "setpx", run.Options{Out: t.TempDir()})
 		require.NoError(t, err)
 		assert.Equal(t, "safe", string(o.Verdict))
 		assert.Equal(t, c.want, o.AsExpected, "optional %q", c.optional)
 
 		b, err := os.ReadFile(filepath.Join(o.Dir, report.FileVerdict))
 		require.NoError(t, err)
-		var v report.Verdict
+		var v report.VerdictFile
 		require.NoError(t, json.Unmarshal(b, &v))
 		assert.Equal(t, c.want, v.AsExpected, "verdict.json agrees")
 		summary, err := os.ReadFile(filepath.Join(o.Dir, report.FileSummary))
@@ -87,7 +88,7 @@ duration: 1s
 			s, err := scenarios.Parse(c.name+".yaml", []byte(c.yaml))
 			require.NoError(t, err)
 			ctx := vtime.NewContext(context.Background(), vtime.ForTest(t))
-			o, err := scenarios.Execute(ctx, s, c.algo, scenarios.RunOptions{Out: t.TempDir()})
+			o, err := run.Execute(ctx, s, c.algo, run.Options{Out: t.TempDir()})
 			require.NoError(t, err)
 			if c.verdict != "" {
 				assert.Equal(t, c.verdict, string(o.Verdict), "a warning is not a verdict")
@@ -113,7 +114,7 @@ func TestRunThatTestedEnoughHasNoWarning(t *testing.T) {
 	s, err := scenarios.Parse("plain.yaml", []byte("name: plain\nalgorithm: setpx\nduration: 300ms\n"))
 	require.NoError(t, err)
 	ctx := vtime.NewContext(context.Background(), vtime.ForTest(t))
-	o, err := scenarios.Execute(ctx, s, "setpx", scenarios.RunOptions{Out: t.TempDir()})
+	o, err := run.Execute(ctx, s, "setpx", run.Options{Out: t.TempDir()})
 	require.NoError(t, err)
 	assert.Empty(t, o.Warnings)
 	b, err := os.ReadFile(filepath.Join(o.Dir, report.FileVerdict))
