@@ -14,9 +14,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/locksim/locksim/adapter"
-	"github.com/locksim/locksim/internal/run"
+	"github.com/locksim/locksim/internal/report"
 	"github.com/locksim/locksim/lock"
-	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"

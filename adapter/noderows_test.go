@@ -7,8 +7,8 @@ import (
 
 	"github.com/locksim/locksim/checker"
 	"github.com/locksim/locksim/history"
-	"github.com/locksim/locksim/internal/run"
-	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/internal/report"
+	"github.com/locksim/locksim/run"
 	"github.com/locksim/locksim/scenarios"
 )
 

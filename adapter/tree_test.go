@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locksim/locksim/internal/run"
+	"github.com/locksim/locksim/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim/simtest"
 )

@@ -14,8 +14,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/locksim/locksim/internal/artifact"
-	"github.com/locksim/locksim/internal/run"
-	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/internal/report"
+	"github.com/locksim/locksim/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vocab"

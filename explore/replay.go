@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/locksim/locksim/internal/run"
+	"github.com/locksim/locksim/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/vtime"
 )

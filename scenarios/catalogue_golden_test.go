@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/locksim/locksim/internal/run"
+	"github.com/locksim/locksim/run"
 )
 
 // goldenVerdicts records what every catalogue pair's run in virtual time

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locksim/locksim/internal/run"
-	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/internal/report"
+	"github.com/locksim/locksim/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"

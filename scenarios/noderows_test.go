@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/history"
-	"github.com/locksim/locksim/internal/run"
-	"github.com/locksim/locksim/matrix"
-	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/internal/matrix"
+	"github.com/locksim/locksim/internal/report"
+	"github.com/locksim/locksim/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vocab"

@@ -12,7 +12,7 @@
 // Plan resolves a scenario once for one design on the servers a run uses
 // (Servers): its configuration, its expectation and its scenario.yaml;
 // Unplayed reads from a history whether the run played it. Running the
-// pair is package internal/run, which imports this one and never the
+// pair is package run, which imports this one and never the
 // other way round.
 package scenarios
 

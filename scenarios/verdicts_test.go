@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/locksim/locksim/matrix"
+	"github.com/locksim/locksim/internal/matrix"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"

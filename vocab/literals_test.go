@@ -16,11 +16,11 @@ import (
 // allowed are literals spelled like a vocabulary word that mean something
 // else, by file and word.
 var allowed = map[string][]string{
-	"scenarios/check.go":  {"any"},      // a role's access: read, write or any
-	"scenarios/family.go": {"failover"}, // the failover family of scenarios
-	"history/history.go":  {"unknown"},  // an operation's outcome
-	"matrix/matrix.go":    {"skip"},     // a matrix cell not run
-	"report/summary.go":   {"fencing"},  // the fencing option of a run
+	"scenarios/check.go":         {"any"},      // a role's access: read, write or any
+	"scenarios/family.go":        {"failover"}, // the failover family of scenarios
+	"history/history.go":         {"unknown"},  // an operation's outcome
+	"internal/matrix/matrix.go":  {"skip"},     // a matrix cell not run
+	"internal/report/summary.go": {"fencing"},  // the fencing option of a run
 }
 
 // words are every word of the vocabulary.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/internal/bench"
 )
 
 // ciFlags are the flags for CI and for profiling the harness: machine

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/locksim/locksim/bench"
 	"github.com/locksim/locksim/internal/artifact"
+	"github.com/locksim/locksim/internal/bench"
 	"github.com/locksim/locksim/internal/outflag"
 	"github.com/locksim/locksim/internal/suggest"
 	"github.com/locksim/locksim/lock"

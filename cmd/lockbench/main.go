@@ -17,7 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/internal/bench"
 	"github.com/locksim/locksim/internal/exitcode"
 	"github.com/locksim/locksim/sim"
 )

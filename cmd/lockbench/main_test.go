@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/internal/bench"
 	"github.com/locksim/locksim/internal/exitcode"
 	"github.com/locksim/locksim/sim"
 )

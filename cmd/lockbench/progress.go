@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/internal/bench"
 	"github.com/locksim/locksim/internal/progress"
 )
 

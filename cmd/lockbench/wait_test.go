@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/bench"
+	"github.com/locksim/locksim/internal/bench"
 )
 
 func TestWaitFlagErrors(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/history"
-	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/internal/report"
 )
 
 // TestBadInputTable: every kind of bad input exits 2 with one line naming

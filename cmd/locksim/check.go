@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/locksim/locksim/internal/run"
+	"github.com/locksim/locksim/run"
 )
 
 func checkCmd() *cobra.Command {

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/internal/report"
 )
 
 // checkedRun makes a small run directory to re-check.

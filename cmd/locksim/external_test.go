@@ -22,8 +22,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/matrix"
-	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/internal/matrix"
+	"github.com/locksim/locksim/internal/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/node"

@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/locksim/locksim/internal/matrix"
 	"github.com/locksim/locksim/internal/progress"
+	"github.com/locksim/locksim/internal/report"
 	"github.com/locksim/locksim/lock"
-	"github.com/locksim/locksim/matrix"
-	"github.com/locksim/locksim/report"
 	"github.com/locksim/locksim/scenarios"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/matrix"
+	"github.com/locksim/locksim/internal/matrix"
 )
 
 func TestMatrixBadInput(t *testing.T) {

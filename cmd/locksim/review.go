@@ -13,15 +13,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/locksim/locksim/bench"
 	"github.com/locksim/locksim/explore"
 	"github.com/locksim/locksim/internal/artifact"
+	"github.com/locksim/locksim/internal/bench"
 	"github.com/locksim/locksim/internal/dups"
+	"github.com/locksim/locksim/internal/matrix"
 	"github.com/locksim/locksim/internal/outflag"
 	"github.com/locksim/locksim/internal/progress"
+	"github.com/locksim/locksim/internal/review"
 	"github.com/locksim/locksim/lock"
-	"github.com/locksim/locksim/matrix"
-	"github.com/locksim/locksim/review"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 )

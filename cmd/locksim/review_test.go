@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/bench"
-	"github.com/locksim/locksim/matrix"
+	"github.com/locksim/locksim/internal/bench"
+	"github.com/locksim/locksim/internal/matrix"
 )
 
 // reviewAsMain runs locksim review as the binary does (the test binary as

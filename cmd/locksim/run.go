@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/locksim/locksim/internal/run"
+	"github.com/locksim/locksim/internal/report"
 	"github.com/locksim/locksim/lock"
-	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/vocab"
 )

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/internal/report"
 )
 
 // The binary hosts virtual-time bubbles itself (vtime.Main): a run on

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/locksim/locksim/example/ownlock"
-	"github.com/locksim/locksim/internal/run"
+	"github.com/locksim/locksim/run"
 	"github.com/locksim/locksim/scenarios"
 )
 

@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/locksim/locksim/internal/artifact"
-	"github.com/locksim/locksim/report"
+	"github.com/locksim/locksim/internal/report"
 )
 
 // DefaultRoot is the results root when --out is not given.
