@@ -123,8 +123,8 @@ func (c *Cluster) Failover(ctx context.Context, replicaAddr string, mode Failove
 }
 
 // WaitPromoted waits (at most 30 s, and while ctx lasts) until the replica
-// Failover was sent to says it is a master serving slots, and returns how
-// long that took from the command.
+// Failover was sent to is a master serving slots in every running node's
+// view, and returns how long that took from the command.
 func (c *Cluster) WaitPromoted(ctx context.Context, replicaAddr string) (time.Duration, error) {
 	n, err := c.node(replicaAddr)
 	if err != nil {
@@ -150,8 +150,35 @@ func (c *Cluster) WaitPromoted(ctx context.Context, replicaAddr string) (time.Du
 	return took, nil
 }
 
-// promoted: n says it is a master and serves at least one slot.
+// promoted: n says it is a master serving slots, and every other node
+// running unpaused agrees. The replica's own word alone is not enough: an
+// election it believes won can still lose the slots to a claim with a
+// higher or, on a tie, a winning config epoch.
 func (c *Cluster) promoted(ctx context.Context, n *node) error {
+	if err := c.claims(ctx, n); err != nil {
+		return err
+	}
+	for _, o := range c.nodes {
+		if p, paused := o.current(); o == n || p == nil || paused {
+			continue
+		}
+		v, err := c.nodesOf(ctx, o)
+		if err != nil {
+			return c.nodeErr(o, "CLUSTER NODES", err)
+		}
+		ok := false
+		for _, e := range v {
+			ok = ok || e.id == n.id && e.has("master") && len(e.slots) > 0
+		}
+		if !ok {
+			return fmt.Errorf("%s does not see %s as a master serving slots yet", o.addr, n.addr)
+		}
+	}
+	return nil
+}
+
+// claims: n says it is a master serving slots.
+func (c *Cluster) claims(ctx context.Context, n *node) error {
 	v, err := c.nodesOf(ctx, n)
 	if err != nil {
 		return err
@@ -169,7 +196,7 @@ func (c *Cluster) promoted(ctx context.Context, n *node) error {
 
 // WaitFailover waits (at most 30 s, and while ctx lasts) until one of the
 // replicas a killed (or paused) master had when Kill ended it is a master
-// serving slots, and returns its address and the time from the kill: the
+// serving slots in every running node's view, and returns its address and the time from the kill: the
 // failure detection (NodeTimeout and the gossip that makes it FAIL) and
 // the election. For a paused master the time runs from the call.
 func (c *Cluster) WaitFailover(ctx context.Context, oldMaster string) (string, time.Duration, error) {

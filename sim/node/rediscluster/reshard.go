@@ -97,7 +97,7 @@ func (m *Migration) FinishMigration(ctx context.Context) error {
 		if n == m.to || n == m.from {
 			continue
 		}
-		if p, paused := n.current(); p != nil && !paused && c.promoted(ctx, n) == nil {
+		if p, paused := n.current(); p != nil && !paused && c.claims(ctx, n) == nil {
 			order = append(order, n)
 		}
 	}
