@@ -245,6 +245,12 @@ func (c *Cluster) nodeErr(n *node, what string, err error) error {
 	return fmt.Errorf("%s on %s: %w%s", what, n.addr, err, lastLogLine(n.dir))
 }
 
+// notYet is what n still lacks, with its last log line: the error Start
+// returns when the wait runs out.
+func (c *Cluster) notYet(n *node, what string) error {
+	return fmt.Errorf("%s %s%s", n.addr, what, lastLogLine(n.dir))
+}
+
 // poll calls check every pollEvery until it returns nil, ctx ends or
 // bound passes; the error names what was awaited and check's last error.
 func (c *Cluster) poll(ctx context.Context, bound time.Duration, what string, check func(context.Context) error) error {
@@ -271,11 +277,11 @@ func (c *Cluster) allKnown(ctx context.Context) error {
 			return c.nodeErr(n, "CLUSTER NODES", err)
 		}
 		if len(view) != len(c.nodes) {
-			return fmt.Errorf("%s knows %d of %d nodes", n.addr, len(view), len(c.nodes))
+			return c.notYet(n, fmt.Sprintf("knows %d of %d nodes", len(view), len(c.nodes)))
 		}
 		for _, e := range view {
 			if e.has("handshake") || e.has("noaddr") {
-				return fmt.Errorf("%s still shakes hands with %s", n.addr, e.addr)
+				return c.notYet(n, "still shakes hands with "+e.addr)
 			}
 		}
 	}
@@ -294,7 +300,7 @@ func (c *Cluster) formed(ctx context.Context) error {
 			return c.nodeErr(n, "CLUSTER INFO", err)
 		}
 		if !strings.Contains(info, "cluster_state:ok") {
-			return fmt.Errorf("%s: cluster_state is not ok yet", n.addr)
+			return c.notYet(n, "cluster_state is not ok")
 		}
 		view, _ := c.nodesOf(ctx, n)
 		masters, replicas := 0, 0
@@ -307,7 +313,7 @@ func (c *Cluster) formed(ctx context.Context) error {
 			}
 		}
 		if want := len(c.nodes) - c.opts.Masters; masters != c.opts.Masters || replicas != want {
-			return fmt.Errorf("%s sees %d masters and %d replicas, want %d and %d", n.addr, masters, replicas, c.opts.Masters, want)
+			return c.notYet(n, fmt.Sprintf("sees %d masters and %d replicas, want %d and %d", masters, replicas, c.opts.Masters, want))
 		}
 	}
 	for _, r := range c.nodes[c.opts.Masters:] {
@@ -316,7 +322,7 @@ func (c *Cluster) formed(ctx context.Context) error {
 			return c.nodeErr(r, "INFO replication", err)
 		}
 		if !strings.Contains(info, "master_link_status:up") {
-			return fmt.Errorf("replica %s: link to its master not up yet", r.addr)
+			return c.notYet(r, "master_link_status is not up")
 		}
 	}
 	return nil

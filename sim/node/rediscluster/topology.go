@@ -82,7 +82,7 @@ func (c *Cluster) nodesOf(ctx context.Context, n *node) ([]entry, error) {
 // view is CLUSTER NODES from the first node, in start order, that runs,
 // is not paused and answers: the cluster as its live part sees it.
 func (c *Cluster) view(ctx context.Context) ([]entry, error) {
-	var errs []error
+	var errs []string
 	for _, n := range c.nodes {
 		if p, paused := n.current(); p == nil || paused {
 			continue
@@ -91,12 +91,12 @@ func (c *Cluster) view(ctx context.Context) ([]entry, error) {
 		if err == nil {
 			return v, nil
 		}
-		errs = append(errs, fmt.Errorf("%s: %w", n.addr, err))
+		errs = append(errs, n.addr+": "+err.Error())
 	}
 	if len(errs) == 0 {
 		return nil, errors.New("rediscluster: no node runs unpaused to ask CLUSTER NODES")
 	}
-	return nil, fmt.Errorf("rediscluster: no node answered CLUSTER NODES: %w", errors.Join(errs...))
+	return nil, fmt.Errorf("rediscluster: no node answered CLUSTER NODES (%s)", strings.Join(errs, "; "))
 }
 
 // Masters is the address of every master the cluster counts now (flagged
