@@ -302,7 +302,10 @@ func (c *Cluster) formed(ctx context.Context) error {
 		if !strings.Contains(info, "cluster_state:ok") {
 			return c.notYet(n, "cluster_state is not ok")
 		}
-		view, _ := c.nodesOf(ctx, n)
+		view, err := c.nodesOf(ctx, n)
+		if err != nil {
+			return c.nodeErr(n, "CLUSTER NODES", err)
+		}
 		masters, replicas := 0, 0
 		for _, e := range view {
 			switch {

@@ -9,6 +9,7 @@
 // ClusterClient reach every node, redirect targets included, through a
 // proxy per node.
 //
-// It imports nothing from this module but internal/pids, so that the
-// simulator can build its cluster backend on it without a cycle.
+// It may import nothing from this module but internal/pids (its tests use
+// it to check that no process outlives Stop), so that the simulator can
+// build its cluster backend on it without a cycle.
 package rediscluster
