@@ -1,6 +1,7 @@
 package rediscluster
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -156,5 +157,28 @@ func TestStartFailureIsOneLine(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 0 {
 		t.Errorf("%d entries left in %s", len(entries), dir)
+	}
+}
+
+// A context already ended stops Start at its first wait, with nothing
+// left behind.
+func TestStartHonoursContext(t *testing.T) {
+	server := serverOrSkip(t, "redis-server")
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	began := time.Now()
+	_, err := Start(ctx, Options{Server: server, Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Fatalf("Start with an ended context: %v, want context canceled", err)
+	}
+	if took := time.Since(began); took > 2*time.Second {
+		t.Errorf("Start took %v to give up", took)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("%d entries left in %s", len(entries), dir)
+	}
+	if _, err := Start(context.Background(), Options{Server: server, Dir: dir, Masters: -1}); err == nil || !strings.Contains(err.Error(), "Masters -1") {
+		t.Errorf("Masters -1: %v, want an error naming it", err)
 	}
 }
