@@ -181,6 +181,7 @@ var (
 func init() {
 	register(Entry{
 		Kind:     vocab.KindPauseClient,
+		Example:  "client: 0, for: 100ms",
 		Required: []string{"client"},
 		Optional: []string{"for", "until"},
 		Build:    func(s Spec) (sim.Fault, error) { return PauseClient{Client: *s.Client}, nil },
@@ -191,6 +192,7 @@ func init() {
 	})
 	register(Entry{
 		Kind:     vocab.KindCrashClient,
+		Example:  "client: 0",
 		Required: []string{"client"},
 		Note:     "a crash is forever",
 		Build:    func(s Spec) (sim.Fault, error) { return CrashClient{Client: *s.Client}, nil },
@@ -201,6 +203,7 @@ func init() {
 	})
 	register(Entry{
 		Kind:     vocab.KindClockSkewClient,
+		Example:  "client: 0, offset: 2s",
 		Required: []string{"client"},
 		Optional: []string{"offset", "rate", "for", "until"},
 		Build: func(s Spec) (sim.Fault, error) {
@@ -228,6 +231,7 @@ func init() {
 	})
 	register(Entry{
 		Kind:     vocab.KindClockJumpClient,
+		Example:  "client: 0, by: 2s",
 		Required: []string{"client", "by"},
 		Optional: []string{"for", "until"},
 		Build:    func(s Spec) (sim.Fault, error) { return ClockJumpClient{Client: *s.Client, By: *s.By}, nil },

@@ -352,6 +352,7 @@ var (
 func init() {
 	register(Entry{
 		Kind:     vocab.KindDelay,
+		Example:  "client: 0, latency: 10ms",
 		Required: []string{"latency"},
 		Optional: []string{"client", "node", "groups", "jitter", "for", "until"},
 		Build: func(s Spec) (sim.Fault, error) {
@@ -384,6 +385,7 @@ func init() {
 	})
 	register(Entry{
 		Kind:     vocab.KindPartition,
+		Example:  "groups: [[c0], [n0]]",
 		Optional: []string{"client", "node", "groups", "for", "until"},
 		Build: func(s Spec) (sim.Fault, error) {
 			l, err := s.links()
@@ -413,6 +415,7 @@ func init() {
 	})
 	register(Entry{
 		Kind:     vocab.KindDrop,
+		Example:  "client: 0, node: 0",
 		Optional: []string{"client", "node", "groups", "for", "until"},
 		Build: func(s Spec) (sim.Fault, error) {
 			l, err := s.links()

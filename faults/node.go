@@ -369,6 +369,7 @@ var (
 func init() {
 	register(Entry{
 		Kind:     vocab.KindClockJumpNode,
+		Example:  "node: 0, by: 2s",
 		Required: []string{"node", "by"},
 		Note:     "a node clock does not step back, so the jump has no end",
 		Build: func(s Spec) (sim.Fault, error) {
@@ -393,6 +394,7 @@ func init() {
 	})
 	register(Entry{
 		Kind:     vocab.KindClockRateNode,
+		Example:  "node: 0, rate: 2",
 		Required: []string{"node", "rate"},
 		Optional: []string{"for", "until"},
 		Build:    func(s Spec) (sim.Fault, error) { return ClockRateNode{Node: *s.Node, Rate: *s.Rate}, nil },
@@ -416,6 +418,7 @@ func init() {
 	})
 	register(Entry{
 		Kind:     vocab.KindPauseNode,
+		Example:  "node: 0, for: 100ms",
 		Required: []string{"node"},
 		Optional: []string{"for", "until"},
 		// for is the schedule's; the fault also needs it on the external
@@ -428,6 +431,7 @@ func init() {
 	})
 	register(Entry{
 		Kind:     vocab.KindKillNode,
+		Example:  "node: 0, restart_after: 10ms",
 		Required: []string{"node"},
 		Optional: []string{"restart_after", "keep_data", "for", "until"},
 		Build: func(s Spec) (sim.Fault, error) {
@@ -464,6 +468,7 @@ func init() {
 	})
 	register(Entry{
 		Kind:     vocab.KindFailover,
+		Example:  "node: 0",
 		Required: []string{"node"},
 		Optional: []string{"for", "until"},
 		Build:    func(s Spec) (sim.Fault, error) { return Failover{Node: *s.Node}, nil },

@@ -211,6 +211,7 @@ var (
 func init() {
 	register(Entry{
 		Kind:     vocab.KindRandom,
+		Example:  "for: 1s",
 		Optional: []string{"kinds", "interval", "seed", "for", "until"},
 		Note:     "random draws its targets itself (seeded by the scenario's seed)",
 		// Unset, the seed is the run's, the interval the lock TTL and the

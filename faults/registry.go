@@ -62,6 +62,10 @@ type Entry struct {
 	Required []string // fields the kind cannot do without
 	Optional []string // further fields it reads
 	Note     string   // said when a field does not apply, if useful
+	// Example is a smallest valid fault of the kind, its fields (without
+	// kind and trigger) in YAML flow style: what the loader's tests parse
+	// for every kind.
+	Example string
 	// Build turns a checked Spec into the fault; the loader has checked
 	// that the required fields are there, that no other field is, and the
 	// client and node indexes.

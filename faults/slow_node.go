@@ -58,6 +58,7 @@ var (
 func init() {
 	register(Entry{
 		Kind:     vocab.KindSlowNode,
+		Example:  "node: 0, by: 20ms",
 		Required: []string{"node", "by"},
 		Optional: []string{"for", "until"},
 		Build: func(s Spec) (sim.Fault, error) {

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/locksim/locksim/faults"
 	"io/fs"
 	"path"
 	"reflect"
@@ -170,31 +171,17 @@ func plain(t *testing.T, c sim.Config) sim.Config {
 }
 
 // TestFaultKinds: the supported kinds are exactly the designed ones
-// (designKinds), each parses and resolves with its own fields, and a kind
+// (designKinds), each parses and resolves with its registry entry's
+// example, and a kind
 // nobody names is refused with the known ones listed.
 func TestFaultKinds(t *testing.T) {
 	assert.ElementsMatch(t, vocab.KindStrings(designKinds), supportedKinds())
-	minimal := map[vocab.Kind]string{
-		"pause-client":      "client: 0, for: 100ms",
-		"crash-client":      "client: 0",
-		"clock-skew-client": "client: 0, offset: 2s",
-		"clock-jump-client": "client: 0, by: 2s",
-		"clock-jump-node":   "node: 0, by: 2s",
-		"clock-rate-node":   "node: 0, rate: 2",
-		"delay":             "client: 0, latency: 10ms",
-		"partition":         "groups: [[c0], [n0]]",
-		"drop":              "client: 0, node: 0",
-		"pause-node":        "node: 0, for: 100ms",
-		"kill-node":         "node: 0, restart_after: 10ms",
-		"failover":          "node: 0",
-		"slow-node":         "node: 0, by: 20ms",
-		"random":            "for: 1s",
-	}
 	for _, k := range designKinds {
-		fields, ok := minimal[k]
-		if !assert.True(t, ok, "no minimal entry for %s", k) {
+		e, ok := faults.Lookup(k)
+		if !assert.True(t, ok, "%s is not registered", k) || !assert.NotEmpty(t, e.Example, "%s has no example", k) {
 			continue
 		}
+		fields := e.Example
 		s, err := Parse("k.yaml", []byte("name: k\nalgorithm: setpx\nreplicas: 1\nfaults:\n  - {kind: "+string(k)+", "+fields+", at: 1s}\n"))
 		if assert.NoError(t, err, k) {
 			_, err = s.Config("setpx")
