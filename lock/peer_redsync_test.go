@@ -77,7 +77,7 @@ func TestRedsyncMinorityOverlapIsRefused(t *testing.T) {
 func TestRedsyncAcquiresWithTwoOfFiveNodesDown(t *testing.T) {
 	ns := newNodesRedlock(t, 5)
 	ns.close(0, 4)
-	l := newLockerRedlock(t, "redsync", ns, lock.Options{})
+	l := newLockerRedlock(t, "redsync", ns, lock.Options{TTL: downNodesTTL})
 	ctx := context.Background()
 
 	lease, err := l.Acquire(ctx, "k")
