@@ -2,6 +2,9 @@ package adapter
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 
 	"github.com/redis/go-redis/v9"
 
@@ -56,5 +59,41 @@ func redsyncInfo(version string) lock.Info {
 		},
 		Like: "redsync", Process: true, Peer: true, MultiNode: true, Expires: true, Extendable: true, Watchdog: true,
 		Unavailable: build,
+	}
+}
+
+// NodeRedlockVersions are the published versions of npm's redlock that run
+// as node-redlock@<version>, each pinned by adapter/node-redlock's
+// package-lock.json: 4.2.0 (the bundled node-redlock, adapter.js) and
+// 5.0.0-beta.2 (installed under the alias redlock-5, adapter5.js).
+var NodeRedlockVersions = []string{"4.2.0", "5.0.0-beta.2"}
+
+func init() {
+	must(lock.RegisterPinned(lock.Pinned{Library: "node-redlock", Versions: NodeRedlockVersions, New: nodeRedlockInfo}))
+}
+
+// nodeRedlockInfo is the design node-redlock@version.
+func nodeRedlockInfo(version string) lock.Info {
+	name := "node-redlock@" + version
+	d := filepath.Join(Dir(), "node-redlock")
+	script, pkg := "adapter.js", "redlock"
+	if version != "4.2.0" {
+		script, pkg = "adapter5.js", "redlock-5"
+	}
+	cmd := Command{Argv: []string{Node, filepath.Join(d, script)}, Dir: d, Faketime: FaketimeWall}
+	return lock.Info{
+		Name:     name,
+		Summary:  fmt.Sprintf("npm's redlock %s over ioredis 4.30.0: Redlock on every node, one round per acquire; a Node child per client", version),
+		Weakness: "as redlock: a node that restarts without its data or whose clock jumps gives a second client a majority; no fencing",
+		Source:   fmt.Sprintf("npm redlock %s; adapter/node-redlock/%s, pinned by package-lock.json", version, script),
+		New:      factory(name, cmd),
+		Like:     "redlock", Process: true, Peer: true, MultiNode: true, Expires: true, Extendable: true,
+		ClockFaults: faketimeMissing,
+		Unavailable: once(func() string {
+			if _, err := os.Stat(filepath.Join(d, "node_modules", pkg)); err != nil {
+				return name + ": its packages are not installed (run npm ci in " + d + ")"
+			}
+			return probe(name, exec.Command(Node, "--version"), "install Node.js")
+		}),
 	}
 }

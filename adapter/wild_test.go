@@ -51,12 +51,14 @@ func TestWildCorpus(t *testing.T) {
 }
 
 // TestPinnedVersions: every pinned version resolves as a process design
-// that behaves like the in-process redsync, and an unknown version is one
-// line listing the pinned ones.
+// that behaves like its library's reference (redsync, redlock), and an
+// unknown version is one line listing the pinned ones.
 func TestPinnedVersions(t *testing.T) {
+	like := map[string]string{"redsync": "redsync", "node-redlock": "redlock"}
 	for _, n := range lock.PinnedNames() {
 		i, err := lock.Lookup(n)
-		if err != nil || i.Name != n || !i.Process || i.Like != "redsync" {
+		lib, _, _ := strings.Cut(n, "@")
+		if err != nil || i.Name != n || !i.Process || i.Like != like[lib] {
 			t.Errorf("%s: %+v, %v", n, i, err)
 		}
 	}
