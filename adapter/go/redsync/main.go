@@ -48,7 +48,7 @@ type reply struct {
 }
 
 // version is the pinned library version, set by locksim's build (-X).
-var version = "unknown"
+var version = "devel"
 
 type adapter struct {
 	rs    *redsync.Redsync
