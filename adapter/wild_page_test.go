@@ -140,7 +140,7 @@ const notReplayed = `
   favour of ` + "`Until`" + `). The protocol has no validity query: locksim's loop
   checks validity with the library's ` + "`Until`" + ` (v4.4.0 on) or its own
   arithmetic, never with ` + "`Valid`" + `.
-- go-redsync/redsync #143, #144, #158: an unlock or extend after expiry
+- go-redsync/redsync #144 and PR #143: an unlock or extend after expiry
   reported as "lock already taken" (` + "`ErrLockAlreadyExpired`" + ` from v4.12.0).
   An error's wording, not a behaviour: both are a refusal to locksim.
 - mike-marcacci/node-redlock #309, #313: a release after expiry or abort
