@@ -42,4 +42,11 @@
 // (faketimedir.go), so the next locksim removes those a SIGKILLed one
 // left behind, and libfaketime's shared memory and semaphores in
 // /dev/shm of processes that are gone.
+//
+// Published versions of lock libraries run as designs named
+// library@version (lock.RegisterPinned): redsync@v4.12.0 is a Go adapter
+// under go/redsync built once per version, with that version's go.mod and
+// go.sum, into the user cache (gobuild.go); node-redlock@5.0.0-beta.2 is
+// an npm version pinned in node-redlock/package-lock.json (pinned.go).
+// The corpus of reported bugs that replays them is scenarios/wild.
 package adapter

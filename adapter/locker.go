@@ -98,7 +98,13 @@ func (l *locker) Acquire(ctx context.Context, key string) (*lock.Lease, error) {
 		if r.Token == "" {
 			return nil, fmt.Errorf("%s: acquire %s: ok without a token", l.name, key)
 		}
-		return lock.NewLease(key, r.Token, lock.Exclusive, start, l.validity(r, start)), nil
+		le := lock.NewLease(key, r.Token, lock.Exclusive, start, l.validity(r, start))
+		if l.o.Watchdog {
+			// only designs whose Info says Watchdog get the option: locksim
+			// renews through the child's extend, as an application would
+			lock.StartWatchdog(l.o, le, func(ctx context.Context) error { return l.Extend(ctx, le) })
+		}
+		return le, nil
 	case resultRefused:
 		return nil, fmt.Errorf("%s: %w: %s", l.name, lock.ErrNotAcquired, r.Error)
 	default:

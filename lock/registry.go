@@ -152,6 +152,62 @@ func RegisterPrefix(prefix string, f PrefixFactory) error {
 	return nil
 }
 
+// A Pinned library runs at any of its listed published versions, each a
+// design named library@version that is resolved on lookup rather than
+// registered, so that the catalogue's default design lists stay the
+// built-in and registered ones (package adapter's redsync@v4.12.0).
+type Pinned struct {
+	Library  string
+	Versions []string
+	New      func(version string) Info
+}
+
+var pinned []Pinned
+
+// RegisterPinned lets names library@version resolve through p.New for each
+// of p.Versions.
+func RegisterPinned(p Pinned) error {
+	if p.Library == "" || strings.ContainsAny(p.Library, "@: ,\t\n") || p.New == nil {
+		return fmt.Errorf("lock: register pinned: bad library %q", p.Library)
+	}
+	for _, q := range pinned {
+		if q.Library == p.Library {
+			return fmt.Errorf("lock: register pinned %q: already registered", p.Library)
+		}
+	}
+	pinned = append(pinned, p)
+	return nil
+}
+
+// PinnedNames lists every library@version design, in registration order.
+func PinnedNames() []string {
+	var out []string
+	for _, p := range pinned {
+		for _, v := range p.Versions {
+			out = append(out, p.Library+"@"+v)
+		}
+	}
+	return out
+}
+
+// lookupPinned resolves library@version, or says which versions there are.
+func lookupPinned(name string) (Info, bool, error) {
+	lib, v, found := strings.Cut(name, "@")
+	if !found {
+		return Info{}, false, nil
+	}
+	for _, p := range pinned {
+		if p.Library != lib {
+			continue
+		}
+		if !slices.Contains(p.Versions, v) {
+			return Info{}, true, fmt.Errorf("unknown version %q of %s (pinned: %s)", v, lib, strings.Join(p.Versions, ", "))
+		}
+		return p.New(v), true, nil
+	}
+	return Info{}, false, nil
+}
+
 // Algorithms lists every registered design in catalogue order.
 func Algorithms() []Info {
 	out := make([]Info, 0, len(registry))
@@ -167,6 +223,9 @@ func Algorithms() []Info {
 func Lookup(name string) (Info, error) {
 	i, ok := registry[name]
 	if !ok {
+		if i, found, err := lookupPinned(name); found {
+			return i, err
+		}
 		if p, arg, found := strings.Cut(name, ":"); found {
 			if f, ok := prefixes[p]; ok {
 				return f(arg)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -14,9 +16,13 @@ import (
 
 // The built-in catalogue: one file per scenario, named NN-<name>.yaml after
 // its place in the canonical catalogue order (a variant shares its
-// original's number).
+// original's number). Beside it, the corpus of bugs from the wild
+// (wild/): each a failure reported against a published version of a lock
+// library, expected at the version that had it and at the one that fixed
+// it; its scenarios are found by name like the catalogue's but are not
+// part of it, since they name pinned versions (lock.PinnedNames).
 //
-//go:embed catalogue/*.yaml
+//go:embed catalogue/*.yaml wild/*.yaml
 var catalogue embed.FS
 
 type builtin struct {
@@ -50,6 +56,27 @@ var builtins = sync.OnceValue(func() []builtin {
 	return list
 })
 
+// wild lists the corpus of bugs from the wild, in file name order, each
+// named by its file (wild/<name>.yaml): it is parsed only when asked for,
+// since its designs are pinned versions that only a program linking
+// package adapter knows.
+var wild = sync.OnceValue(func() []builtin {
+	files, err := fs.Glob(catalogue, "wild/*.yaml")
+	if err != nil {
+		panic(err)
+	}
+	sort.Strings(files)
+	var list []builtin
+	for _, f := range files {
+		data, err := catalogue.ReadFile(f)
+		if err != nil {
+			panic(err)
+		}
+		list = append(list, builtin{file: f, data: data, name: strings.TrimSuffix(path.Base(f), ".yaml")})
+	}
+	return list
+})
+
 func (b builtin) parse() *Scenario {
 	s, err := Parse(b.file, b.data)
 	if err != nil {
@@ -68,13 +95,35 @@ func Builtin() []*Scenario {
 	return out
 }
 
-// Lookup finds a built-in scenario by name, else loads nameOrPath as a file.
+// Wild returns the corpus of bugs from the wild, in file name order; an
+// error when a program that does not link package adapter (which
+// registers the pinned versions they name) reads them. Each call returns
+// fresh values.
+func Wild() ([]*Scenario, error) {
+	var out []*Scenario
+	for _, b := range wild() {
+		s, err := Parse(b.file, b.data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Lookup finds a built-in scenario (the catalogue's or the wild corpus's) by name, else loads nameOrPath as a file.
 // When it is neither, the one-line error lists the built-in names.
 func Lookup(nameOrPath string) (*Scenario, error) {
 	var names []string
 	for _, b := range builtins() {
 		if b.name == nameOrPath {
 			return b.parse(), nil
+		}
+		names = append(names, b.name)
+	}
+	for _, b := range wild() {
+		if b.name == nameOrPath {
+			return Parse(b.file, b.data)
 		}
 		names = append(names, b.name)
 	}
@@ -94,7 +143,7 @@ func (s *Scenario) UserFile() string {
 	if s.file == "" {
 		return ""
 	}
-	for _, b := range builtins() {
+	for _, b := range slices.Concat(builtins(), wild()) {
 		if b.file == s.file {
 			return ""
 		}

@@ -32,6 +32,11 @@ func algosCmd() *cobra.Command {
 				for _, i := range lock.Algorithms() {
 					rows = append(rows, row{i.Name, i.Summary, i.Weakness, i.Source, i.Like, i.Process, i.Missing()})
 				}
+				for _, n := range lock.PinnedNames() {
+					if i, err := lock.Lookup(n); err == nil {
+						rows = append(rows, row{i.Name, i.Summary, i.Weakness, i.Source, i.Like, i.Process, ""})
+					}
+				}
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(rows)
@@ -44,6 +49,13 @@ func algosCmd() *cobra.Command {
 				}
 				if m := i.Missing(); m != "" {
 					fmt.Fprintf(tw, "\tnot available here: %s\n", m)
+				}
+			}
+			// a pinned version is built on first use, so listing it does not
+			// ask whether it can run here
+			for _, n := range lock.PinnedNames() {
+				if i, err := lock.Lookup(n); err == nil {
+					fmt.Fprintf(tw, "%s\t%s\n\tweakness: %s\n\tsource: %s\n\tshould behave like: %s\n", i.Name, i.Summary, i.Weakness, i.Source, i.Like)
 				}
 			}
 			return tw.Flush()

@@ -64,8 +64,9 @@ func TestSharedFlagsOneName(t *testing.T) {
 
 // snakeKey is a JSON key in the style every --json uses; keys that are
 // data (a design's or scenario's name, "*", a status such as "n/a")
-// may hold hyphens and slashes; none holds a capital letter.
-var snakeKey = regexp.MustCompile(`^[a-z0-9_*][a-z0-9_*./:-]*$`)
+// may hold hyphens and slashes, a pinned version's name an @; none
+// holds a capital letter.
+var snakeKey = regexp.MustCompile(`^[a-z0-9_*][a-z0-9_*./:@-]*$`)
 
 // jsonKeys checks that stdout is one JSON document and returns every
 // object key in it that is not snake_case.

@@ -49,7 +49,8 @@ func TestDesignTableListsEveryPackage(t *testing.T) {
 }
 
 // modulePackages lists the directories under root holding a non-test Go
-// file, as import paths relative to the module root.
+// file, as import paths relative to the module root; a directory with a
+// go.mod of its own is another module.
 func modulePackages(t *testing.T, root string) []string {
 	t.Helper()
 	seen := map[string]bool{}
@@ -63,6 +64,11 @@ func modulePackages(t *testing.T, root string) []string {
 			if rel != "." && (strings.HasPrefix(base, ".") || base == "testdata" || base == "node_modules" ||
 				base == "results" || strings.HasPrefix(rel, filepath.Join("internal", "miniredis")+string(filepath.Separator))) {
 				return filepath.SkipDir
+			}
+			if rel != "." {
+				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+					return filepath.SkipDir // a module of its own
+				}
 			}
 			return nil
 		}

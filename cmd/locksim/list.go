@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -36,7 +37,11 @@ func listCmd() *cobra.Command {
 				Expect     map[string]string `json:"expect"`
 			}
 			var rows []row
-			for _, s := range scenarios.Builtin() {
+			wild, err := scenarios.Wild()
+			if err != nil {
+				return harnessErr(err)
+			}
+			for _, s := range slices.Concat(scenarios.Builtin(), wild) {
 				r := row{Name: s.Name, Doc: strings.Join(strings.Fields(s.Doc), " "), Source: s.Source, Algorithms: s.Algorithms(), Expect: map[string]string{}}
 				for k, e := range s.Expectations {
 					r.Expect[k] = e.String()

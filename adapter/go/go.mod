@@ -1,0 +1,3 @@
+module github.com/locksim/locksim/adapter/go
+
+go 1.22

@@ -1,0 +1,14 @@
+module github.com/locksim/locksim/adapter/go/redsync
+
+go 1.26.0
+
+require (
+	github.com/go-redsync/redsync/v4 v4.18.0
+	github.com/redis/go-redis/v9 v9.22.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	go.uber.org/atomic v1.11.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+)

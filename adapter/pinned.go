@@ -1,0 +1,99 @@
+package adapter
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/lock"
+)
+
+// RedsyncVersions are the published versions of go-redsync/redsync that
+// run as redsync@<version>, each pinned by adapter/go/redsync/pins/<version>:
+// v4.3.0 (go-redis v8, before Mutex.Until), v4.12.0 (an extend that hits a
+// node error releases the lock on every node), v4.12.1 (its fix) and
+// v4.18.0 (the version the in-process design "redsync" links).
+var RedsyncVersions = []string{"v4.3.0", "v4.12.0", "v4.12.1", "v4.18.0"}
+
+// redsyncPin is the adapter build of one redsync version: go-redis v8
+// before v4.5.0 gave redsync its go-redis v9 pool.
+func redsyncPin(version string) GoPin {
+	lib := "lib_goredis9.go"
+	if version == "v4.3.0" {
+		lib = "lib_goredis8.go"
+	}
+	return GoPin{Library: "redsync", Version: version, Files: []string{"main.go", lib}}
+}
+
+func init() {
+	must(lock.RegisterPinned(lock.Pinned{Library: "redsync", Versions: RedsyncVersions, New: redsyncInfo}))
+}
+
+// redsyncInfo is the design redsync@version: the library's Redlock in a Go
+// child per client, built on first use. locksim's watchdog renews it
+// through the library's ExtendContext, as an application holding a lock
+// past its TTL does.
+func redsyncInfo(version string) lock.Info {
+	pin := redsyncPin(version)
+	name := "redsync@" + version
+	build := once(func() string {
+		if _, err := pin.Build(); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
+	return lock.Info{
+		Name:     name,
+		Summary:  fmt.Sprintf("github.com/go-redsync/redsync/v4 %s in a Go child per client: Redlock on every node, one try per acquire; the watchdog renews through ExtendContext", version),
+		Weakness: "as redsync at this version; its child reads the system clock, so client clock faults do not reach it",
+		Source:   fmt.Sprintf("github.com/go-redsync/redsync/v4 %s (mutex.go); adapter/go/redsync, pinned by pins/%s", version, version),
+		New: func(nodes []redis.UniversalClient, o lock.Options) (lock.Locker, error) {
+			bin, err := pin.Build()
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", lock.ErrNoStart, err)
+			}
+			return newLocker(name, Command{Argv: []string{bin}}, nodes, o)
+		},
+		Like: "redsync", Process: true, Peer: true, MultiNode: true, Expires: true, Extendable: true, Watchdog: true,
+		Unavailable: build,
+	}
+}
+
+// NodeRedlockVersions are the published versions of npm's redlock that run
+// as node-redlock@<version>, each pinned by adapter/node-redlock's
+// package-lock.json: 4.2.0 (the bundled node-redlock, adapter.js) and
+// 5.0.0-beta.2 (installed under the alias redlock-5, adapter5.js).
+var NodeRedlockVersions = []string{"4.2.0", "5.0.0-beta.2"}
+
+func init() {
+	must(lock.RegisterPinned(lock.Pinned{Library: "node-redlock", Versions: NodeRedlockVersions, New: nodeRedlockInfo}))
+}
+
+// nodeRedlockInfo is the design node-redlock@version.
+func nodeRedlockInfo(version string) lock.Info {
+	name := "node-redlock@" + version
+	d := filepath.Join(Dir(), "node-redlock")
+	script, pkg := "adapter.js", "redlock"
+	if version != "4.2.0" {
+		script, pkg = "adapter5.js", "redlock-5"
+	}
+	cmd := Command{Argv: []string{Node, filepath.Join(d, script)}, Dir: d, Faketime: FaketimeWall}
+	return lock.Info{
+		Name:     name,
+		Summary:  fmt.Sprintf("npm's redlock %s over ioredis 4.30.0: Redlock on every node, one round per acquire; a Node child per client", version),
+		Weakness: "as redlock: a node that restarts without its data or whose clock jumps gives a second client a majority; no fencing",
+		Source:   fmt.Sprintf("npm redlock %s; adapter/node-redlock/%s, pinned by package-lock.json", version, script),
+		New:      factory(name, cmd),
+		Like:     "redlock", Process: true, Peer: true, MultiNode: true, Expires: true, Extendable: true,
+		ClockFaults: faketimeMissing,
+		Unavailable: once(func() string {
+			if _, err := os.Stat(filepath.Join(d, "node_modules", pkg)); err != nil {
+				return name + ": its packages are not installed (run npm ci in " + d + ")"
+			}
+			return probe(name, exec.Command(Node, "--version"), "install Node.js")
+		}),
+	}
+}

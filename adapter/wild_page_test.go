@@ -1,0 +1,149 @@
+package adapter_test
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/vocab"
+)
+
+const wildPage = "../docs/wild.md"
+
+// TestWildPage keeps docs/wild.md, the scoreboard of the pinned library
+// versions, what the wild corpus and the catalogue expect of them; `go test
+// ./adapter -run WildPage -update` rewrites it. That the runs agree is
+// TestWildCorpus's business for the corpus, the matrix's for the
+// catalogue.
+func TestWildPage(t *testing.T) {
+	for _, algo := range lock.PinnedNames() {
+		requireDesign(t, algo)
+	}
+	want, err := wildScoreboard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(wildPage)
+	if err == nil && string(got) == want {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(wildPage+".tmp", []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(wildPage+".tmp", wildPage); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s is not the corpus's and the catalogue's expectations (%v); run go test ./adapter -run WildPage -update\n--- want\n%s", wildPage, err, want)
+}
+
+// wildCell is what a scenario expects of algo, as the process matrix
+// writes it: bold when not safe, – where it does not apply.
+func wildCell(s *scenarios.Scenario, algo string) string {
+	e, ok := s.Expect(algo)
+	switch {
+	case !s.Covers(algo):
+		return "–"
+	case !ok || e.Verdict == vocab.Any:
+		return "°"
+	case e.Verdict == vocab.Skip:
+		return "skip"
+	case e.Verdict == vocab.Safe:
+		return "safe"
+	}
+	return "**" + e.String() + "**"
+}
+
+func wildScoreboard() (string, error) {
+	corpus, err := scenarios.Wild()
+	if err != nil {
+		return "", err
+	}
+	pins := lock.PinnedNames()
+	var b strings.Builder
+	b.WriteString(`# Bugs from the wild: the scoreboard
+
+Failures users reported against published versions of lock libraries,
+replayed by locksim at the version that had them and at the one that
+fixed them (the corpus: [scenarios/wild/](../scenarios/wild/), each
+scenario's ` + "`doc:`" + ` citing its report), and what the catalogue's fault
+families expect of the same versions. Each column is a pinned version run
+as a process design ([process-designs.md](process-designs.md#pinned-versions)).
+This page is generated from the scenarios' expectations by ` + "`go test ./adapter\n-run WildPage -update`" + `; ` + "`go test ./adapter -run WildCorpus`" + ` replays
+the corpus on miniredis and redis-server and fails when a run differs, and
+the corpus and the whole catalogue run on every pinned version with
+
+`)
+	var names []string
+	for _, s := range slices.Concat(corpus, scenarios.Builtin()) {
+		names = append(names, s.Name)
+	}
+	fmt.Fprintf(&b, "```sh\ngo run ./cmd/locksim matrix --algos %s \\\n  --scenarios %s\n```\n\n", strings.Join(pins, ","), strings.Join(names, ","))
+	b.WriteString("## Reported bugs\n\nBold: the bug is there at that version (the verdict and checks the run must show); safe: it is not.\n\n")
+	b.WriteString("| report | scenario |")
+	for _, p := range pins {
+		b.WriteString(" " + p + " |")
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(pins)) + "\n")
+	for _, s := range corpus {
+		fmt.Fprintf(&b, "| %s | `%s` |", s.Source, s.Name)
+		for _, p := range pins {
+			b.WriteString(" " + wildCell(s, p) + " |")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n## Fault families\n\nPer family, how many of the catalogue's scenarios that apply to the version it is expected to come through safe, of those that apply (n/a: none does; a scenario the version cannot play, such as a client clock fault its Go child does not follow, is left out).\n\n")
+	b.WriteString("| family |")
+	for _, p := range pins {
+		b.WriteString(" " + p + " |")
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(pins)) + "\n")
+	for _, f := range scenarios.Families() {
+		fmt.Fprintf(&b, "| %s |", f.Title())
+		for _, p := range pins {
+			safe, of := 0, 0
+			for _, s := range scenarios.Builtin() {
+				e, ok := s.Expect(p)
+				if scenarios.FamilyOf(s) != f || !s.Covers(p) || !ok || e.Verdict == vocab.Skip || e.Verdict == vocab.Any {
+					continue
+				}
+				of++
+				if e.Verdict == vocab.Safe {
+					safe++
+				}
+			}
+			if of == 0 {
+				b.WriteString(" n/a |")
+			} else {
+				fmt.Fprintf(&b, " %d/%d |", safe, of)
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(notReplayed)
+	return b.String(), nil
+}
+
+// notReplayed are the reports read for the corpus that it does not replay,
+// each with the reason.
+const notReplayed = `
+## Reports not replayed
+
+- go-redsync/redsync #72: ` + "`Mutex.Valid`" + ` asks the nodes and can say true for a
+  lock that expired while one node answered slowly (deprecated in v4.4.1 in
+  favour of ` + "`Until`" + `). The protocol has no validity query: locksim's loop
+  checks validity with the library's ` + "`Until`" + ` (v4.4.0 on) or its own
+  arithmetic, never with ` + "`Valid`" + `.
+- go-redsync/redsync #144 and PR #143: an unlock or extend after expiry
+  reported as "lock already taken" (` + "`ErrLockAlreadyExpired`" + ` from v4.12.0).
+  An error's wording, not a behaviour: both are a refusal to locksim.
+- mike-marcacci/node-redlock #309, #313: a release after expiry or abort
+  retries for seconds. A cost of the library's own retries, which the
+  adapters turn off (one round per call; locksim's loop retries).
+`
