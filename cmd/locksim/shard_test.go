@@ -1,0 +1,50 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/locksim/locksim/internal/shard"
+)
+
+// clearShardEnv unsets every engine's shard variables for the test, so
+// that a test run inside one of those engines reads only what it sets.
+func clearShardEnv(t *testing.T) {
+	for _, k := range []string{shard.EnvK8sIndex, shard.EnvShards, shard.EnvGitLabIndex, shard.EnvGitLabTotal,
+		shard.EnvSlurmID, shard.EnvSlurmCount, shard.EnvSlurmMin, shard.EnvSlurmStep} {
+		t.Setenv(k, "")
+	}
+}
+
+// --shard auto with no engine, engines that disagree or an index out of
+// range is bad input in one line, on explore and on matrix.
+func TestShardAutoBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"no engine", nil, []string{"--shard", "auto"}, "--shard auto: no engine's shard in the environment"},
+		{"k8s without a count", map[string]string{shard.EnvK8sIndex: "2"}, []string{"--shard", "auto"}, "give --shards N"},
+		{"k8s out of range", map[string]string{shard.EnvK8sIndex: "4"}, []string{"--shard", "auto", "--shards", "4"}, "JOB_COMPLETION_INDEX=4: out of range"},
+		{"engines disagree", map[string]string{shard.EnvGitLabIndex: "1", shard.EnvGitLabTotal: "2", shard.EnvSlurmID: "1", shard.EnvSlurmCount: "2"},
+			[]string{"--shard", "auto"}, "gitlab says shard 0/2, slurm says 1/2"},
+		{"shards disagrees with i/n", nil, []string{"--shard", "1/4", "--shards", "3"}, "--shards 3: --shard 1/4 says 4"},
+		{"zero shards", nil, []string{"--shard", "auto", "--shards", "0"}, "--shards 0: at least 1"},
+	} {
+		for _, cmd := range [][]string{{"explore", "--algos", "setpx"}} {
+			t.Run(tc.name+" "+cmd[0], func(t *testing.T) {
+				clearShardEnv(t)
+				for k, v := range tc.env {
+					t.Setenv(k, v)
+				}
+				_, stderr, code := execute(t, append(append([]string{}, cmd...), tc.args...)...)
+				assert.Equal(t, exitUsage, code, stderr)
+				assert.Contains(t, stderr, tc.want)
+				assert.NotContains(t, stderr, "\n", "one clear line")
+			})
+		}
+	}
+}
