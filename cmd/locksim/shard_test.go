@@ -1,9 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/internal/shard"
 )
@@ -34,7 +38,7 @@ func TestShardAutoBadInput(t *testing.T) {
 		{"shards disagrees with i/n", nil, []string{"--shard", "1/4", "--shards", "3"}, "--shards 3: --shard 1/4 says 4"},
 		{"zero shards", nil, []string{"--shard", "auto", "--shards", "0"}, "--shards 0: at least 1"},
 	} {
-		for _, cmd := range [][]string{{"explore", "--algos", "setpx"}} {
+		for _, cmd := range [][]string{{"explore", "--algos", "setpx"}, {"matrix", "--scenarios", "crash-holder"}} {
 			t.Run(tc.name+" "+cmd[0], func(t *testing.T) {
 				clearShardEnv(t)
 				for k, v := range tc.env {
@@ -47,4 +51,20 @@ func TestShardAutoBadInput(t *testing.T) {
 			})
 		}
 	}
+}
+
+// matrix merge refuses shards with one missing, naming it, with exit 2.
+func TestMatrixMergeMissingShard(t *testing.T) {
+	var dirs []string
+	for i := range 2 {
+		d := t.TempDir()
+		body := fmt.Sprintf(`{"runs":1,"shard":"%d/3","algorithms":["setpx"],"scenarios":[{"name":"crash-holder"}],`+
+			`"cells":[{"scenario":"crash-holder","algorithm":"setpx","status":"other-shard"}]}`, i)
+		require.NoError(t, os.WriteFile(filepath.Join(d, "matrix.json"), []byte(body), 0o644))
+		dirs = append(dirs, d)
+	}
+	_, stderr, code := execute(t, append([]string{"matrix", "merge", "--out", t.TempDir()}, dirs...)...)
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Contains(t, stderr, "shard 2/3 missing")
+	assert.NotContains(t, stderr, "\n", "one clear line")
 }
