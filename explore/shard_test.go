@@ -57,7 +57,7 @@ func causeSet(r *Report) (sigs, causes []string) {
 // same causes: a run in virtual time replays exactly.
 func TestShardMergeEqualsWhole(t *testing.T) {
 	base := Config{Algorithm: "setnx-expire", Kinds: []vocab.Kind{"crash-client", "pause-client"}, Runs: 48, Seed: 5,
-		Unguided: true, Workers: 2, Duration: time.Second, MaxShrink: 3}
+		Unguided: true, Workers: 2, Duration: time.Second}
 	whole, err := Explore(hostCtx(t), base)
 	require.NoError(t, err)
 	wantSigs, wantCauses := causeSet(whole)

@@ -355,10 +355,14 @@ func exploreMergeCmd() *cobra.Command {
 		Short: "Merge the results of explorations (shards) into one summary",
 		Long: `Read the explore.json of each DIR (an exploration's directory, or one of its
 designs' subdirectories) and merge them per design: runs add up, violations
-with one signature are one (the best reproduced kept). The merged
-explore.json and summary.md go to OUT/explore/<UTC stamp>-merged/ (or
---out-dir). Exit codes: 0 nothing found, 1
-violations found, 2 bad input.`,
+with one signature are one (of shards, the one the unsharded exploration
+would have shrunk; of whole explorations, the best reproduced), each
+shard's finds and figures kept, the causes grouped again. Shards of
+another locksim build or configuration are refused naming the field, and
+missing shards are named ("shard 3/8 missing"): nothing is written for
+fewer. The merged explore.json and summary.md go to
+OUT/explore/<UTC stamp>-merged/ (or --out-dir). Exit codes: 0 nothing
+found, 1 violations found, 2 bad input.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var dirs []string
