@@ -68,3 +68,44 @@ func TestMatrixMergeMissingShard(t *testing.T) {
 	assert.Contains(t, stderr, "shard 2/3 missing")
 	assert.NotContains(t, stderr, "\n", "one clear line")
 }
+
+// The review page takes a merged matrix, not one shard of it.
+func TestReportRefusesAShardMatrix(t *testing.T) {
+	d := t.TempDir()
+	body := `{"runs":1,"shard":"1/4","algorithms":["setpx"],"scenarios":[{"name":"crash-holder"}],` +
+		`"cells":[{"scenario":"crash-holder","algorithm":"setpx","status":"other-shard"}]}`
+	require.NoError(t, os.WriteFile(filepath.Join(d, "matrix.json"), []byte(body), 0o644))
+	_, stderr, code := execute(t, "report", "--matrix", d, "--bench", "", "--out", t.TempDir())
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Contains(t, stderr, "is shard 1/4 of a matrix: join the shards first (locksim matrix merge)")
+}
+
+// Two shards of an exploration started as GitLab CI starts them
+// (--shard auto) merge into one summary with the runs of both; either
+// alone is refused as a missing shard.
+func TestExploreShardAutoMerge(t *testing.T) {
+	dir := t.TempDir()
+	var shards []string
+	for i := range 2 {
+		clearShardEnv(t)
+		t.Setenv(shard.EnvGitLabIndex, fmt.Sprint(i+1))
+		t.Setenv(shard.EnvGitLabTotal, "2")
+		out := filepath.Join(dir, fmt.Sprint("shard-", i))
+		_, stderr, code := executeVirtual(t, "explore", "--algos", "setpx", "--kinds", "none", "--runs", "10",
+			"--duration", "500ms", "--confirm", "none", "--shard", "auto", "--out-dir", out)
+		require.Equal(t, exitOK, code, stderr)
+		assert.Contains(t, stderr, fmt.Sprintf("shard %d/2 from the gitlab environment", i))
+		shards = append(shards, out)
+	}
+	stdout, stderr, code := execute(t, "explore", "merge", shards[0], shards[1], "--out-dir", filepath.Join(dir, "merged"))
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "setpx: 10 runs")
+	summary, err := os.ReadFile(filepath.Join(dir, "merged", "setpx", "summary.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(summary), "Merged from 2 shards")
+
+	_, stderr, code = execute(t, "explore", "merge", shards[1], "--out-dir", filepath.Join(dir, "one"))
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Contains(t, stderr, "setpx: shard 0/2 missing (have 1 of 2 shards)")
+	assert.NoDirExists(t, filepath.Join(dir, "one"))
+}
