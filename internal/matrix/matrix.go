@@ -128,7 +128,7 @@ type Matrix struct {
 	Incomplete bool `json:"incomplete,omitempty"`
 	// Version is the locksim that ran it (internal/version); Shard "i/n"
 	// for one shard of a matrix, empty for a whole one; Parts, in a
-	// merged matrix, each shard's own facts (shard.go).
+	// merged matrix, each shard's own facts (merge.go).
 	Version string `json:"version,omitempty"`
 	Shard   string `json:"shard,omitempty"`
 	Parts   []Part `json:"parts,omitempty"`
