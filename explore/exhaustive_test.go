@@ -266,7 +266,9 @@ func TestSweepShardsMerge(t *testing.T) {
 		assert.Contains(t, rep.Sweep.Statement, "no bound is stated", "shard %d alone ran half", i)
 		reps = append(reps, rep)
 	}
-	m := Merge(reps)[0]
+	ms, err := Merge(reps)
+	require.NoError(t, err)
+	m := ms[0]
 	assert.Equal(t, m.Sweep.Singles.Exist, int64(m.Sweep.Singles.Ran))
 	assert.Contains(t, m.Sweep.Statement, "fenced: no violation under any single crash-client fault")
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locksim/locksim/internal/version"
+	"github.com/locksim/locksim/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/vocab"
@@ -117,6 +119,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 		Kinds: vocab.KindStrings(cfg.Kinds), Points: points, World: worldOf(cfg), Violations: []Violation{},
 		Budget:    budgetOf(plan),
 		Reference: cfg.reference(), Strict: cfg.Strict,
+		Version: version.String(), Machine: run.Machine(), Planned: cfg.Runs, Unguided: cfg.Unguided, Exhaustive: cfg.Exhaustive,
 	}
 	sched, cfg := newScheduler(ctx, cfg, points)
 	table, runs, notPlayed, runErr := sweep(ctx, cfg, sched, began, plan.Search)

@@ -350,11 +350,11 @@ func TestExploreFindsAndReportsJSON(t *testing.T) {
 
 func TestMerge(t *testing.T) {
 	a := &Report{Algorithm: "setpx", Runs: 100, Elapsed: 6, Shard: "0/2", Violations: []Violation{
-		{Check: "exclusion", Verdict: "unsafe", Signature: "exclusion unsafe [pause-client]", Hits: 3, FaultsAfter: 2, Reproduced: Reproduced{Virtual: "8/10"}},
+		{Check: "exclusion", Verdict: "unsafe", Signature: "exclusion unsafe [pause-client]", Hits: 3, FaultsBefore: 3, FaultsAfter: 2, Reproduced: Reproduced{Virtual: "8/10"}},
 		{Check: "claim", Verdict: "unsafe", Signature: "claim unsafe [kill-node]", Hits: 1, FaultsAfter: 1, Reproduced: Reproduced{Virtual: "10/10"}},
 	}}
 	b := &Report{Algorithm: "setpx", Runs: 50, Elapsed: 3, Shard: "1/2", Violations: []Violation{
-		{Check: "exclusion", Verdict: "unsafe", Signature: "exclusion unsafe [pause-client]", Hits: 2, FaultsAfter: 1, Reproduced: Reproduced{Virtual: "10/10"}, Schedule: 9},
+		{Check: "exclusion", Verdict: "unsafe", Signature: "exclusion unsafe [pause-client]", Hits: 2, FaultsBefore: 1, FaultsAfter: 1, Reproduced: Reproduced{Virtual: "10/10"}, Schedule: 9},
 	}}
 	c := &Report{Algorithm: "redlock", Runs: 10, Elapsed: 1, Shard: "0/1"}
 	dirs := []string{}
@@ -375,7 +375,8 @@ func TestMerge(t *testing.T) {
 	ex := m.Violations[1]
 	assert.Equal(t, "exclusion unsafe [pause-client]", ex.Signature)
 	assert.Equal(t, 5, ex.Hits)
-	assert.Equal(t, 9, ex.Schedule, "the better reproduced one is kept")
+	assert.Equal(t, 9, ex.Schedule, "the one found with the fewest faults is kept: the one an unsharded exploration would have shrunk")
+	assert.Len(t, ex.Sightings, 2, "each shard's find is kept")
 	assert.Empty(t, merged[1].Violations)
 
 	_, err = MergeDirs(nil)

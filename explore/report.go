@@ -55,6 +55,17 @@ type Report struct {
 	// the bounded sweep's tiers and statement (Config.Exhaustive only).
 	Coverage *Coverage `json:"coverage,omitempty"`
 	Sweep    *Sweep    `json:"sweep,omitempty"`
+	// Version is the locksim that explored (internal/version), Machine
+	// where; Planned the runs asked for over all shards (--runs, 0 when
+	// bounded by time), Unguided and Exhaustive how schedules were
+	// drawn: with the fields above, what the shards of one exploration
+	// share (merge.go). Parts, in a merged report, is each shard's own.
+	Version    string `json:"version,omitempty"`
+	Machine    string `json:"machine,omitempty"`
+	Planned    int    `json:"planned_runs,omitempty"`
+	Unguided   bool   `json:"unguided,omitempty"`
+	Exhaustive bool   `json:"exhaustive,omitempty"`
+	Parts      []Part `json:"parts,omitempty"`
 
 	// Written is the directory Write last wrote into ("" until it has).
 	Written string `json:"-"`
@@ -159,6 +170,9 @@ type Violation struct {
 	Known               bool   `json:"known,omitempty"`
 	KnownWhy            string `json:"known_why,omitempty"`
 	ReferenceReproduced string `json:"reference_reproduced,omitempty"`
+	// Sightings, in a merged report, are the shards that met this
+	// signature, each with its most promising schedule, seed and hits.
+	Sightings []Sighting `json:"sightings,omitempty"`
 }
 
 // Reproduced says how often the shrunk scenario failed the same check
@@ -219,9 +233,18 @@ func ReadReport(dir string) (*Report, error) {
 // Merge folds the reports of several shards (or sessions) of explorations
 // into one per design: runs and wall time add up, runs per minute is
 // recomputed from them (shards run side by side, so it is per shard-minute),
-// and violations with the same signature are one, the one with the best
-// virtual reproduction (then the fewest faults) kept, hits summed.
-func Merge(reports []*Report) []*Report {
+// and violations with the same signature are one (keeps: of shards, the
+// one the unsharded exploration would have shrunk; of sessions, the best
+// reproduced), hits summed, every
+// shard's find of it kept as a Sighting and every shard's own figures as
+// a Part; the causes are grouped again over the merged violations, so a
+// cause two shards found is one. Reports that are not one exploration
+// (checkMerge: other builds or configurations, missing shards) are
+// refused with ErrMerge.
+func Merge(reports []*Report) ([]*Report, error) {
+	if err := checkMerge(reports); err != nil {
+		return nil, err
+	}
 	byAlgo := map[string]*Report{}
 	var order []string
 	coverer := map[string]string{} // design and signature: the signature that covers it
@@ -229,7 +252,8 @@ func Merge(reports []*Report) []*Report {
 		m := byAlgo[r.Algorithm]
 		if m == nil {
 			m = &Report{Algorithm: r.Algorithm, Seed: r.Seed, Kinds: r.Kinds, Points: r.Points, World: r.World, Violations: []Violation{},
-				Reference: r.Reference, Strict: r.Strict}
+				Reference: r.Reference, Strict: r.Strict,
+				Version: r.Version, Planned: r.Planned, Unguided: r.Unguided, Exhaustive: r.Exhaustive}
 			byAlgo[r.Algorithm] = m
 			order = append(order, r.Algorithm)
 		}
@@ -239,12 +263,22 @@ func Merge(reports []*Report) []*Report {
 		m.Interrupted = m.Interrupted || r.Interrupted
 		m.Pending += r.Pending
 		m.Coverage, m.Sweep = m.Coverage.merge(r.Coverage), m.Sweep.merge(r.Sweep, r.Algorithm)
+		m.Parts = append(m.Parts, partOf(r))
+		if m.Machine == "" || m.Machine == r.Machine {
+			m.Machine = r.Machine
+		} else {
+			m.Machine = "several (see parts)"
+		}
 		if m.Shard == "" {
 			m.Shard = r.Shard
 		} else {
 			m.Shard += "," + r.Shard
 		}
 		for _, v := range r.Violations {
+			seen := Sighting{Shard: r.Shard, Schedule: v.Schedule, Seed: v.Seed, Hits: v.Hits}
+			if len(v.Sightings) == 0 {
+				v.Sightings = []Sighting{seen}
+			}
 			if v.CoveredBy > 0 && v.CoveredBy <= len(r.Violations) {
 				coverer[r.Algorithm+"\x00"+v.Signature] = r.Violations[v.CoveredBy-1].Signature
 			}
@@ -259,10 +293,12 @@ func Merge(reports []*Report) []*Report {
 				continue
 			}
 			hits := m.Violations[i].Hits + v.Hits
-			if better(v, m.Violations[i]) {
+			sightings := append(m.Violations[i].Sightings, v.Sightings...)
+			if keeps(v, m.Violations[i], r.Shard) {
 				m.Violations[i] = v
 			}
 			m.Violations[i].Hits = hits
+			m.Violations[i].Sightings = sightings
 		}
 	}
 	out := make([]*Report, 0, len(order))
@@ -282,10 +318,13 @@ func Merge(reports []*Report) []*Report {
 				return w.Signature == coverer[a+"\x00"+v.Signature]
 			})
 		}
+		for i := range m.Violations {
+			sortSightings(m.Violations[i].Sightings)
+		}
 		m.Causes = causesOf(m.Violations)
 		out = append(out, m)
 	}
-	return out
+	return out, nil
 }
 
 // better: a higher virtual reproduction, then fewer faults, then the lower
@@ -337,9 +376,10 @@ func MergeDirs(dirs []string) ([]*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		r.Written = d
 		reps = append(reps, r)
 	}
-	return Merge(reps), nil
+	return Merge(reps)
 }
 
 // checkCounts refuses a report whose counts no exploration writes: a
@@ -496,6 +536,7 @@ func (r *Report) Markdown() string {
 	}
 	fmt.Fprintf(&b, "%d runs in %.1f s of wall time, %.0f runs/min%s; seed %d, shard %s.\n\n",
 		r.Runs, r.Elapsed, r.RunsPerMin, status, r.Seed, r.Shard)
+	b.WriteString(r.partsMarkdown())
 	if bs := r.Budget; bs != nil && bs.Total > 0 {
 		fmt.Fprintf(&b, "Budget: %.0f s in all: search until %.1f s, shrinking and confirmation until %.1f s, then the last replays and run directories.\n\n",
 			bs.Total, bs.Search, bs.Finish)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +37,7 @@ type exploreFlags struct {
 	maxFaults int
 	seed      uint64
 	shard     string
+	shards    int
 	confirm   string
 	out       string // the directory written, from outFlags
 	outFlags  outflag.Flags
@@ -83,8 +83,9 @@ point, visit 1-3 and size, once up to renaming clients and a multi-node
 design's nodes), then pairs while --runs or --for lasts, and states the
 bound: no violation under any single fault, or how many break the design.
 --shard i/n runs the
-schedules j with j mod n == i; 'locksim explore merge DIR...' merges the
-shards' results. Exit codes: 0 nothing found (with a reference: nothing the reference does
+schedules j with j mod n == i (--shard auto: i and n from a Kubernetes
+Indexed Job, GitLab CI's parallel: or a Slurm array; docs/scale.md);
+'locksim explore merge DIR...' merges the shards' results. Exit codes: 0 nothing found (with a reference: nothing the reference does
 not share; --strict: nothing at all), 1 violations found, 2 bad
 input, 3 locksim failed or was interrupted (what was found so far is
 written).`,
@@ -111,7 +112,7 @@ written).`,
 	fl.DurationVar(&f.hold, "hold", run.Hold, "time inside the critical section")
 	fl.IntVar(&f.maxFaults, "max-faults", 4, "most faults in one schedule")
 	fl.Uint64Var(&f.seed, "seed", 0, "base seed: schedule j is drawn from (seed, j)")
-	fl.StringVar(&f.shard, "shard", "0/1", "run shard `i/n` of the schedules (those j with j mod n == i)")
+	registerShardFlags(fl, &f.shard, &f.shards, "schedules (those j with j mod n == i)")
 	fl.StringVar(&f.confirm, "confirm", "", "replay each shrunk violation on redis-server in real time: redis or none (default: redis when redis-server is on PATH)")
 	f.outFlags.Register(fl, "explore", "<UTC stamp>-s<seed>[-shard<i>of<n>]/")
 	fl.BoolVar(&f.asJSON, "json", false, "print the result as JSON on stdout (one object; an array for several designs)")
@@ -123,17 +124,6 @@ written).`,
 	fl.BoolVar(&f.strict, "strict", false, "exit 1 on every violation, also those the reference shares")
 	cmd.AddCommand(exploreMergeCmd())
 	return cmd
-}
-
-// parseShard reads "i/n".
-func parseShard(s string) (int, int, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(strings.TrimSpace(a))
-	n, err2 := strconv.Atoi(strings.TrimSpace(b))
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return 0, 0, fmt.Errorf("--shard %q: want i/n with 0 <= i < n, e.g. 0/4", s)
-	}
-	return i, n, nil
 }
 
 // configs checks the flags and makes one explore.Config per design.
@@ -165,10 +155,11 @@ func (f *exploreFlags) configs(cmd *cobra.Command) ([]explore.Config, error) {
 	if changed("parallel") && f.workers < 1 {
 		return nil, fmt.Errorf("--parallel %d: at least 1", f.workers)
 	}
-	shard, shards, err := parseShard(f.shard)
+	sh, err := resolveShard(cmd, f.shard, f.shards)
 	if err != nil {
 		return nil, err
 	}
+	shard, shards := sh.Index, sh.Count
 	confirm := f.confirm
 	if confirm == "" {
 		confirm = explore.ConfirmNone
@@ -364,10 +355,14 @@ func exploreMergeCmd() *cobra.Command {
 		Short: "Merge the results of explorations (shards) into one summary",
 		Long: `Read the explore.json of each DIR (an exploration's directory, or one of its
 designs' subdirectories) and merge them per design: runs add up, violations
-with one signature are one (the best reproduced kept). The merged
-explore.json and summary.md go to OUT/explore/<UTC stamp>-merged/ (or
---out-dir). Exit codes: 0 nothing found, 1
-violations found, 2 bad input.`,
+with one signature are one (of shards, the one the unsharded exploration
+would have shrunk; of whole explorations, the best reproduced), each
+shard's finds and figures kept, the causes grouped again. Shards of
+another locksim build or configuration are refused naming the field, and
+missing shards are named ("shard 3/8 missing"): nothing is written for
+fewer. The merged explore.json and summary.md go to
+OUT/explore/<UTC stamp>-merged/ (or --out-dir). Exit codes: 0 nothing
+found, 1 violations found, 2 bad input.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var dirs []string

@@ -27,6 +27,8 @@ type matrixFlags struct {
 	seed         uint64
 	timeout      time.Duration
 	checkTimeout time.Duration
+	shard        string
+	shards       int
 }
 
 func matrixCmd() *cobra.Command {
@@ -44,6 +46,9 @@ skip with the reason, never as passed. --timeout bounds the whole matrix's
 wall time: when it runs out the matrix is written with the pairs that
 finished, marked incomplete (exit 3); --check-timeout bounds the checker in
 each run, as on run.
+--shard i/n runs the k-th planned (scenario, design, run) triple when
+k mod n == i (--shard auto: from the engine's environment, docs/scale.md);
+'locksim matrix merge DIR...' joins the shards into one matrix.
 Exit codes: 0 every pair met its expectation in every run, 1 some did not,
 2 bad input, 3 locksim itself failed (the matrix is still written when it got
 that far).`,
@@ -67,6 +72,8 @@ that far).`,
 	fl.Uint64Var(&f.seed, "seed", 0, "base seed for every random choice: run i of a pair uses seed + i (default: each scenario's own seed)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "bound on the whole matrix's wall time; past it the pairs that finished are written, marked incomplete, exit 3 (default: none; each run is bounded by its duration + 1m)")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 10*time.Second, "bound on the checker in each run; running out gives verdict unknown")
+	registerShardFlags(fl, &f.shard, &f.shards, "(scenario, design, run) triples (the k-th in plan order when k mod n == i)")
+	cmd.AddCommand(matrixMergeCmd())
 	return cmd
 }
 
@@ -82,6 +89,11 @@ func (f *matrixFlags) config(cmd *cobra.Command) (matrix.Config, error) {
 	if err := f.where.check(changed); err != nil {
 		return cfg, err
 	}
+	sh, err := resolveShard(cmd, f.shard, f.shards)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Shard = sh
 	cfg.Server = serverOverride(f.where.server, changed)
 	if f.where.external() {
 		if changed("parallel") && f.parallel > 1 {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/internal/report"
+	"github.com/locksim/locksim/internal/shard"
+	"github.com/locksim/locksim/internal/version"
 	"github.com/locksim/locksim/run"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -59,6 +61,10 @@ type Config struct {
 	// Timeout bounds each run as a whole (run.Options.Timeout) [its
 	// duration + 1m].
 	Timeout time.Duration
+	// Shard is the part of the runs this matrix makes: the runs of the
+	// planned (scenario, design, run) triples k with k mod Count ==
+	// Index, in plan order (shard.go) [shard.All].
+	Shard shard.Shard
 	// Progress, when set, hears once before anything runs (Done 0), then
 	// of every finished run and every pair that is not run; calls come one
 	// at a time.
@@ -120,6 +126,12 @@ type Matrix struct {
 	// Incomplete marks a matrix cut short by an interruption: the pairs
 	// that finished, the others CellInterrupted. Not a verdict.
 	Incomplete bool `json:"incomplete,omitempty"`
+	// Version is the locksim that ran it (internal/version); Shard "i/n"
+	// for one shard of a matrix, empty for a whole one; Parts, in a
+	// merged matrix, each shard's own facts (merge.go).
+	Version string `json:"version,omitempty"`
+	Shard   string `json:"shard,omitempty"`
+	Parts   []Part `json:"parts,omitempty"`
 }
 
 // Row is a row of the matrix.
@@ -143,6 +155,9 @@ const (
 	// CellInterrupted: the matrix was interrupted before the pair's runs
 	// all finished; Runs holds those that did.
 	CellInterrupted CellStatus = "interrupted"
+	// CellElsewhere: in one shard of a matrix, a pair whose runs all
+	// belong to other shards.
+	CellElsewhere CellStatus = "other-shard"
 )
 
 // Mixed is the verdict of a cell whose runs disagree among themselves.
@@ -178,6 +193,8 @@ func (c Cell) Expectation() scenarios.Expectation {
 
 // CellRun is one run of a pair.
 type CellRun struct {
+	// Run is the run's index in its pair (0-based): run i has seed + i.
+	Run        int                      `json:"run"`
 	Seed       uint64                   `json:"seed"`
 	Verdict    vocab.Verdict            `json:"verdict,omitempty"`
 	Checks     map[string]vocab.Verdict `json:"checks,omitempty"`
@@ -203,6 +220,8 @@ type Totals struct {
 	Errors  int `json:"errors"`  // pairs locksim failed to run
 	// Interrupted counts the pairs an interruption cut short.
 	Interrupted int `json:"interrupted,omitempty"`
+	// Elsewhere counts, in one shard, the pairs other shards run.
+	Elsewhere int `json:"elsewhere,omitempty"`
 }
 
 // OK reports whether the matrix met every expectation: every pair that
@@ -252,6 +271,10 @@ func Run(ctx context.Context, cfg Config) (Matrix, error) {
 		Algorithms: cfg.Algorithms,
 		Cells:      p.cells,
 		Verdicts:   verdictMeanings,
+		Version:    version.String(),
+	}
+	if cfg.Shard.Count > 1 {
+		m.Shard = cfg.Shard.String()
 	}
 	for _, s := range cfg.Scenarios {
 		m.Scenarios = append(m.Scenarios, Row{Name: s.Name, Doc: strings.TrimSpace(s.Doc), Source: s.Source, File: s.UserFile(), Family: scenarios.FamilyOf(s)})
@@ -262,6 +285,7 @@ func Run(ctx context.Context, cfg Config) (Matrix, error) {
 	}
 	meter := startLoad()
 	runErr := runJobs(ctx, cfg, w.tmp, p.jobs, m.Cells)
+	keepShard(m.Cells, p.jobs, cfg.Runs)
 	if runErr != nil {
 		if ctx.Err() == nil {
 			w.discard()
@@ -303,6 +327,7 @@ var verdictMeanings = map[string]string{
 	"n/a":                  "the scenario does not apply to the design",
 	"error":                "locksim failed to run the pair; reason has the error",
 	"interrupted":          "the matrix was interrupted before the pair's runs finished; not a verdict",
+	"other-shard":          "in one shard of a matrix: the pair's runs are other shards'; locksim matrix merge joins them",
 }
 
 // markInterrupted turns every cell that ran but whose runs did not all
@@ -369,7 +394,7 @@ func runJobs(ctx context.Context, cfg Config, root string, jobs []job, cells []C
 		}
 	}
 
-	pics := newPictures(ctx, len(cells))
+	pics := newPictures(ctx, len(cells), jobs)
 	queue := make(chan job)
 	var wg sync.WaitGroup
 	var interrupted error
@@ -379,7 +404,7 @@ func runJobs(ctx context.Context, cfg Config, root string, jobs []job, cells []C
 			defer wg.Done()
 			for j := range queue {
 				r, err := runOne(ctx, cfg, root, j, pics.rule(j.cell, j.run))
-				if j.run == 0 {
+				if pics.leads(j.cell, j.run) {
 					verdict := r.Verdict
 					if r.Error != "" {
 						verdict = ""
@@ -423,7 +448,7 @@ feed:
 // design, so that the designs' runs of a scenario, which share seeds and
 // may share a start second, never compete for a run directory name.
 func runOne(ctx context.Context, cfg Config, root string, j job, pictures func(run.Outcome) report.Pictures) (CellRun, error) {
-	r := CellRun{Seed: deref(j.s.Seed)}
+	r := CellRun{Run: j.run, Seed: deref(j.s.Seed)}
 	start := time.Now()
 	o, err := run.Execute(ctx, j.s, j.algo, run.Options{
 		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Timeout: cfg.Timeout, RealTime: cfg.RealTime,
@@ -458,6 +483,9 @@ func (m *Matrix) summarize() {
 			continue
 		case CellInterrupted:
 			m.Totals.Interrupted++
+			continue
+		case CellElsewhere:
+			m.Totals.Elsewhere++
 			continue
 		}
 		c.Agreed, c.Verdict = 0, ""

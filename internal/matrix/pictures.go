@@ -29,18 +29,31 @@ type pictures struct {
 	// first[c] is closed once run 0 of cell c has its verdict, verdict[c].
 	first   []chan struct{}
 	verdict []vocab.Verdict
+	// lead[c] is the run that stands for run 0 of cell c: run 0, or in a
+	// shard without it (shard.go) the shard's first run of the cell, since
+	// run 0 is another shard's to draw.
+	lead []int
 }
 
-func newPictures(ctx context.Context, cells int) *pictures {
-	p := &pictures{ctx: ctx, first: make([]chan struct{}, cells), verdict: make([]vocab.Verdict, cells)}
+func newPictures(ctx context.Context, cells int, jobs []job) *pictures {
+	p := &pictures{ctx: ctx, first: make([]chan struct{}, cells), verdict: make([]vocab.Verdict, cells), lead: make([]int, cells)}
 	for i := range p.first {
 		p.first[i] = make(chan struct{})
+		p.lead[i] = -1
+	}
+	for _, j := range jobs {
+		if p.lead[j.cell] < 0 || j.run < p.lead[j.cell] {
+			p.lead[j.cell] = j.run
+		}
 	}
 	return p
 }
 
+// leads reports whether run n of cell is its lead run.
+func (p *pictures) leads(cell, n int) bool { return p.lead[cell] == n }
+
 // firstDone records run 0 of cell's verdict ("" when it failed); the
-// worker of run 0 calls it once, whatever happened.
+// worker of the lead run calls it once, whatever happened.
 func (p *pictures) firstDone(cell int, v vocab.Verdict) {
 	p.verdict[cell] = v
 	close(p.first[cell])
@@ -50,7 +63,7 @@ func (p *pictures) firstDone(cell int, v vocab.Verdict) {
 // for run 0 of its cell: the jobs are handed out in run order, so run 0
 // is already running (its worker waits for nothing) or done.
 func (p *pictures) rule(cell, n int) func(run.Outcome) report.Pictures {
-	if n == 0 {
+	if p.leads(cell, n) {
 		return func(o run.Outcome) report.Pictures {
 			if o.AsExpected && o.Verdict == vocab.Safe {
 				return report.VectorPictures

@@ -16,7 +16,7 @@ import (
 // run 0 was neither; a repeat waits for run 0 to know, but not past a
 // cancelled context.
 func TestPicturesRule(t *testing.T) {
-	p := newPictures(context.Background(), 2)
+	p := newPictures(context.Background(), 2, []job{{cell: 0, run: 0}, {cell: 0, run: 3}, {cell: 1, run: 0}, {cell: 1, run: 3}})
 	out := func(v vocab.Verdict, as bool) run.Outcome {
 		return run.Outcome{Verdict: v, AsExpected: as}
 	}
@@ -32,7 +32,14 @@ func TestPicturesRule(t *testing.T) {
 	assert.Equal(t, report.AllPictures, p.rule(1, 3)(out(vocab.Deadlock, true)), "the pair's first bad run may be this one")
 
 	ctx, cancel := context.WithCancel(context.Background())
-	waiting := newPictures(ctx, 1)
+	waiting := newPictures(ctx, 1, []job{{cell: 0, run: 0}, {cell: 0, run: 1}})
 	cancel()
 	assert.Equal(t, report.NoPictures, waiting.rule(0, 1)(out(vocab.Unsafe, true)), "a cancelled matrix does not wait for run 0")
+
+	// A shard without run 0 of a cell: its first run there leads, and
+	// a later one waits for it, not for run 0 in another shard.
+	sharded := newPictures(context.Background(), 1, []job{{cell: 0, run: 2}, {cell: 0, run: 5}})
+	assert.Equal(t, report.AllPictures, sharded.rule(0, 2)(out(vocab.Unsafe, true)), "the shard's lead run is drawn")
+	sharded.firstDone(0, vocab.Unsafe)
+	assert.Equal(t, report.NoPictures, sharded.rule(0, 5)(out(vocab.Unsafe, true)), "its lead was unsafe already")
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/internal/shard"
 	"github.com/locksim/locksim/lock"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim"
@@ -39,6 +40,12 @@ func makePlan(cfg Config) (plan, error) {
 		return plan{}, badMatrix("timeout %v: must be positive", cfg.Timeout)
 	}
 	cfg.Runs = max(cfg.Runs, 1)
+	if cfg.Shard == (shard.Shard{}) {
+		cfg.Shard = shard.All
+	}
+	if cfg.Shard.Count < 1 || cfg.Shard.Index < 0 || cfg.Shard.Index >= cfg.Shard.Count {
+		return plan{}, badMatrix("shard %s: want i/n with 0 <= i < n", cfg.Shard)
+	}
 	if err := planExternal(&cfg); err != nil {
 		return plan{}, err
 	}
@@ -122,6 +129,7 @@ func makePlan(cfg Config) (plan, error) {
 			}
 		}
 	}
+	p.jobs = ofShard(p.jobs, cfg.Shard)
 	return p, nil
 }
 

@@ -209,6 +209,12 @@ func (m Matrix) Headline() string {
 	if t.NA > 0 {
 		s += fmt.Sprintf("; %d do not apply", t.NA)
 	}
+	if t.Elsewhere > 0 {
+		s += fmt.Sprintf("; %d run by other shards", t.Elsewhere)
+	}
+	if m.Shard != "" {
+		s = fmt.Sprintf("shard %s (its share of each pair's runs): ", m.Shard) + s
+	}
 	if m.Incomplete {
 		s = fmt.Sprintf("INCOMPLETE, interrupted (%d pairs cut short, not verdicts): ", t.Interrupted) + s
 	}

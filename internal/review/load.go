@@ -97,6 +97,11 @@ func Load(matrixDir string, b BenchChoice) (*Review, error) {
 	if err != nil {
 		return nil, fmt.Errorf("matrix: %w", err)
 	}
+	if m.Shard != "" {
+		// A shard holds a share of each pair's runs: its grid would say
+		// less than the matrix does.
+		return nil, fmt.Errorf("matrix %s is shard %s of a matrix: join the shards first (locksim matrix merge)", matrixDir, m.Shard)
+	}
 	r := &Review{Generated: time.Now(), Matrix: m}
 	if m.Incomplete {
 		n := 0
