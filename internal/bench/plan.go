@@ -91,7 +91,8 @@ func unplanned(c Config) []string {
 }
 
 // Size tells how many configurations a sweep measures and about how long it
-// takes (measured time and warm-ups; starting the nodes comes on top).
+// takes (measured time, warm-ups and the server limit; starting the nodes
+// comes on top).
 func (c Config) Size() (configs int, estimate time.Duration) {
 	c = c.withDefaults()
 	if len(c.Under) > 0 {
@@ -106,6 +107,14 @@ func (c Config) Size() (configs int, estimate time.Duration) {
 	for _, cl := range plan(c) {
 		configs += len(cl.designs)
 		estimate += time.Duration(len(cl.designs)) * (c.Duration + c.Warmup)
+	}
+	// The server limit: two phases at each client count (measureLimit).
+	if c.Rounds > 0 {
+		distinct := map[int]bool{}
+		for _, n := range c.Clients {
+			distinct[n] = true
+		}
+		estimate += time.Duration(2*len(distinct)) * min(limitSlice, c.Duration/time.Duration(c.Rounds))
 	}
 	return configs, estimate
 }

@@ -61,8 +61,22 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for _, c := range cells {
 		r.total += len(c.designs) * cfg.Rounds
 	}
+	limitAt := map[int]bool{}
 	for i, c := range cells {
-		res, err := r.runCell(ctx, i, c)
+		// The server's limit at a client count is measured before the
+		// first cell at that count.
+		var res []Result
+		var err error
+		if !limitAt[c.clients] {
+			limitAt[c.clients] = true
+			var l Limit
+			if l, err = measureLimit(ctx, cluster, c.clients, min(limitSlice, cfg.Duration/time.Duration(cfg.Rounds))); err == nil {
+				rep.Limits = append(rep.Limits, l)
+			}
+		}
+		if err == nil {
+			res, err = r.runCell(ctx, i, c)
+		}
 		if err != nil && (ctx.Err() == nil || i == 0) {
 			return nil, err
 		}
@@ -85,6 +99,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 func (rep *Report) finish(cfg Config) {
 	sortResults(rep.Results, cfg.Algorithms)
 	addRatios(rep.Results)
+	addLimitFractions(rep.Results, rep.Limits)
 	rep.Comparisons = comparisons(rep.Results)
 	rep.WallS = time.Since(rep.Started).Seconds()
 }

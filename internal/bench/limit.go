@@ -1,0 +1,153 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim"
+)
+
+// Limit is what one server does at a number of clients with nothing
+// between them and it but a pipelined loop: SET key token NX PX per
+// second and EVALSHA of the compare-and-delete script per second, and the
+// cycle limit these two make, 1/(1/SET + 1/EVALSHA): the most lock cycles
+// (one of each) per second the server can serve. Every design's VsLimit
+// is its throughput over CyclePerS at the same client count.
+type Limit struct {
+	Clients     int     `json:"clients"`
+	SetPerS     float64 `json:"set_per_s"`
+	EvalShaPerS float64 `json:"evalsha_per_s"`
+	CyclePerS   float64 `json:"cycle_limit_per_s"`
+}
+
+// CycleLimit is the cycles per second a server doing set SETs and eval
+// EVALSHAs per second can serve when each cycle is one of each:
+// 1/(1/set + 1/eval); 0 when either is not positive.
+func CycleLimit(set, eval float64) float64 {
+	if set <= 0 || eval <= 0 {
+		return 0
+	}
+	return 1 / (1/set + 1/eval)
+}
+
+// limitPipeline is how many commands a client of the limit loop sends per
+// round trip: enough that the server, not the round trips, sets the pace.
+const limitPipeline = 32
+
+// limitTTL is the PX of the limit loop's keys: longer than the phase
+// that deletes them, so that each compare-and-delete finds its key.
+const limitTTL = 30 * time.Second
+
+// limitSlice is how long each phase of the limit loop runs at most.
+const limitSlice = 500 * time.Millisecond
+
+// measureLimit measures the server limit on node 0 at n clients, every
+// client with a connection of its own: first every client pipelines SET
+// NX PX of keys of its own for the phase's time, then EVALSHA of the
+// compare-and-delete script on those keys, in order, until the phase's
+// time or its keys run out. Each rate is the commands over the phase's
+// wall time.
+func measureLimit(ctx context.Context, cluster *sim.Cluster, n int, slice time.Duration) (Limit, error) {
+	conns := make([]*redis.Client, n)
+	for i := range conns {
+		conns[i] = cluster.NewClient(0)
+	}
+	defer func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}()
+	if err := compareAndDelete.Load(ctx, conns[0]).Err(); err != nil {
+		return Limit{}, fmt.Errorf("%w: limit: load script: %w", sim.ErrHarness, err)
+	}
+	tokens := make([]string, n)
+	keys := make([][]string, n)
+	for i := range tokens {
+		tokens[i] = lock.RandomToken()
+	}
+	phase := func(do func(i int, deadline time.Time) (int, error)) (float64, error) {
+		start := time.Now()
+		deadline := start.Add(slice)
+		counts := make([]int, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { counts[i], errs[i] = do(i, deadline) })
+		}
+		wg.Wait()
+		elapsed := time.Since(start).Seconds()
+		total := 0
+		for i := range n {
+			if errs[i] != nil {
+				return 0, errs[i]
+			}
+			total += counts[i]
+		}
+		if elapsed <= 0 {
+			return 0, nil
+		}
+		return float64(total) / elapsed, nil
+	}
+	set, err := phase(func(i int, deadline time.Time) (int, error) {
+		for j := 0; time.Now().Before(deadline) && ctx.Err() == nil; {
+			pipe := conns[i].Pipeline()
+			for range limitPipeline {
+				k := fmt.Sprintf("lockbench:limit:%d:%d:%d", n, i, j)
+				keys[i] = append(keys[i], k)
+				pipe.SetNX(ctx, k, tokens[i], limitTTL)
+				j++
+			}
+			if _, err := pipe.Exec(ctx); err != nil {
+				return 0, fmt.Errorf("%w: limit: SET NX PX: %w", sim.ErrHarness, err)
+			}
+		}
+		return len(keys[i]), ctx.Err()
+	})
+	if err != nil {
+		return Limit{}, err
+	}
+	eval, err := phase(func(i int, deadline time.Time) (int, error) {
+		done := 0
+		for done < len(keys[i]) && time.Now().Before(deadline) && ctx.Err() == nil {
+			pipe := conns[i].Pipeline()
+			end := min(done+limitPipeline, len(keys[i]))
+			for _, k := range keys[i][done:end] {
+				pipe.EvalSha(ctx, compareAndDelete.Hash(), []string{k}, tokens[i])
+			}
+			if _, err := pipe.Exec(ctx); err != nil {
+				return 0, fmt.Errorf("%w: limit: EVALSHA: %w", sim.ErrHarness, err)
+			}
+			done = end
+		}
+		return done, ctx.Err()
+	})
+	if err != nil {
+		return Limit{}, err
+	}
+	// Keys the delete phase did not reach go now, not at their PX.
+	for i, c := range conns {
+		for len(keys[i]) > 0 {
+			m := min(len(keys[i]), 1000)
+			_ = c.Del(ctx, keys[i][:m]...).Err()
+			keys[i] = keys[i][m:]
+		}
+	}
+	return Limit{Clients: n, SetPerS: set, EvalShaPerS: eval, CyclePerS: CycleLimit(set, eval)}, nil
+}
+
+// addLimitFractions sets each result's VsLimit: its throughput over the
+// cycle limit measured at its client count.
+func addLimitFractions(rs []Result, limits []Limit) {
+	for i := range rs {
+		for _, l := range limits {
+			if l.Clients == rs[i].Clients && l.CyclePerS > 0 {
+				rs[i].VsLimit = rs[i].Throughput / l.CyclePerS
+			}
+		}
+	}
+}
