@@ -57,7 +57,8 @@ func TestPlanPutsDesignsAtTheirSizes(t *testing.T) {
 	}
 	configs, est := cfg.Size()
 	assert.Equal(t, 2*4*(2+3+3), configs)
-	limit := 2 * time.Duration(len(cfg.Clients)) * min(limitSlice, cfg.Duration/time.Duration(cfg.Rounds))
+	limit := 2 * time.Duration(len(cfg.Clients)) * limitPhase(cfg)
+	assert.Positive(t, limit)
 	assert.Equal(t, time.Duration(configs)*(cfg.Duration+cfg.Warmup)+limit, est, "the cells and the server limit at each client count")
 
 	cfg.Nodes = []int{1}

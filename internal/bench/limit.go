@@ -44,7 +44,17 @@ const limitPipeline = 32
 const limitTTL = 30 * time.Second
 
 // limitSlice is how long each phase of the limit loop runs at most.
-const limitSlice = 500 * time.Millisecond
+const limitSlice = 250 * time.Millisecond
+
+// limitPhase is how long each phase of the limit loop runs in a sweep of
+// cfg: a quarter of a round's slice, at most limitSlice; a pipelined loop
+// sends tens of thousands of commands in that time.
+func limitPhase(cfg Config) time.Duration {
+	if cfg.Rounds <= 0 {
+		return 0
+	}
+	return min(limitSlice, cfg.Duration/time.Duration(cfg.Rounds)/4)
+}
 
 // measureLimit measures the server limit on node 0 at n clients, every
 // client with a connection of its own: first every client pipelines SET

@@ -109,12 +109,10 @@ func (c Config) Size() (configs int, estimate time.Duration) {
 		estimate += time.Duration(len(cl.designs)) * (c.Duration + c.Warmup)
 	}
 	// The server limit: two phases at each client count (measureLimit).
-	if c.Rounds > 0 {
-		distinct := map[int]bool{}
-		for _, n := range c.Clients {
-			distinct[n] = true
-		}
-		estimate += time.Duration(2*len(distinct)) * min(limitSlice, c.Duration/time.Duration(c.Rounds))
+	distinct := map[int]bool{}
+	for _, n := range c.Clients {
+		distinct[n] = true
 	}
+	estimate += time.Duration(2*len(distinct)) * limitPhase(c)
 	return configs, estimate
 }

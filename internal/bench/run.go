@@ -70,7 +70,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if !limitAt[c.clients] {
 			limitAt[c.clients] = true
 			var l Limit
-			if l, err = measureLimit(ctx, cluster, c.clients, min(limitSlice, cfg.Duration/time.Duration(cfg.Rounds))); err == nil {
+			if l, err = measureLimit(ctx, cluster, c.clients, limitPhase(cfg)); err == nil {
 				rep.Limits = append(rep.Limits, l)
 			}
 		}
