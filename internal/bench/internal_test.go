@@ -57,7 +57,7 @@ func TestPlanPutsDesignsAtTheirSizes(t *testing.T) {
 	}
 	configs, est := cfg.Size()
 	assert.Equal(t, 2*4*(2+3+3), configs)
-	limit := 2 * time.Duration(len(cfg.Clients)) * limitPhase(cfg)
+	limit := 2 * time.Duration(len(cells)) * limitPhase(cfg)
 	assert.Positive(t, limit)
 	assert.Equal(t, time.Duration(configs)*(cfg.Duration+cfg.Warmup)+limit, est, "the cells and the server limit at each client count")
 
@@ -277,4 +277,18 @@ func TestCycleLimitAndFractions(t *testing.T) {
 	if FmtLimit(rs[0].VsLimit) != "0.40" || FmtLimit(rs[1].VsLimit) != "–" {
 		t.Errorf("FmtLimit: %q and %q", FmtLimit(rs[0].VsLimit), FmtLimit(rs[1].VsLimit))
 	}
+}
+
+// Each client count's limit is the median of the measurements before its
+// cells, in the order the counts were first measured.
+func TestCombineLimits(t *testing.T) {
+	got := combineLimits([]int{16, 1}, map[int][]Limit{
+		1:  {{Clients: 1, SetPerS: 10, EvalShaPerS: 30, CyclePerS: 7.5}},
+		16: {{SetPerS: 100, EvalShaPerS: 300, CyclePerS: 75}, {SetPerS: 20, EvalShaPerS: 20, CyclePerS: 10}, {SetPerS: 200, EvalShaPerS: 100, CyclePerS: 66}},
+	})
+	want := []Limit{
+		{Clients: 16, SetPerS: 100, EvalShaPerS: 100, CyclePerS: 66, Measurements: 3},
+		{Clients: 1, SetPerS: 10, EvalShaPerS: 30, CyclePerS: 7.5, Measurements: 1},
+	}
+	assert.Equal(t, want, got)
 }

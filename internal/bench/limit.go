@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,11 +19,51 @@ import (
 // cycle limit these two make, 1/(1/SET + 1/EVALSHA): the most lock cycles
 // (one of each) per second the server can serve. Every design's VsLimit
 // is its throughput over CyclePerS at the same client count.
+//
+// It is measured before every cell at its client count, so that a moment
+// of a loaded machine does not make it alone: each figure is the median
+// of the Measurements, and CyclePerS the median of their cycle limits.
 type Limit struct {
-	Clients     int     `json:"clients"`
-	SetPerS     float64 `json:"set_per_s"`
-	EvalShaPerS float64 `json:"evalsha_per_s"`
-	CyclePerS   float64 `json:"cycle_limit_per_s"`
+	Clients      int     `json:"clients"`
+	SetPerS      float64 `json:"set_per_s"`
+	EvalShaPerS  float64 `json:"evalsha_per_s"`
+	CyclePerS    float64 `json:"cycle_limit_per_s"`
+	Measurements int     `json:"measurements"`
+}
+
+// combineLimits is one Limit per client count, in the order counts were
+// first measured, each the medians of its measurements.
+func combineLimits(order []int, samples map[int][]Limit) []Limit {
+	var out []Limit
+	for _, n := range order {
+		ls := samples[n]
+		if len(ls) == 0 {
+			continue
+		}
+		pick := func(f func(Limit) float64) float64 {
+			v := make([]float64, len(ls))
+			for i, l := range ls {
+				v[i] = f(l)
+			}
+			return medianOf(v)
+		}
+		out = append(out, Limit{Clients: n, Measurements: len(ls),
+			SetPerS:     pick(func(l Limit) float64 { return l.SetPerS }),
+			EvalShaPerS: pick(func(l Limit) float64 { return l.EvalShaPerS }),
+			CyclePerS:   pick(func(l Limit) float64 { return l.CyclePerS })})
+	}
+	return out
+}
+
+// medianOf is the median of v (the mean of the middle two for an even
+// count); v is sorted in place.
+func medianOf(v []float64) float64 {
+	slices.Sort(v)
+	m := v[len(v)/2]
+	if len(v)%2 == 0 {
+		m = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return m
 }
 
 // CycleLimit is the cycles per second a server doing set SETs and eval
@@ -56,7 +97,7 @@ func limitPhase(cfg Config) time.Duration {
 	return min(limitSlice, cfg.Duration/time.Duration(cfg.Rounds)/4)
 }
 
-// measureLimit measures the server limit on node 0 at n clients, every
+// measureLimit measures the server limit once on node 0 at n clients, every
 // client with a connection of its own: first every client pipelines SET
 // NX PX of keys of its own for the phase's time, then EVALSHA of the
 // compare-and-delete script on those keys, in order, until the phase's
@@ -113,7 +154,7 @@ func measureLimit(ctx context.Context, cluster *sim.Cluster, n int, slice time.D
 				j++
 			}
 			if _, err := pipe.Exec(ctx); err != nil {
-				return 0, fmt.Errorf("%w: limit: SET NX PX: %w", sim.ErrHarness, err)
+				return 0, limitErr(ctx, "SET NX PX", err)
 			}
 		}
 		return len(keys[i]), ctx.Err()
@@ -130,7 +171,7 @@ func measureLimit(ctx context.Context, cluster *sim.Cluster, n int, slice time.D
 				pipe.EvalSha(ctx, compareAndDelete.Hash(), []string{k}, tokens[i])
 			}
 			if _, err := pipe.Exec(ctx); err != nil {
-				return 0, fmt.Errorf("%w: limit: EVALSHA: %w", sim.ErrHarness, err)
+				return 0, limitErr(ctx, "EVALSHA", err)
 			}
 			done = end
 		}
@@ -147,7 +188,7 @@ func measureLimit(ctx context.Context, cluster *sim.Cluster, n int, slice time.D
 			keys[i] = keys[i][m:]
 		}
 	}
-	return Limit{Clients: n, SetPerS: set, EvalShaPerS: eval, CyclePerS: CycleLimit(set, eval)}, nil
+	return Limit{Clients: n, SetPerS: set, EvalShaPerS: eval, CyclePerS: CycleLimit(set, eval), Measurements: 1}, nil
 }
 
 // addLimitFractions sets each result's VsLimit: its throughput over the
@@ -160,4 +201,18 @@ func addLimitFractions(rs []Result, limits []Limit) {
 			}
 		}
 	}
+}
+
+// limitErr is the error of a pipeline of the limit loop: the context's
+// when it ended or its deadline passed (go-redis sets the connection's
+// deadline to the context's, whose own timer may fire a moment after the
+// connection's), a harness failure otherwise.
+func limitErr(ctx context.Context, what string, err error) error {
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		<-ctx.Done()
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("%w: limit: %s: %w", sim.ErrHarness, what, err)
 }

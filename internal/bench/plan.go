@@ -108,11 +108,7 @@ func (c Config) Size() (configs int, estimate time.Duration) {
 		configs += len(cl.designs)
 		estimate += time.Duration(len(cl.designs)) * (c.Duration + c.Warmup)
 	}
-	// The server limit: two phases at each client count (measureLimit).
-	distinct := map[int]bool{}
-	for _, n := range c.Clients {
-		distinct[n] = true
-	}
-	estimate += time.Duration(2*len(distinct)) * limitPhase(c)
+	// The server limit: two phases before every cell (measureLimit).
+	estimate += time.Duration(2*len(plan(c))) * limitPhase(c)
 	return configs, estimate
 }

@@ -141,8 +141,8 @@ type Report struct {
 	Incomplete string `json:"incomplete,omitempty"`
 
 	// Limits is the server's own limit at each client count, measured on
-	// one node in the same run, before the first cell at that count
-	// (measureLimit).
+	// one node in the same run before every cell at that count, the
+	// median of those measurements (measureLimit, combineLimits).
 	Limits []Limit `json:"server_limit,omitempty"`
 }
 

@@ -61,20 +61,20 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for _, c := range cells {
 		r.total += len(c.designs) * cfg.Rounds
 	}
-	limitAt := map[int]bool{}
+	var limitOrder []int
+	limitSamples := map[int][]Limit{}
 	for i, c := range cells {
-		// The server's limit at a client count is measured before the
-		// first cell at that count.
+		// The server's limit at the cell's client count is measured
+		// before the cell, so that each count's limit is the median of
+		// moments spread over the run.
+		l, err := measureLimit(ctx, cluster, c.clients, limitPhase(cfg))
 		var res []Result
-		var err error
-		if !limitAt[c.clients] {
-			limitAt[c.clients] = true
-			var l Limit
-			if l, err = measureLimit(ctx, cluster, c.clients, limitPhase(cfg)); err == nil {
-				rep.Limits = append(rep.Limits, l)
-			}
-		}
 		if err == nil {
+			if len(limitSamples[c.clients]) == 0 {
+				limitOrder = append(limitOrder, c.clients)
+			}
+			limitSamples[c.clients] = append(limitSamples[c.clients], l)
+			rep.Limits = combineLimits(limitOrder, limitSamples)
 			res, err = r.runCell(ctx, i, c)
 		}
 		if err != nil && (ctx.Err() == nil || i == 0) {

@@ -135,7 +135,7 @@ func (r *Report) sweepSections() []Section {
 	}}
 	how.Items = append(how.Items, Words("of limit: cycles/s over the server's cycle limit at the same client count, 1/(1/SET + 1/EVALSHA), "+
 		"where SET is SET NX PX and EVALSHA the compare-and-delete script per second that one node served to a pipelined loop ("+
-		fmt.Sprint(limitPipeline)+" commands per round trip, every client a connection of its own) measured in the same run before the first cell at that client count. "+
+		fmt.Sprint(limitPipeline)+" commands per round trip, every client a connection of its own) measured in the same run before every cell, the median of those at the same client count. "+
 		"A multi-node design's cycle is one of each on every node, in parallel, so its fraction is against one node's limit too."))
 	if s.Rounds < MinRepeats {
 		how.Items = append(how.Items, Wordsf("Only %d round(s) per configuration: the ratios below have no spread to judge the noise by (use --rounds %d or more).", s.Rounds, MinRepeats))
