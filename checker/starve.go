@@ -137,14 +137,20 @@ func possiblyHeld(h history.History, end time.Duration) map[string][]Span {
 		client int
 		key    string
 	}
-	ops := slices.Clone(h.Ops)
-	slices.SortStableFunc(ops, func(a, b history.Op) int { return cmp.Compare(a.Call, b.Call) })
+	// The operations in call order, as indices: a history's operations are
+	// large, and a long history's copy would double what the check holds.
+	order := make([]int, len(h.Ops))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(h.Ops[a].Call, h.Ops[b].Call) })
 	holds := map[owner]*hold{}
 	out := map[string][]Span{}
 	add := func(key string, start, stop time.Duration) {
 		out[key] = append(out[key], Span{Start: start, End: min(stop, end)})
 	}
-	for _, op := range ops {
+	for _, i := range order {
+		op := &h.Ops[i]
 		if op.Client == history.NoClient {
 			continue
 		}
@@ -159,9 +165,9 @@ func possiblyHeld(h history.History, end time.Duration) map[string][]Span {
 					holds[o] = hd
 				}
 				hd.depth++
-				hd.expiry = max(hd.expiry, expiry(op, op.TTL))
+				hd.expiry = max(hd.expiry, expiry(*op, op.TTL))
 			case op.Outcome == history.Unknown || len(op.Granted) > 0:
-				add(op.Key, op.Call, expiry(op, maxTTL[op.Key]))
+				add(op.Key, op.Call, expiry(*op, maxTTL[op.Key]))
 			}
 		case history.KindExtend:
 			if hd != nil && op.Outcome == history.OK {
@@ -169,7 +175,7 @@ func possiblyHeld(h history.History, end time.Duration) map[string][]Span {
 				if ttl == 0 {
 					ttl = maxTTL[op.Key]
 				}
-				hd.expiry = max(hd.expiry, expiry(op, ttl))
+				hd.expiry = max(hd.expiry, expiry(*op, ttl))
 			}
 		case history.KindRelease:
 			if hd == nil {

@@ -93,9 +93,22 @@ func (f FailedAcquire) Words() string {
 }
 
 func failedAcquires(h history.History) []FailedAcquire {
-	var out []FailedAcquire
-	for _, op := range h.Ops {
-		if op.Kind != history.KindAcquire || op.Client == history.NoClient || op.Outcome == history.OK {
+	failed := func(op *history.Op) bool {
+		return op.Kind == history.KindAcquire && op.Client != history.NoClient && op.Outcome != history.OK
+	}
+	n := 0
+	for i := range h.Ops {
+		if failed(&h.Ops[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]FailedAcquire, 0, n)
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if !failed(op) {
 			continue
 		}
 		f := FailedAcquire{Client: op.Client, Key: op.Key, Start: op.Call, End: op.Return, Outcome: op.Outcome,

@@ -2,6 +2,7 @@ package history
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -45,6 +46,13 @@ const checkEvery = 1024
 // the context's error once ctx ends. Errors name the line.
 func ReadJSONLBounded(ctx context.Context, r io.Reader, b Bounds) (History, error) {
 	var h History
+	if n := countLines(r); n > 0 {
+		if b.Ops > 0 {
+			n = min(n, b.Ops)
+		}
+		h.Ops = make([]Op, 0, n)
+	}
+	in := interner{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for line := 1; sc.Scan(); line++ {
@@ -70,6 +78,7 @@ func ReadJSONLBounded(ctx context.Context, r io.Reader, b Bounds) (History, erro
 		if b.Clients > 0 && op.Client >= b.Clients {
 			return History{}, &BoundError{Limit: "clients", Max: b.Clients, Line: line, Value: op.Client}
 		}
+		in.op(&op)
 		h.Ops = append(h.Ops, op)
 	}
 	if err := sc.Err(); err != nil {
@@ -79,4 +88,72 @@ func ReadJSONLBounded(ctx context.Context, r io.Reader, b Bounds) (History, erro
 		return History{}, fmt.Errorf("history: %w", err)
 	}
 	return h, nil
+}
+
+// countLines counts the lines left in r when r can seek (a history file),
+// and puts r back where it was, so that the history's slice is allocated
+// once at its size rather than grown and copied line by line; 0 when r
+// cannot seek or the count fails.
+func countLines(r io.Reader) int {
+	s, ok := r.(io.ReadSeeker)
+	if !ok {
+		return 0
+	}
+	start, err := s.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0
+	}
+	buf := make([]byte, 1<<20)
+	n, last := 0, byte('\n')
+	for {
+		k, err := s.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if k > 0 {
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			n = 0
+			break
+		}
+	}
+	if last != '\n' {
+		n++
+	}
+	if _, err := s.Seek(start, io.SeekStart); err != nil {
+		return 0
+	}
+	return n
+}
+
+// interner shares one string between the operations that repeat it (the
+// lock key, the reason, the mode, the source), so that a long history
+// holds each such value once rather than once per line.
+type interner map[string]string
+
+// internMax bounds the values an interner keeps, so that a history whose
+// keys are all different costs no more than it would without one.
+const internMax = 1 << 14
+
+func (in interner) op(op *Op) {
+	op.Key = in.str(op.Key)
+	op.Mode = in.str(op.Mode)
+	op.Reason = in.str(op.Reason)
+	op.Source = in.str(op.Source)
+	op.Event = in.str(op.Event)
+}
+
+func (in interner) str(s string) string {
+	if s == "" {
+		return s
+	}
+	if v, ok := in[s]; ok {
+		return v
+	}
+	if len(in) < internMax {
+		in[s] = s
+	}
+	return s
 }

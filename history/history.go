@@ -221,6 +221,43 @@ func ReadJSONL(r io.Reader) (History, error) {
 	return ReadJSONLBounded(context.Background(), r, Bounds{})
 }
 
+// kinds and outcomes are the values Kind and Outcome read from JSON
+// without allocating a string per line.
+var (
+	kinds = func() map[string]Kind {
+		m := map[string]Kind{}
+		for _, k := range []Kind{KindAcquire, KindCheck, KindExtend, KindRelease, KindProbe, KindWait,
+			KindEnter, KindExit, KindWrite, KindFault, KindClock, KindSentinel, KindNode} {
+			m[string(k)] = k
+		}
+		return m
+	}()
+	outcomes = map[string]Outcome{string(OK): OK, string(Fail): Fail, string(Unknown): Unknown}
+)
+
+// UnmarshalText reads a kind as history.jsonl spells it; a known kind
+// takes no allocation, an unknown one is kept for validate to name.
+func (k *Kind) UnmarshalText(b []byte) error {
+	if v, ok := kinds[string(b)]; ok {
+		*k = v
+		return nil
+	}
+	*k = Kind(b)
+	return nil
+}
+
+// UnmarshalText reads an outcome as history.jsonl spells it; a known
+// outcome takes no allocation, an unknown one is kept for validate to
+// name.
+func (o *Outcome) UnmarshalText(b []byte) error {
+	if v, ok := outcomes[string(b)]; ok {
+		*o = v
+		return nil
+	}
+	*o = Outcome(b)
+	return nil
+}
+
 func (op Op) validate() error {
 	switch op.Kind {
 	case KindAcquire, KindCheck, KindExtend, KindRelease, KindProbe, KindWait,

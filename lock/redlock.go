@@ -57,33 +57,55 @@ func (t redlockTally) granted() []int {
 	return out
 }
 
+// redlockReply is one node's answer in a round.
+type redlockReply struct {
+	ok  bool
+	err error
+}
+
+// redlockRound is what one round's goroutines share: one allocation per
+// round for the replies and the wait group together, up to 8 nodes.
+type redlockRound struct {
+	wg      sync.WaitGroup
+	replies []redlockReply
+	buf     [8]redlockReply
+}
+
 // onAll runs op on every node in parallel, each bounded by NodeTimeout, and
 // waits for all of them. op reports (true, nil) when the node did it,
-// (false, nil) for a definite refusal, and an error otherwise.
+// (false, nil) for a definite refusal, and an error otherwise. The last
+// node's command goes from the calling goroutine, whose stack is already
+// grown, while the others' goroutines run theirs.
 func (r *redlock) onAll(ctx context.Context, op func(context.Context, redis.UniversalClient) (bool, error)) redlockTally {
-	type reply struct {
-		ok  bool
-		err error
-	}
-	replies := make([]reply, len(r.nodes))
 	// The commands start together, so one deadline bounds each of them by
 	// NodeTimeout (one timer per round instead of one per node).
 	cctx, cancel := r.cmdCtx(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	wg.Add(len(r.nodes))
-	for i, node := range r.nodes {
+	n := len(r.nodes)
+	if n == 0 {
+		return redlockTally{}
+	}
+	rd := &redlockRound{}
+	rd.replies = rd.buf[:0]
+	if n > len(rd.buf) {
+		rd.replies = make([]redlockReply, 0, n)
+	}
+	rd.replies = rd.replies[:n]
+	rd.wg.Add(n - 1)
+	for i, node := range r.nodes[:n-1] {
 		// A plain go statement: wg.Go would wrap each closure in a second
 		// one, an allocation per node and round on the hot path.
 		go func() {
-			defer wg.Done()
+			defer rd.wg.Done()
 			ok, err := op(cctx, node)
-			replies[i] = reply{ok, err}
+			rd.replies[i] = redlockReply{ok, err}
 		}()
 	}
-	wg.Wait()
+	ok, err := op(cctx, r.nodes[n-1])
+	rd.replies[n-1] = redlockReply{ok, err}
+	rd.wg.Wait()
 	var t redlockTally
-	for i, rep := range replies {
+	for i, rep := range rd.replies {
 		switch {
 		case rep.err != nil:
 			t.failed++
@@ -116,9 +138,10 @@ func (r *redlock) quorum() int { return Quorum(len(r.nodes)) }
 // message but not wrapped, so that the error classifies only as a refusal.
 func (r *redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 	token := r.opts.Tokens()
+	value := any(token) // boxed once for every node's SET
 	start := r.now()
 	t := r.onAll(ctx, func(ctx context.Context, c redis.UniversalClient) (bool, error) {
-		return c.SetNX(ctx, key, token, r.opts.TTL).Result()
+		return c.SetNX(ctx, key, value, r.opts.TTL).Result()
 	})
 	elapsed := r.now().Sub(start)
 	validity := RedlockValidity(r.opts.TTL, elapsed, r.opts.Drift)
@@ -139,10 +162,13 @@ func (r *redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 		validity, elapsed, u.did, u.failed, redlockErrDetail(t.errs), round)
 }
 
-// unlockAll sends compare-and-delete to every node in parallel.
+// unlockAll sends compare-and-delete to every node in parallel. The nodes'
+// commands share the key list and the boxed token: go-redis copies them
+// into each command's arguments and keeps neither.
 func (r *redlock) unlockAll(ctx context.Context, key, token string) redlockTally {
+	keys, arg := []string{key}, any(token)
 	return r.onAll(ctx, func(ctx context.Context, c redis.UniversalClient) (bool, error) {
-		n, err := compareAndDelete.run(ctx, c, []string{key}, token).Int64()
+		n, err := compareAndDelete.run(ctx, c, keys, arg).Int64()
 		return n == 1, err
 	})
 }
@@ -180,9 +206,9 @@ func (r *redlock) Release(ctx context.Context, l *Lease) error {
 // reported as an unknown outcome (the keys were extended, the lease was not).
 func (r *redlock) Extend(ctx context.Context, l *Lease) error {
 	start := r.now()
-	ttl := r.opts.TTL.Milliseconds()
+	keys, token, ttl := []string{l.Key}, any(l.Token), any(r.opts.TTL.Milliseconds())
 	t := r.onAll(ctx, func(ctx context.Context, c redis.UniversalClient) (bool, error) {
-		n, err := compareAndPexpire.run(ctx, c, []string{l.Key}, l.Token, ttl).Int64()
+		n, err := compareAndPexpire.run(ctx, c, keys, token, ttl).Int64()
 		return n == 1, err
 	})
 	elapsed := r.now().Sub(start)

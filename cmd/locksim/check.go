@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -33,6 +35,13 @@ this machine's memory budget for a run), 3 when the check exceeded
 			start := time.Now()
 			if err := checkTimeouts(cmd.Flags().Changed, timeout, checkTimeout); err != nil {
 				return usageErr(err)
+			}
+			if os.Getenv("GOGC") == "" {
+				// The check's heap is the history, as large as a run's
+				// memory budget allows: the collector's default pace
+				// keeps it near its size, where main's pace for runs
+				// would let it grow to several times that.
+				debug.SetGCPercent(100)
 			}
 			dir := args[0]
 			saved, err := run.ReadDir(cmd.Context(), dir)

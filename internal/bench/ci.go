@@ -22,6 +22,8 @@ type CIResult struct {
 	VsRaw          *Spread    `json:"vs_raw,omitempty"`
 	Peer           string     `json:"peer,omitempty"`
 	VsPeer         *Spread    `json:"vs_peer,omitempty"`
+	// VsLimit is the fraction of the server's cycle limit (Result.VsLimit).
+	VsLimit float64 `json:"vs_limit,omitempty"`
 }
 
 // CIReport is what lockbench --json prints on stdout: every design and
@@ -46,6 +48,7 @@ func (r *Report) CI() CIReport {
 			Design: x.Algorithm, Kind: x.Kind, Nodes: x.Nodes, Clients: x.Clients, Contention: x.Contention,
 			CyclesPerS: x.Throughput, AcquireP50Us: x.Acquire.P50, AcquireP99Us: x.Acquire.P99, CycleP99Us: x.Cycle.P99,
 			AllocsPerCycle: x.AllocsPerCycle, CPUPerCycleUs: x.CPUPerCycleUs, Errors: x.Errors, Peer: x.Peer,
+			VsLimit: x.VsLimit,
 		}
 		if x.VsRawRounds.Rounds > 0 {
 			c.VsRaw = &x.VsRawRounds

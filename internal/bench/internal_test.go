@@ -57,7 +57,9 @@ func TestPlanPutsDesignsAtTheirSizes(t *testing.T) {
 	}
 	configs, est := cfg.Size()
 	assert.Equal(t, 2*4*(2+3+3), configs)
-	assert.Equal(t, time.Duration(configs)*(cfg.Duration+cfg.Warmup), est)
+	limit := 2 * time.Duration(len(cells)) * limitPhase(cfg)
+	assert.Positive(t, limit)
+	assert.Equal(t, time.Duration(configs)*(cfg.Duration+cfg.Warmup)+limit, est, "the cells and the server limit at each client count")
 
 	cfg.Nodes = []int{1}
 	assert.Len(t, plan(cfg), 2*4)
@@ -255,4 +257,38 @@ func TestDocMarkdown(t *testing.T) {
 	}
 	assert.Equal(t, "### t\n\n- a `x|y`\n\n#### S\n\np q\n\n| n | v |\n|---|---:|\n| **raw** | 1\\|2 |\n\n- i\n\n"+
 		"- [c.svg](d/c.svg): cap\n\n![c](d/c.png)\n\n", d.Markdown(3, func(n string) string { return "d/" + n }))
+}
+
+// The cycle limit is the harmonic sum of the two commands' rates, and
+// each result's fraction is its throughput over the limit at its client
+// count; a count without a limit leaves the fraction unset.
+func TestCycleLimitAndFractions(t *testing.T) {
+	if got := CycleLimit(100, 300); got != 75 {
+		t.Errorf("CycleLimit(100, 300) = %v, want 75", got)
+	}
+	if got := CycleLimit(0, 300); got != 0 {
+		t.Errorf("CycleLimit(0, 300) = %v, want 0", got)
+	}
+	rs := []Result{{Algorithm: "setpx", Clients: 1, Throughput: 30}, {Algorithm: "setpx", Clients: 4, Throughput: 50}}
+	addLimitFractions(rs, []Limit{{Clients: 1, SetPerS: 100, EvalShaPerS: 300, CyclePerS: 75}})
+	if rs[0].VsLimit != 0.4 || rs[1].VsLimit != 0 {
+		t.Errorf("fractions %v and %v, want 0.4 and unset", rs[0].VsLimit, rs[1].VsLimit)
+	}
+	if FmtLimit(rs[0].VsLimit) != "0.40" || FmtLimit(rs[1].VsLimit) != "–" {
+		t.Errorf("FmtLimit: %q and %q", FmtLimit(rs[0].VsLimit), FmtLimit(rs[1].VsLimit))
+	}
+}
+
+// Each client count's limit is the median of the measurements before its
+// cells, in the order the counts were first measured.
+func TestCombineLimits(t *testing.T) {
+	got := combineLimits([]int{16, 1}, map[int][]Limit{
+		1:  {{Clients: 1, SetPerS: 10, EvalShaPerS: 30, CyclePerS: 7.5}},
+		16: {{SetPerS: 100, EvalShaPerS: 300, CyclePerS: 75}, {SetPerS: 20, EvalShaPerS: 20, CyclePerS: 10}, {SetPerS: 200, EvalShaPerS: 100, CyclePerS: 66}},
+	})
+	want := []Limit{
+		{Clients: 16, SetPerS: 100, EvalShaPerS: 100, CyclePerS: 66, Measurements: 3},
+		{Clients: 1, SetPerS: 10, EvalShaPerS: 30, CyclePerS: 7.5, Measurements: 1},
+	}
+	assert.Equal(t, want, got)
 }

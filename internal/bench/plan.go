@@ -91,7 +91,8 @@ func unplanned(c Config) []string {
 }
 
 // Size tells how many configurations a sweep measures and about how long it
-// takes (measured time and warm-ups; starting the nodes comes on top).
+// takes (measured time, warm-ups and the server limit; starting the nodes
+// comes on top).
 func (c Config) Size() (configs int, estimate time.Duration) {
 	c = c.withDefaults()
 	if len(c.Under) > 0 {
@@ -107,5 +108,7 @@ func (c Config) Size() (configs int, estimate time.Duration) {
 		configs += len(cl.designs)
 		estimate += time.Duration(len(cl.designs)) * (c.Duration + c.Warmup)
 	}
+	// The server limit: two phases before every cell (measureLimit).
+	estimate += time.Duration(2*len(plan(c))) * limitPhase(c)
 	return configs, estimate
 }

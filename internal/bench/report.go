@@ -60,6 +60,10 @@ type Result struct {
 	Peer           string  `json:"peer,omitempty"`
 	VsPeer         float64 `json:"vs_peer,omitempty"`
 	VsPeerRounds   Spread  `json:"vs_peer_rounds,omitzero"`
+	// VsLimit is the throughput over the server's cycle limit at the same
+	// client count (Report.Limits): how much of what one server can do a
+	// design's cycles reach; 0 when the limit was not measured.
+	VsLimit float64 `json:"vs_limit,omitempty"`
 	// AllocsPerCycle and CPUPerCycleUs are this process's heap allocations
 	// and CPU time (user and system) over the measured rounds, per
 	// completed cycle: the client side's cost (on miniredis the nodes run
@@ -135,6 +139,11 @@ type Report struct {
 	// measured (its context ended: a --timeout); "" for a finished one.
 	// The cells that finished are whole; the rest are missing.
 	Incomplete string `json:"incomplete,omitempty"`
+
+	// Limits is the server's own limit at each client count, measured on
+	// one node in the same run before every cell at that count, the
+	// median of those measurements (measureLimit, combineLimits).
+	Limits []Limit `json:"server_limit,omitempty"`
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -61,8 +61,22 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for _, c := range cells {
 		r.total += len(c.designs) * cfg.Rounds
 	}
+	var limitOrder []int
+	limitSamples := map[int][]Limit{}
 	for i, c := range cells {
-		res, err := r.runCell(ctx, i, c)
+		// The server's limit at the cell's client count is measured
+		// before the cell, so that each count's limit is the median of
+		// moments spread over the run.
+		l, err := measureLimit(ctx, cluster, c.clients, limitPhase(cfg))
+		var res []Result
+		if err == nil {
+			if len(limitSamples[c.clients]) == 0 {
+				limitOrder = append(limitOrder, c.clients)
+			}
+			limitSamples[c.clients] = append(limitSamples[c.clients], l)
+			rep.Limits = combineLimits(limitOrder, limitSamples)
+			res, err = r.runCell(ctx, i, c)
+		}
 		if err != nil && (ctx.Err() == nil || i == 0) {
 			return nil, err
 		}
@@ -85,6 +99,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 func (rep *Report) finish(cfg Config) {
 	sortResults(rep.Results, cfg.Algorithms)
 	addRatios(rep.Results)
+	addLimitFractions(rep.Results, rep.Limits)
 	rep.Comparisons = comparisons(rep.Results)
 	rep.WallS = time.Since(rep.Started).Seconds()
 }

@@ -70,6 +70,7 @@ func TestRunWritesEveryFile(t *testing.T) {
 		assert.LessOrEqual(t, r.Acquire.P50, r.Cycle.P50, "%s: a cycle contains its acquire", name)
 		assert.Positive(t, r.AllocsPerCycle, "%s: a cycle allocates (go-redis's commands at least)", name)
 		assert.Positive(t, r.CPUPerCycleUs, name)
+		assert.Positive(t, r.VsLimit, "%s: every design is a fraction of the server's cycle limit", name)
 		if r.Contention == bench.KeyPerClient {
 			assert.Zero(t, r.Refused, "%s: nobody else locks a client's own key", name)
 		}
@@ -88,6 +89,20 @@ func TestRunWritesEveryFile(t *testing.T) {
 			assert.True(t, r.VsRawRounds.Min <= r.VsRaw && r.VsRaw <= r.VsRawRounds.Max, "the median lies in the range")
 			assert.Equal(t, "redislock", r.Peer)
 			assert.Positive(t, r.VsPeer)
+		}
+	}
+	// The server's limit, once per client count, and the fractions against it.
+	require.Len(t, rep.Limits, 2)
+	for i, l := range rep.Limits {
+		assert.Equal(t, cfg.Clients[i], l.Clients)
+		assert.Positive(t, l.SetPerS)
+		assert.Positive(t, l.EvalShaPerS)
+		assert.Equal(t, 2, l.Measurements, "one measurement before each of the count's cells (one per contention)")
+		assert.Positive(t, l.CyclePerS)
+		for _, r := range rep.Results {
+			if r.Clients == l.Clients {
+				assert.InDelta(t, r.Throughput/l.CyclePerS, r.VsLimit, 1e-9, "%s at %d clients", r.Algorithm, r.Clients)
+			}
 		}
 	}
 	// setpx vs raw and setpx vs redislock, for each clients x contention.
@@ -150,17 +165,20 @@ func TestRunWritesEveryFile(t *testing.T) {
 		assert.Equal(t, rep.Results[i].Algorithm, back.Results[i].Algorithm)
 		assert.Equal(t, rep.Results[i].Cycles, back.Results[i].Cycles)
 		assert.Equal(t, rep.Results[i].Acquire, back.Results[i].Acquire)
+		assert.Equal(t, rep.Results[i].VsLimit, back.Results[i].VsLimit)
 	}
 	assert.Equal(t, "miniredis", back.Backend)
 	assert.Equal(t, "lockbench --test", back.Command)
 	assert.NotEmpty(t, back.Machine.GOOS)
 	assert.Positive(t, back.Machine.Cores)
 	assert.Len(t, back.Comparisons, len(rep.Comparisons))
+	assert.Equal(t, rep.Limits, back.Limits)
 
 	summary, err := os.ReadFile(filepath.Join(out, bench.FileSummary))
 	require.NoError(t, err)
 	for _, want := range []string{"Headline ratios", "harness overhead", "setpx vs redislock", "**raw**",
-		"1ms plus up to 500µs of jitter", "miniredis", "lockbench --test"} {
+		"1ms plus up to 500µs of jitter", "miniredis", "lockbench --test",
+		"The server's limit", "of limit", "1/(1/SET + 1/EVALSHA)"} {
 		assert.Contains(t, string(summary), want)
 	}
 	// summary.md is bench.json's Doc: a reader of bench.json (the review

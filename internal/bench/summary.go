@@ -133,6 +133,10 @@ func (r *Report) sweepSections() []Section {
 			"over a design's measured rounds, per completed cycle: the client side's cost, the harness's loop included alike for every design. " +
 			"redis-server's own CPU is not in it; on miniredis the nodes run in this process and are."),
 	}}
+	how.Items = append(how.Items, Words("of limit: cycles/s over the server's cycle limit at the same client count, 1/(1/SET + 1/EVALSHA), "+
+		"where SET is SET NX PX and EVALSHA the compare-and-delete script per second that one node served to a pipelined loop ("+
+		fmt.Sprint(limitPipeline)+" commands per round trip, every client a connection of its own) measured in the same run before every cell, the median of those at the same client count. "+
+		"A multi-node design's cycle is one of each on every node, in parallel, so its fraction is against one node's limit too."))
 	if s.Rounds < MinRepeats {
 		how.Items = append(how.Items, Wordsf("Only %d round(s) per configuration: the ratios below have no spread to judge the noise by (use --rounds %d or more).", s.Rounds, MinRepeats))
 	}
@@ -141,11 +145,18 @@ func (r *Report) sweepSections() []Section {
 	if len(r.Comparisons) > 0 {
 		out = append(out, r.headlineSection())
 	}
+	if len(r.Limits) > 0 {
+		t := &Table{Head: []string{"clients", "SET NX PX/s", "EVALSHA/s", "cycle limit/s"}, Right: []bool{true, true, true, true}}
+		for _, l := range r.Limits {
+			t.Rows = append(t.Rows, []Text{Wordsf("%d", l.Clients), Words(fmtRate(l.SetPerS)), Words(fmtRate(l.EvalShaPerS)), Words(fmtRate(l.CyclePerS))})
+		}
+		out = append(out, Section{Title: "The server's limit", Table: t})
+	}
 	for _, m := range r.contentions() {
 		t := &Table{
-			Head: []string{"design", "nodes", "clients", "cycles/s", "×raw (rounds)", "×peer (rounds)", "allocs/cycle", "CPU/cycle",
+			Head: []string{"design", "nodes", "clients", "cycles/s", "×raw (rounds)", "×peer (rounds)", "of limit", "allocs/cycle", "CPU/cycle",
 				"failed acquires/s", "errors", "acquire p50", "p90", "p99", "p99.9", "max", "cycle p50", "p99", "p99.9"},
-			Right: []bool{false, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true},
+			Right: []bool{false, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true},
 		}
 		for _, x := range r.Results {
 			if x.Contention != m {
@@ -164,7 +175,7 @@ func (r *Report) sweepSections() []Section {
 			}
 			t.Rows = append(t.Rows, []Text{name, Wordsf("%d", x.Nodes), Wordsf("%d", x.Clients),
 				Words(fmtRate(x.Throughput)), Words(fmtSpread(x.VsRaw, x.VsRawRounds)), Words(fmtSpread(x.VsPeer, x.VsPeerRounds)),
-				Words(fmtAllocs(x.AllocsPerCycle)), Words(fmtLatency(x.CPUPerCycleUs)),
+				Words(FmtLimit(x.VsLimit)), Words(fmtAllocs(x.AllocsPerCycle)), Words(fmtLatency(x.CPUPerCycleUs)),
 				Words(fmtRate(refused)), Wordsf("%d", x.Errors),
 				Words(fmtLatency(x.Acquire.P50)), Words(fmtLatency(x.Acquire.P90)), Words(fmtLatency(x.Acquire.P99)),
 				Words(fmtLatency(x.Acquire.P999)), Words(fmtLatency(x.Acquire.Max)),
@@ -297,4 +308,13 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// FmtLimit is a fraction of the server's cycle limit, "0.42"; "–" when
+// the limit was not measured.
+func FmtLimit(f float64) string {
+	if f <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", f)
 }

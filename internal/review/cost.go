@@ -33,6 +33,9 @@ type Cost struct {
 	Why string
 	// Gaps say what the bench run left out of the comparison.
 	Gaps []string
+	// Limited says the bench run measured the server's cycle limit, so
+	// that the throughput ratios carry their fraction of it.
+	Limited bool
 }
 
 // CostRow is one design.
@@ -58,6 +61,9 @@ type Ratio struct {
 	// LowerBetter: a latency, where a design above raw is the expected
 	// side; a throughput otherwise.
 	LowerBetter bool
+	// Limit is a throughput's fraction of the server's cycle limit at the
+	// same client count (bench.Result.VsLimit); 0 when not measured.
+	Limit float64
 }
 
 // Measured reports whether there is a ratio.
@@ -103,8 +109,21 @@ func (r Ratio) Head() string {
 }
 
 // Sub is what goes under the figure: the rounds' range, with the noise
-// note when Noise.
+// note when Noise, and the fraction of the server's cycle limit when it
+// was measured.
 func (r Ratio) Sub() string {
+	sub := r.spreadText()
+	if r.Limit > 0 {
+		if sub != "" {
+			sub += " "
+		}
+		sub += fmt.Sprintf("· %s of the server's limit", bench.FmtLimit(r.Limit))
+	}
+	return sub
+}
+
+// spreadText is the rounds' range, with the noise note when Noise.
+func (r Ratio) spreadText() string {
 	switch {
 	case !r.Measured():
 		return ""
@@ -136,6 +155,7 @@ func CostOf(m matrix.Matrix, g Grid, rep *bench.Report) Cost {
 		c.Why = "The bench run shown measured a scenario's faults (--under), not the sweep: the table has no cost."
 		return c
 	}
+	c.Limited = len(rep.Limits) > 0
 	find := func(algo string, nodes, clients int) *bench.Result {
 		for i := range rep.Results {
 			x := &rep.Results[i]
@@ -160,6 +180,7 @@ func CostOf(m matrix.Matrix, g Grid, rep *bench.Report) Cost {
 			tp, p99 := Ratio{}, Ratio{LowerBetter: true}
 			if x := find(r.Algorithm, r.Nodes, k); r.Nodes > 0 && x != nil {
 				tp.Spread, p99.Spread = x.VsRawRounds, x.VsRawP99Rounds
+				tp.Limit = x.VsLimit
 			}
 			if !tp.Measured() {
 				missing = append(missing, fmt.Sprint(k))
@@ -206,6 +227,10 @@ func (c Cost) Caption(designs int) string {
 		"(a single-node design against raw on one node, a multi-node one against raw's bare majority fan-out at the same node count): "+
 		"the median of the per-round ratios with the lowest and highest round. A ratio whose rounds reach 1.0 cannot be told from raw and says so.",
 		joinInts(c.Clients), CostContention)
+	if c.Limited {
+		s.WriteString(" Under each throughput ratio, the design's cycles/s as a fraction of the server's own cycle limit at the same client count, " +
+			"1/(1/SET + 1/EVALSHA) of one node under a pipelined loop measured in the same run: how close the design comes to what the server can do.")
+	}
 	var nodes []int
 	for n := range c.Raw {
 		nodes = append(nodes, n)

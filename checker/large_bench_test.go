@@ -1,0 +1,115 @@
+package checker
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
+)
+
+// largeOps and largeClients are the size `locksim check` is held to: a
+// history of a long run at the client bound, read back from history.jsonl
+// and checked.
+const (
+	largeOps     = 1_400_000
+	largeClients = 1000
+)
+
+// BenchmarkCheckLargeHistory reads a 1.4M-operation history.jsonl of 1000
+// contending clients and checks it, as `locksim check` does. Beside the
+// time and allocations it reports, per operation of the history, the
+// bytes the decoded history holds (held-B/histop) and the bytes reading
+// and checking allocate (alloc-B/histop).
+func BenchmarkCheckLargeHistory(b *testing.B) {
+	var buf bytes.Buffer
+	if err := realisticHistory(1, largeOps, largeClients, -1).WriteJSONL(&buf); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	var before, held, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		h, err := history.ReadJSONL(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&held)
+		b.StartTimer()
+		r := Check(h, Config{})
+		if r.Verdict != vocab.Safe {
+			b.Fatalf("verdict %s: %s", r.Verdict, r.Reason)
+		}
+		runtime.KeepAlive(h)
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(held.HeapAlloc-before.HeapAlloc)/largeOps, "held-B/histop")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/largeOps, "alloc-B/histop")
+}
+
+// manyClientsHistory is a history of n operations in which clients come
+// and go: each round one of clients wins the lock (acquire, enter, exit,
+// release) while three others drawn at random fail an attempt, so that a
+// client count near n/6 makes most clients appear once or twice.
+func manyClientsHistory(seed uint64, n, clients int) history.History {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	ops := make([]history.Op, 0, n+8)
+	t := time.Duration(0)
+	var seq int64
+	for round := 0; len(ops) < n; round++ {
+		w := rng.IntN(clients)
+		token := fmt.Sprintf("c%d-%d", w, round)
+		for range 3 {
+			c := rng.IntN(clients)
+			call := t + time.Duration(rng.IntN(5))*ms
+			ops = append(ops, history.Op{Kind: history.KindAcquire, Client: c, Key: "lock", Call: call, Return: call + ms,
+				Outcome: history.Fail, Reason: history.ReasonRefused})
+		}
+		ops = append(ops, history.Op{Kind: history.KindAcquire, Client: w, Key: "lock", Call: t, Return: t + ms,
+			Outcome: history.OK, Token: token, Deadline: t + 501*ms})
+		for _, k := range []history.Kind{history.KindEnter, history.KindExit} {
+			seq++
+			at := t + 2*ms
+			if k == history.KindExit {
+				at = t + 6*ms
+			}
+			ops = append(ops, history.Op{Kind: k, Client: w, Key: "lock", Call: at - ms/4, Return: at + ms/4,
+				Outcome: history.OK, Token: token, At: at, Seq: seq})
+		}
+		ops = append(ops, history.Op{Kind: history.KindRelease, Client: w, Key: "lock", Call: t + 7*ms, Return: t + 8*ms,
+			Outcome: history.OK, Token: token})
+		t += 10 * ms
+	}
+	slices.SortStableFunc(ops, func(a, b history.Op) int { return cmp.Compare(a.Return, b.Return) })
+	return history.History{Ops: ops[:n]}
+}
+
+// BenchmarkCheckManyClients checks a 1.4M-operation history of a million
+// clients, most of which appear once or twice: what the checker's
+// per-client bookkeeping and a long partition of one key cost.
+func BenchmarkCheckManyClients(b *testing.B) {
+	h := manyClientsHistory(1, largeOps, 1_000_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		// The history is correct; its one long partition can outlast
+		// porcupine's timeout (unknown), never make it unsafe.
+		r := Check(h, Config{})
+		if r.Verdict != vocab.Safe && r.Verdict != vocab.Unknown {
+			b.Fatalf("verdict %s: %s", r.Verdict, r.Reason)
+		}
+		b.Logf("verdict %s %s", r.Verdict, r.Reason)
+	}
+}
