@@ -234,7 +234,7 @@ type NetworkUser interface {
 // needsNetwork: a fault acts on client links, a replica's failover must
 // redirect clients, or the user asked for a toxiproxy server.
 func (c Config) needsNetwork() bool {
-	if c.Cluster.Toxiproxy != "" || (c.Cluster.Replicas > 0 && c.Cluster.Backend == BackendRedis) {
+	if c.Cluster.Toxiproxy != "" || (c.Cluster.Replicas > 0 && c.Cluster.Backend == BackendRedis) || c.Cluster.Backend == BackendRedisCluster {
 		return true
 	}
 	for _, p := range c.Faults {

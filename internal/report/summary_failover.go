@@ -23,6 +23,10 @@ func failoverSection(cfg history.Setup, h history.History) string {
 	}
 	var b strings.Builder
 	b.WriteString("\n## Failover\n\n")
+	if cfg.Backend == "redis-cluster" {
+		b.WriteString("By the Redis Cluster itself: a master's replica is elected once the others mark the master failed (cluster-node-timeout), or on CLUSTER FAILOVER; the clients follow the slot's new owner through MOVED.\n")
+		return b.String()
+	}
 	switch f.Mode {
 	case history.FailoverSentinel:
 		fmt.Fprintf(&b, "By %s Sentinel: %d %s processes, quorum %d, down_after %v, failover_timeout %v, parallel_syncs %d; nothing promoted by hand, and the clients follow the master through Sentinel.\n\n",
