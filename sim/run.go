@@ -164,6 +164,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	obs.Stop()
 	recordSentinels(rec, cluster.SentinelEvents())
 	res.History = rec.History()
+	res.Notes = append(res.Notes, crossSlotNotes(cfg.Algorithm, res.History)...)
 	res.Wall = time.Since(started) // the bubble's when virtual; Run corrects it
 	if ctx.Err() != nil {
 		res.Incomplete = true
