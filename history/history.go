@@ -197,6 +197,13 @@ type Target struct {
 	// kills the master; the promotion is the sentinels' +switch-master
 	// (KindSentinel records), which may come late or never.
 	Sentinel bool `json:"sentinel,omitempty"`
+	// Election: a Redis Cluster's failover, from the master's kill (or
+	// the CLUSTER FAILOVER command) until the replica served the slots in
+	// every node's view, as the harness measured it; Nodes then holds the
+	// old master and the winner.
+	Election time.Duration `json:"election,omitempty"`
+	// Slot: the Redis Cluster hash slot a cluster fault acted on.
+	Slot int `json:"slot,omitempty"`
 }
 
 // History is every operation of one run, in the order they completed.

@@ -175,27 +175,38 @@ func plain(t *testing.T, c sim.Config) sim.Config {
 func TestFaultKinds(t *testing.T) {
 	assert.ElementsMatch(t, vocab.KindStrings(designKinds), supportedKinds())
 	minimal := map[vocab.Kind]string{
-		"pause-client":      "client: 0, for: 100ms",
-		"crash-client":      "client: 0",
-		"clock-skew-client": "client: 0, offset: 2s",
-		"clock-jump-client": "client: 0, by: 2s",
-		"clock-jump-node":   "node: 0, by: 2s",
-		"clock-rate-node":   "node: 0, rate: 2",
-		"delay":             "client: 0, latency: 10ms",
-		"partition":         "groups: [[c0], [n0]]",
-		"drop":              "client: 0, node: 0",
-		"pause-node":        "node: 0, for: 100ms",
-		"kill-node":         "node: 0, restart_after: 10ms",
-		"failover":          "node: 0",
-		"slow-node":         "node: 0, by: 20ms",
-		"random":            "for: 1s",
+		"pause-client":            "client: 0, for: 100ms",
+		"crash-client":            "client: 0",
+		"clock-skew-client":       "client: 0, offset: 2s",
+		"clock-jump-client":       "client: 0, by: 2s",
+		"clock-jump-node":         "node: 0, by: 2s",
+		"clock-rate-node":         "node: 0, rate: 2",
+		"delay":                   "client: 0, latency: 10ms",
+		"partition":               "groups: [[c0], [n0]]",
+		"drop":                    "client: 0, node: 0",
+		"pause-node":              "node: 0, for: 100ms",
+		"kill-node":               "node: 0, restart_after: 10ms",
+		"failover":                "node: 0",
+		"slow-node":               "node: 0, by: 20ms",
+		"random":                  "for: 1s",
+		"cluster-kill-master":     "for: 1s",
+		"cluster-cut-replication": "for: 1s",
+		"cluster-failover":        "mode: takeover",
+		"cluster-reshard":         "for: 1s",
+	}
+	// the Redis Cluster kinds run on that backend alone
+	world := func(k vocab.Kind) string {
+		if strings.HasPrefix(string(k), "cluster-") {
+			return "backend: redis-cluster\nnodes: 3\n"
+		}
+		return ""
 	}
 	for _, k := range designKinds {
 		fields, ok := minimal[k]
 		if !assert.True(t, ok, "no minimal entry for %s", k) {
 			continue
 		}
-		s, err := Parse("k.yaml", []byte("name: k\nalgorithm: setpx\nreplicas: 1\nfaults:\n  - {kind: "+string(k)+", "+fields+", at: 1s}\n"))
+		s, err := Parse("k.yaml", []byte("name: k\nalgorithm: setpx\n"+world(k)+"replicas: 1\nfaults:\n  - {kind: "+string(k)+", "+fields+", at: 1s}\n"))
 		if assert.NoError(t, err, k) {
 			_, err = s.Config("setpx")
 			assert.NoError(t, err, k)

@@ -40,7 +40,10 @@ func TestCatalogueOnValkey(t *testing.T) {
 	var pairs []pair
 	shapes := map[string]bool{}
 	for _, s := range scenarios.Builtin() {
-		s.Backend, s.Server = string(sim.BackendRedis), string(sim.ServerValkey)
+		if !clusterOnly(s) {
+			s.Backend = string(sim.BackendRedis)
+		}
+		s.Server = string(sim.ServerValkey)
 		for _, algo := range s.Algorithms() {
 			if full || valkeyShapes[s.Name] == algo {
 				pairs = append(pairs, pair{s, algo})

@@ -425,7 +425,7 @@ func (f FaultSpec) present() map[string]bool {
 		"rate": f.Rate != nil, "latency": f.Latency != nil, "jitter": f.Jitter != nil,
 		"groups": f.Groups != nil, "restart_after": f.RestartAfter != nil,
 		"keep_data": f.KeepData != nil, "kinds": f.Kinds != nil, "interval": f.Interval != nil,
-		"seed": f.Seed != nil,
+		"seed": f.Seed != nil, "mode": f.Mode != nil,
 	}
 }
 
@@ -448,6 +448,8 @@ func (f FaultSpec) value(name string) string {
 		return shown(strings.Join(vocab.KindStrings(f.Kinds), ", "))
 	case "seed":
 		return fmt.Sprint(*f.Seed)
+	case "mode":
+		return *f.Mode
 	}
 	for _, d := range []struct {
 		n string

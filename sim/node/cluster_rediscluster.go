@@ -2,7 +2,9 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -113,7 +115,7 @@ func (c *Cluster) NodeIndex(addr string) int {
 // nodes' own, so that its slot table and the redirects name the nodes the
 // cluster names.
 func (c *Cluster) newClusterClient(proxyOf func(addr string) string) *redis.ClusterClient {
-	return redis.NewClusterClient(&redis.ClusterOptions{
+	cc := redis.NewClusterClient(&redis.ClusterOptions{
 		Addrs:                 c.rc.Addrs(),
 		Dialer:                rediscluster.Dialer(proxyOf),
 		ContextTimeoutEnabled: true,
@@ -130,7 +132,75 @@ func (c *Cluster) newClusterClient(proxyOf func(addr string) string) *redis.Clus
 		DisableIdentity:          true,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 	})
+	cc.OnNewNode(func(n *redis.Client) { n.AddHook(onceOnTheWire{cc}) })
+	return cc
 }
+
+// onceOnTheWire is the hook on each node client of a ClusterClient that
+// keeps a command that may have run from being sent again: go-redis's
+// cluster client follows MOVED and ASK and retries what failed on the
+// wire within one budget (MaxRedirects), and a SET NX retried after a
+// lost reply would put an operation into the history that the client
+// never meant. A failure on the wire (a reset, EOF, a read timeout) is
+// handed back as an error go-redis does not retry, after asking for a
+// fresh slot table, so that the next command goes to the slot's owner
+// of then (a killed master's elected replica), as cluster clients do.
+// Server replies, dial failures (nothing was sent) and the caller's
+// context are left as they are.
+type onceOnTheWire struct{ cc *redis.ClusterClient }
+
+func (h onceOnTheWire) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := next(ctx, network, addr)
+		if err != nil {
+			h.cc.ReloadState(ctx) // the node may be gone for good
+		}
+		return conn, err
+	}
+}
+
+func (h onceOnTheWire) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := h.settle(ctx, next(ctx, cmd))
+		if err != nil && cmd.Err() != nil {
+			cmd.SetErr(err)
+		}
+		return err
+	}
+}
+
+func (h onceOnTheWire) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := h.settle(ctx, next(ctx, cmds))
+		for _, cmd := range cmds {
+			if e := cmd.Err(); e != nil {
+				cmd.SetErr(h.settle(ctx, e))
+			}
+		}
+		return err
+	}
+}
+
+// settle is err as the cluster client may see it: a failure on the wire
+// becomes a wireError, and the slot table is reloaded.
+func (h onceOnTheWire) settle(ctx context.Context, err error) error {
+	var re redis.Error
+	var op *net.OpError
+	switch {
+	case err == nil, errors.As(err, &re), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.As(err, &op) && op.Op == "dial":
+		return err
+	}
+	h.cc.ReloadState(ctx)
+	return wireError{err.Error()}
+}
+
+// wireError is a failure on the wire with its text, and nothing that
+// go-redis's retry rules recognise (no EOF, no timeout).
+type wireError struct{ msg string }
+
+func (e wireError) Error() string { return e.msg }
 
 // clusterClientConns is ClientConns on the cluster backend: one
 // ClusterClient, through the client's proxies when it has them.
