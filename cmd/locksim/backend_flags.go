@@ -162,7 +162,7 @@ func (b *backendFlags) where() string {
 		parts = append(parts, fmt.Sprintf("backend external: %d masters at %s", len(b.addrs), strings.Join(b.addrs, ", ")))
 	}
 	if b.server != "" && sim.Server(b.server) != sim.ServerRedis {
-		parts = append(parts, "redis backend on "+sim.Server(b.server).Binary())
+		parts = append(parts, "server processes: "+sim.Server(b.server).Binary())
 	}
 	if b.toxiproxy != "" {
 		parts = append(parts, "proxies on the toxiproxy server at "+b.toxiproxy)
