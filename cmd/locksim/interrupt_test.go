@@ -424,3 +424,39 @@ func TestInterruptedMatrixKeepsFinishedPairs(t *testing.T) {
 		})
 	}
 }
+
+// TestKilledClusterRunLeavesNoServer: kill -9 of locksim during a
+// redis-cluster run takes its six servers with it (Pdeathsig), and the
+// next run removes the directory it left.
+func TestKilledClusterRunLeavesNoServer(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	if testing.Short() {
+		t.Skip("builds the binary and runs redis-server processes")
+	}
+	bin := buildLocksim(t)
+	tmp := t.TempDir()
+	out := t.TempDir()
+	scenario := filepath.Join(t.TempDir(), "long.yaml")
+	require.NoError(t, os.WriteFile(scenario, []byte("name: long-run\nalgorithm: setpx\nbackend: redis-cluster\nnodes: 3\nreplicas: 1\nduration: 60s\n"), 0o644))
+	cmd := exec.Command(bin, "run", scenario, "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	servers := waitForServers(t, cmd.Process.Pid, 6)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	left, _ := filepath.Glob(filepath.Join(tmp, fmt.Sprintf("locksim-redis-pid%d-*", cmd.Process.Pid)))
+	require.Len(t, left, 1, "kill -9 leaves the cluster's directory, named after its owner")
+	for pid := range servers {
+		deadline := time.Now().Add(hangGuard)
+		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "server %d outlived its harness (still there %v after the kill -9)", pid, hangGuard)
+	}
+	next := exec.Command(bin, "run", "--algos", "setpx", "--duration", "100ms", "--out", out)
+	next.Env = append(os.Environ(), "TMPDIR="+tmp)
+	b, err := next.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	assert.NoDirExists(t, left[0])
+}
