@@ -170,6 +170,8 @@ type Cluster struct {
 
 	sentinels *sentinels            // sentinel mode only
 	rc        *rediscluster.Cluster // redis-cluster backend only
+	// redirected hears the simulated clients' MOVED and ASK (Redirected).
+	redirected func(client int, event, detail string)
 
 	closeOnce sync.Once
 	closeErr  error

@@ -114,7 +114,7 @@ func (c *Cluster) NodeIndex(addr string) int {
 // node itself for a client without proxies. Its seed addresses are the
 // nodes' own, so that its slot table and the redirects name the nodes the
 // cluster names.
-func (c *Cluster) newClusterClient(proxyOf func(addr string) string) *redis.ClusterClient {
+func (c *Cluster) newClusterClient(proxyOf func(addr string) string, redirected func(event, detail string)) *redis.ClusterClient {
 	cc := redis.NewClusterClient(&redis.ClusterOptions{
 		Addrs:                 c.rc.Addrs(),
 		Dialer:                rediscluster.Dialer(proxyOf),
@@ -132,9 +132,14 @@ func (c *Cluster) newClusterClient(proxyOf func(addr string) string) *redis.Clus
 		DisableIdentity:          true,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 	})
-	cc.OnNewNode(func(n *redis.Client) { n.AddHook(onceOnTheWire{cc}) })
+	cc.OnNewNode(func(n *redis.Client) { n.AddHook(onceOnTheWire{cc: cc, redirected: redirected}) })
 	return cc
 }
+
+// Redirected, when set before the clients are made, is told of every
+// MOVED and ASK a simulated client's command met: the client's id, the
+// redirect ("MOVED" or "ASK") and the reply's slot and address.
+func (c *Cluster) Redirected(f func(client int, event, detail string)) { c.redirected = f }
 
 // onceOnTheWire is the hook on each node client of a ClusterClient that
 // keeps a command that may have run from being sent again: go-redis's
@@ -147,7 +152,10 @@ func (c *Cluster) newClusterClient(proxyOf func(addr string) string) *redis.Clus
 // of then (a killed master's elected replica), as cluster clients do.
 // Server replies, dial failures (nothing was sent) and the caller's
 // context are left as they are.
-type onceOnTheWire struct{ cc *redis.ClusterClient }
+type onceOnTheWire struct {
+	cc         *redis.ClusterClient
+	redirected func(event, detail string) // nil: nobody listens
+}
 
 func (h onceOnTheWire) DialHook(next redis.DialHook) redis.DialHook {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -162,6 +170,7 @@ func (h onceOnTheWire) DialHook(next redis.DialHook) redis.DialHook {
 func (h onceOnTheWire) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := h.settle(ctx, next(ctx, cmd))
+		h.redirect(err)
 		if err != nil && cmd.Err() != nil {
 			cmd.SetErr(err)
 		}
@@ -178,6 +187,16 @@ func (h onceOnTheWire) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 			}
 		}
 		return err
+	}
+}
+
+// redirect tells the listener of a MOVED or ASK reply.
+func (h onceOnTheWire) redirect(err error) {
+	if err == nil || h.redirected == nil {
+		return
+	}
+	if event, detail, ok := strings.Cut(err.Error(), " "); ok && (event == "MOVED" || event == "ASK") {
+		h.redirected(event, detail)
 	}
 }
 
@@ -205,6 +224,10 @@ func (e wireError) Error() string { return e.msg }
 // clusterClientConns is ClientConns on the cluster backend: one
 // ClusterClient, through the client's proxies when it has them.
 func (c *Cluster) clusterClientConns(id int) []redis.UniversalClient {
+	var redirected func(event, detail string)
+	if f := c.redirected; f != nil {
+		redirected = func(event, detail string) { f(id, event, detail) }
+	}
 	return []redis.UniversalClient{c.newClusterClient(func(addr string) string {
 		if i := c.NodeIndex(addr); i >= 0 {
 			if via, ok := c.net.DialAddr(network.Link{From: network.ClientEnd(id), To: network.NodeEnd(i)}); ok {
@@ -213,7 +236,7 @@ func (c *Cluster) clusterClientConns(id int) []redis.UniversalClient {
 			return addr
 		}
 		return ""
-	})}
+	}, redirected)}
 }
 
 // clusterClients is NewClients on the cluster backend: one ClusterClient
@@ -224,7 +247,7 @@ func (c *Cluster) clusterClients() []redis.UniversalClient {
 			return addr
 		}
 		return ""
-	})}
+	}, nil)}
 }
 
 func (n *clusterNode) Index() int       { return n.idx }
