@@ -78,7 +78,8 @@ func TestCatalogueInRealTime(t *testing.T) {
 
 // TestCatalogueOnRedisServer runs the scenarios on real redis-server nodes,
 // so the verdicts do not hinge on miniredis: every pair in the full suite
-// (CI's catalogue step), one design of each family otherwise.
+// (CI's catalogue step), one design of each family otherwise, and every
+// pair of the Redis Cluster scenarios (backend redis-cluster) always.
 func TestCatalogueOnRedisServer(t *testing.T) {
 	full := os.Getenv(catalogueEnv) == "full"
 	switch {
@@ -94,7 +95,8 @@ func TestCatalogueOnRedisServer(t *testing.T) {
 			s.Backend = string(sim.BackendRedis)
 		}
 		for _, algo := range s.Algorithms() {
-			if full || algo == "setpx" || algo == "redlock" {
+			// every cluster pair: no other catalogue test runs them
+			if full || algo == "setpx" || algo == "redlock" || clusterOnly(s) {
 				pairs = append(pairs, pair{s, algo})
 			}
 		}

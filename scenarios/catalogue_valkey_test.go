@@ -13,13 +13,15 @@ import (
 	"github.com/locksim/locksim/sim/simtest"
 )
 
-// valkeyShapes are one pair of each shape the redis backend starts: a
+// valkeyShapes are one pair of each shape the server backends start: a
 // single master, a master and its replica failed over by three
-// sentinels, and Redlock's five independent masters.
+// sentinels, Redlock's five independent masters, and a Redis Cluster.
 var valkeyShapes = map[string]string{
 	"gc-pause-after-check":       "setpx",
 	"failover-async-replication": "setpx",
 	"redlock-restart-no-fsync":   "redlock",
+	// a Redis Cluster's election after a master's death
+	"cluster-failover-lost-window": "setpx",
 }
 
 // TestCatalogueOnValkey runs the catalogue on the redis backend with
