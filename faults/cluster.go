@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/locksim/locksim/history"
@@ -76,59 +75,16 @@ func (e *election) target(kind vocab.Kind) history.Target {
 	return t
 }
 
-// elections keeps each fault's measured election for its record, which
+// electionKey is where a fault keeps its election for its record, which
 // the schedule writes after the heal (TargetIn).
-type elections struct {
-	mu sync.Mutex
-	m  map[string]*election
-}
+func electionKey(f sim.Fault) string { return "election: " + f.String() }
 
-func (es *elections) put(key string, e *election) {
-	es.mu.Lock()
-	defer es.mu.Unlock()
-	if es.m == nil {
-		es.m = map[string]*election{}
+// electionOf takes back the election f kept, nil when it kept none.
+func electionOf(w *sim.World, f sim.Fault) *election {
+	if v, ok := w.Unstash(electionKey(f)); ok {
+		return v.(*election)
 	}
-	es.m[key] = e
-}
-
-func (es *elections) get(key string) *election {
-	es.mu.Lock()
-	defer es.mu.Unlock()
-	return es.m[key]
-}
-
-// measured holds the elections per world, by fault: a fault is a plain
-// value and its record is written after Stop.
-var measured = struct {
-	sync.Mutex
-	m map[*sim.World]*elections
-}{m: map[*sim.World]*elections{}}
-
-func electionsOf(w *sim.World) *elections {
-	measured.Lock()
-	defer measured.Unlock()
-	es, ok := measured.m[w]
-	if !ok {
-		es = &elections{}
-		measured.m[w] = es
-	}
-	return es
-}
-
-// forget drops w's elections once a fault's record has read its own.
-func forget(w *sim.World, key string) {
-	measured.Lock()
-	defer measured.Unlock()
-	if es, ok := measured.m[w]; ok {
-		es.mu.Lock()
-		delete(es.m, key)
-		empty := len(es.m) == 0
-		es.mu.Unlock()
-		if empty {
-			delete(measured.m, w)
-		}
-	}
+	return nil
 }
 
 // ClusterKillMaster kills (SIGKILL) the master of the first lock key's
@@ -166,7 +122,7 @@ func (f ClusterKillMaster) Start(w *sim.World) error {
 		return err
 	}
 	e := &election{done: make(chan struct{}), from: idx, slot: slot}
-	electionsOf(w).put(f.String(), e)
+	w.Stash(electionKey(f), e)
 	go func() {
 		defer close(e.done)
 		ctx, cancel := context.WithTimeout(context.Background(), clusterOpTimeout)
@@ -184,7 +140,9 @@ func (f ClusterKillMaster) Stop(w *sim.World) error {
 		return errors.New("not started")
 	}
 	var errs []error
-	if e := electionsOf(w).get(f.String()); e != nil {
+	if v, ok := w.Unstash(electionKey(f)); ok {
+		e := v.(*election)
+		w.Stash(electionKey(f), e) // for the record
 		if err := e.wait(); err != nil {
 			errs = append(errs, fmt.Errorf("election: %w", err))
 		}
@@ -198,12 +156,10 @@ func (f ClusterKillMaster) Stop(w *sim.World) error {
 }
 
 func (f ClusterKillMaster) TargetIn(w *sim.World) history.Target {
-	e := electionsOf(w).get(f.String())
-	if e == nil {
-		return history.Target{Kind: vocab.KindClusterKillMaster}
+	if e := electionOf(w, f); e != nil {
+		return e.target(vocab.KindClusterKillMaster)
 	}
-	forget(w, f.String())
-	return e.target(vocab.KindClusterKillMaster)
+	return history.Target{Kind: vocab.KindClusterKillMaster}
 }
 
 // ClusterFailover sends CLUSTER FAILOVER [FORCE|TAKEOVER] to the replica
@@ -253,7 +209,7 @@ func (f ClusterFailover) Start(w *sim.World) error {
 		return err
 	}
 	e := &election{done: make(chan struct{}), from: idx, slot: slot}
-	electionsOf(w).put(f.String(), e)
+	w.Stash(electionKey(f), e)
 	go func() {
 		defer close(e.done)
 		ctx, cancel := context.WithTimeout(context.Background(), clusterOpTimeout)
@@ -279,12 +235,10 @@ func (f ClusterFailover) Stop(w *sim.World) error {
 }
 
 func (f ClusterFailover) TargetIn(w *sim.World) history.Target {
-	e := electionsOf(w).get(f.String())
-	if e == nil {
-		return history.Target{Kind: vocab.KindClusterFailover}
+	if e := electionOf(w, f); e != nil {
+		return e.target(vocab.KindClusterFailover)
 	}
-	forget(w, f.String())
-	return e.target(vocab.KindClusterFailover)
+	return history.Target{Kind: vocab.KindClusterFailover}
 }
 
 // failoverModes are the scenario's names of CLUSTER FAILOVER's modes.
