@@ -25,6 +25,7 @@ type Spec struct {
 	Kinds        []vocab.Kind
 	Interval     *time.Duration
 	Seed         *uint64
+	Mode         *string // cluster-failover: default, force or takeover
 }
 
 // Draw is what a kind's random draws get: the run's sizes, a target client

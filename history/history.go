@@ -68,6 +68,12 @@ const (
 	// (when the read that found it had its answer); the first read of a
 	// key has Call = when it was sent.
 	KindNode Kind = "node"
+
+	// A Redis Cluster node redirected a client's command (backend
+	// redis-cluster): Event is MOVED or ASK, Detail the slot and the
+	// node it was sent on to, as the reply gave them; Call = Return =
+	// when the client had the reply. The client followed it.
+	KindRedirect Kind = "redirect"
 )
 
 // Outcome of an operation. Unknown is never guessed into ok or fail.
@@ -156,7 +162,8 @@ type Op struct {
 	// TTL), one retry interval with its jitter, and the harness's slack
 	// (and a design's client clock tolerance).
 	Patience time.Duration `json:"patience,omitempty"`
-	// Event, Detail and Source describe a sentinel record (KindSentinel).
+	// Event, Detail and Source describe a sentinel record (KindSentinel);
+	// Event and Detail a redirect (KindRedirect).
 	Event  string `json:"event,omitempty"`
 	Detail string `json:"detail,omitempty"`
 	Source string `json:"source,omitempty"`
@@ -197,6 +204,13 @@ type Target struct {
 	// kills the master; the promotion is the sentinels' +switch-master
 	// (KindSentinel records), which may come late or never.
 	Sentinel bool `json:"sentinel,omitempty"`
+	// Election: a Redis Cluster's failover, from the master's kill (or
+	// the CLUSTER FAILOVER command) until the replica served the slots in
+	// every node's view, as the harness measured it; Nodes then holds the
+	// old master and the winner.
+	Election time.Duration `json:"election,omitempty"`
+	// Slot: the Redis Cluster hash slot a cluster fault acted on.
+	Slot int `json:"slot,omitempty"`
 }
 
 // History is every operation of one run, in the order they completed.
@@ -261,7 +275,7 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 func (op Op) validate() error {
 	switch op.Kind {
 	case KindAcquire, KindCheck, KindExtend, KindRelease, KindProbe, KindWait,
-		KindEnter, KindExit, KindWrite, KindFault, KindClock, KindSentinel, KindNode:
+		KindEnter, KindExit, KindWrite, KindFault, KindClock, KindSentinel, KindNode, KindRedirect:
 	default:
 		return fmt.Errorf("unknown kind %q", op.Kind)
 	}

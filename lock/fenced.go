@@ -2,6 +2,7 @@ package lock
 
 import (
 	"context"
+	"strings"
 
 	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
@@ -10,7 +11,7 @@ import (
 func init() {
 	register(Info{
 		Name:     "fenced",
-		Summary:  "setpx, then INCR <key>:fence on the same node: each lease carries a strictly growing fencing token",
+		Summary:  "setpx, then INCR {<key>}:fence on the same node (and, on a Redis Cluster, slot): each lease carries a strictly growing fencing token",
 		Weakness: "safe only if the resource checks the tokens; the counter lives on one master, so a failover or restart without fsync can repeat tokens",
 		Source:   "Martin Kleppmann, \"How to do distributed locking\" (2016; fencing tokens), over the SET NX PX lock of 《Redis 实现分布式锁》",
 		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
@@ -32,8 +33,23 @@ type fenced struct {
 var _ Extender = (*fenced)(nil)
 
 // fenceCounterKey holds the per-key counter; it has no TTL, so tokens keep
-// growing across leases.
-func fenceCounterKey(key string) string { return key + ":fence" }
+// growing across leases. Its name hashes to the lock key's Redis Cluster
+// slot, so that on a cluster the counter lives on the lock key's master
+// and moves with it (see slotTagged).
+func fenceCounterKey(key string) string { return slotTagged(key) + ":fence" }
+
+// slotTagged is key written so that a suffix appended to it keeps key's
+// Redis Cluster hash slot: key itself when it already holds a hash tag
+// (a "{...}" with something inside, whose content alone is hashed), else
+// "{key}", whose tag is the whole of key.
+func slotTagged(key string) string {
+	if open := strings.IndexByte(key, '{'); open >= 0 {
+		if end := strings.IndexByte(key[open+1:], '}'); end > 0 {
+			return key
+		}
+	}
+	return "{" + key + "}"
+}
 
 func (f *fenced) Acquire(ctx context.Context, key string) (*Lease, error) {
 	l, err := f.setPX.Acquire(ctx, key)

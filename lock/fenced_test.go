@@ -31,14 +31,14 @@ func TestFencedTokensStrictlyGrow(t *testing.T) {
 		require.Greater(t, lease.Fence, last, "round %d", round)
 		last = lease.Fence
 		require.Equal(t, lease.Token, mustGetStrings(t, c, "k"))
-		require.Equal(t, strconv.FormatInt(last, 10), mustGetStrings(t, c, "k:fence"))
+		require.Equal(t, strconv.FormatInt(last, 10), mustGetStrings(t, c, "{k}:fence"))
 		if round%3 == 2 {
 			m.FastForward(ttlStrings) // lost by expiry, never released
 			continue
 		}
 		require.NoError(t, l.Release(ctx, lease))
 	}
-	require.EqualValues(t, -1, pttlStrings(t, c, "k:fence"), "the counter must outlive every lease")
+	require.EqualValues(t, -1, pttlStrings(t, c, "{k}:fence"), "the counter must outlive every lease")
 }
 
 // A refused acquire takes no token.
@@ -52,7 +52,7 @@ func TestFencedRefusalTakesNoToken(t *testing.T) {
 	require.NoError(t, err)
 	_, err = b.Acquire(ctx, "k")
 	require.ErrorIs(t, err, lock.ErrNotAcquired)
-	require.Equal(t, strconv.FormatInt(la.Fence, 10), mustGetStrings(t, c, "k:fence"))
+	require.Equal(t, strconv.FormatInt(la.Fence, 10), mustGetStrings(t, c, "{k}:fence"))
 }
 
 // A failed INCR is an unknown outcome; the key is handed back so nobody waits
@@ -92,7 +92,7 @@ func TestFencedCrashBetweenSetAndIncr(t *testing.T) {
 	_, err := a.Acquire(ctx, "k")
 	require.ErrorIs(t, err, errCrashStrings)
 	require.Equal(t, []lock.Point{vocab.PointBetweenSetAndIncr}, seen.list())
-	require.False(t, m.Exists("k:fence"), "INCR must not run after the crash")
+	require.False(t, m.Exists("{k}:fence"), "INCR must not run after the crash")
 	require.EqualValues(t, ttlStrings.Milliseconds(), pttlStrings(t, c, "k"), "the crashed client's key expires by its TTL")
 }
 

@@ -40,6 +40,9 @@ func TestCatalogue(t *testing.T) {
 	}
 	var pairs []pair
 	for _, s := range scenarios.Builtin() {
+		if clusterOnly(s) {
+			continue // real processes: TestCatalogueOnRedisServer runs it
+		}
 		for _, algo := range s.Algorithms() {
 			if full || shortSubset[algo] {
 				pairs = append(pairs, pair{s, algo})
@@ -63,6 +66,9 @@ func TestCatalogueInRealTime(t *testing.T) {
 	}
 	var pairs []pair
 	for _, s := range scenarios.Builtin() {
+		if clusterOnly(s) {
+			continue // no miniredis to run it on
+		}
 		for _, algo := range s.Algorithms() {
 			pairs = append(pairs, pair{s, algo})
 		}
@@ -72,7 +78,8 @@ func TestCatalogueInRealTime(t *testing.T) {
 
 // TestCatalogueOnRedisServer runs the scenarios on real redis-server nodes,
 // so the verdicts do not hinge on miniredis: every pair in the full suite
-// (CI's catalogue step), one design of each family otherwise.
+// (CI's catalogue step), one design of each family otherwise, and every
+// pair of the Redis Cluster scenarios (backend redis-cluster) always.
 func TestCatalogueOnRedisServer(t *testing.T) {
 	full := os.Getenv(catalogueEnv) == "full"
 	switch {
@@ -84,14 +91,24 @@ func TestCatalogueOnRedisServer(t *testing.T) {
 	simtest.RequireRedisServer(t)
 	var pairs []pair
 	for _, s := range scenarios.Builtin() {
-		s.Backend = string(sim.BackendRedis)
+		if !clusterOnly(s) {
+			s.Backend = string(sim.BackendRedis)
+		}
 		for _, algo := range s.Algorithms() {
-			if full || algo == "setpx" || algo == "redlock" {
+			// every cluster pair: no other catalogue test runs them
+			if full || algo == "setpx" || algo == "redlock" || clusterOnly(s) {
 				pairs = append(pairs, pair{s, algo})
 			}
 		}
 	}
 	runPairs(t, pairs, realTime)
+}
+
+// clusterOnly reports whether s runs on a Redis Cluster only (backend
+// redis-cluster): real server processes, on the redis-server and Valkey
+// catalogues.
+func clusterOnly(s *scenarios.Scenario) bool {
+	return sim.Backend(s.Backend) == sim.BackendRedisCluster
 }
 
 // timeMode is how a test runs its scenarios on miniredis.

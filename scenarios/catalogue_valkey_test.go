@@ -13,13 +13,15 @@ import (
 	"github.com/locksim/locksim/sim/simtest"
 )
 
-// valkeyShapes are one pair of each shape the redis backend starts: a
+// valkeyShapes are one pair of each shape the server backends start: a
 // single master, a master and its replica failed over by three
-// sentinels, and Redlock's five independent masters.
+// sentinels, Redlock's five independent masters, and a Redis Cluster.
 var valkeyShapes = map[string]string{
 	"gc-pause-after-check":       "setpx",
 	"failover-async-replication": "setpx",
 	"redlock-restart-no-fsync":   "redlock",
+	// a Redis Cluster's election after a master's death
+	"cluster-failover-lost-window": "setpx",
 }
 
 // TestCatalogueOnValkey runs the catalogue on the redis backend with
@@ -40,7 +42,10 @@ func TestCatalogueOnValkey(t *testing.T) {
 	var pairs []pair
 	shapes := map[string]bool{}
 	for _, s := range scenarios.Builtin() {
-		s.Backend, s.Server = string(sim.BackendRedis), string(sim.ServerValkey)
+		if !clusterOnly(s) {
+			s.Backend = string(sim.BackendRedis)
+		}
+		s.Server = string(sim.ServerValkey)
 		for _, algo := range s.Algorithms() {
 			if full || valkeyShapes[s.Name] == algo {
 				pairs = append(pairs, pair{s, algo})

@@ -188,17 +188,17 @@ func (s *Scenario) fieldError(err error, prefix string) *Error {
 
 func (s *Scenario) checkWorld() error {
 	switch sim.Backend(s.Backend) {
-	case "", sim.BackendMiniredis, sim.BackendRedis:
+	case "", sim.BackendMiniredis, sim.BackendRedis, sim.BackendRedisCluster:
 	case sim.BackendExternal:
 		// The servers' addresses have no field in the schema yet.
 		return s.errf("backend", "not supported yet in scenario files: they cannot give the servers' addresses (supported: miniredis, redis) (%s)", s.Backend)
 	default:
-		return s.errf("backend", "unknown backend; want miniredis or redis (%s)", shown(s.Backend))
+		return s.errf("backend", "unknown backend; want miniredis, redis or redis-cluster (%s)", shown(s.Backend))
 	}
 	if err := node.CheckServer(sim.Server(s.Server)); err != nil {
 		return s.errf("server", "unknown server; want %s (%s)", node.ServerNames(), shown(s.Server))
 	}
-	if s.Server != "" && sim.Server(s.Server) != sim.ServerRedis && sim.Backend(s.Backend) != sim.BackendRedis {
+	if s.Server != "" && sim.Server(s.Server) != sim.ServerRedis && !sim.Backend(s.Backend).RunsServer() {
 		return s.errf("server", "needs backend: redis (in the file or --backend redis): it names the program that backend starts (%s)", s.Server)
 	}
 	switch sim.Persistence(s.Persistence) {
@@ -425,7 +425,7 @@ func (f FaultSpec) present() map[string]bool {
 		"rate": f.Rate != nil, "latency": f.Latency != nil, "jitter": f.Jitter != nil,
 		"groups": f.Groups != nil, "restart_after": f.RestartAfter != nil,
 		"keep_data": f.KeepData != nil, "kinds": f.Kinds != nil, "interval": f.Interval != nil,
-		"seed": f.Seed != nil,
+		"seed": f.Seed != nil, "mode": f.Mode != nil,
 	}
 }
 
@@ -448,6 +448,8 @@ func (f FaultSpec) value(name string) string {
 		return shown(strings.Join(vocab.KindStrings(f.Kinds), ", "))
 	case "seed":
 		return fmt.Sprint(*f.Seed)
+	case "mode":
+		return *f.Mode
 	}
 	for _, d := range []struct {
 		n string

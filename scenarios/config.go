@@ -312,7 +312,7 @@ func resolvedFailover(c sim.ClusterConfig) *Failover {
 // resolvedServer is the server a run's scenario.yaml names: the redis
 // backend's, where it is not the default; nothing on the other backends.
 func resolvedServer(c sim.ClusterConfig) string {
-	if c.Backend != sim.BackendRedis || c.Server == "" || c.Server == sim.ServerRedis {
+	if !c.Backend.RunsServer() || c.Server == "" || c.Server == sim.ServerRedis {
 		return ""
 	}
 	return string(c.Server)

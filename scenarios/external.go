@@ -353,16 +353,20 @@ func clearKeysAt(ctx context.Context, addr, prefix string) (int, error) {
 		keys = keys[:0]
 		return nil
 	}
-	it := c.Scan(ctx, 0, prefix+"*", batch).Iterator()
-	for it.Next(ctx) {
-		if keys = append(keys, it.Val()); len(keys) == batch {
-			if err := del(); err != nil {
-				return n, err
+	// The run's keys, and those named after them with a hash tag (the
+	// fenced design's counter, "{<key>}:fence").
+	for _, pattern := range []string{prefix + "*", "{" + prefix + "*"} {
+		it := c.Scan(ctx, 0, pattern, batch).Iterator()
+		for it.Next(ctx) {
+			if keys = append(keys, it.Val()); len(keys) == batch {
+				if err := del(); err != nil {
+					return n, err
+				}
 			}
 		}
-	}
-	if err := it.Err(); err != nil {
-		return n, err
+		if err := it.Err(); err != nil {
+			return n, err
+		}
 	}
 	return n, del()
 }

@@ -145,7 +145,7 @@ func TestClearKeys(t *testing.T) {
 	for i := range stale {
 		require.NoError(t, clients[0].Set(ctx, fmt.Sprintf("locksim:%d", i), "x", 0).Err())
 	}
-	require.NoError(t, clients[1].Set(ctx, "locksim:0:fence", "41", 0).Err())
+	require.NoError(t, clients[1].Set(ctx, "{locksim:0}:fence", "41", 0).Err())
 	require.NoError(t, clients[1].Set(ctx, "app:locksim:0", "theirs", 0).Err())
 	require.NoError(t, clients[1].Set(ctx, "locksim", "theirs too", 0).Err())
 	addrs := []string{c.Node(0).Addr(), c.Node(1).Addr()}

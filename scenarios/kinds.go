@@ -23,7 +23,7 @@ var designKinds = vocab.Kinds()
 // trigger (at, when), in schema order.
 var faultFields = []string{
 	"client", "node", "for", "until", "by", "offset", "rate", "latency",
-	"jitter", "groups", "restart_after", "keep_data", "kinds", "interval", "seed",
+	"jitter", "groups", "restart_after", "keep_data", "kinds", "interval", "seed", "mode",
 }
 
 // Spec is the entry's kind-specific fields, as the faults registry reads
@@ -33,7 +33,7 @@ func (f FaultSpec) Spec() faults.Spec {
 		Client: f.Client, Node: f.Node, For: durOf(f.For), By: durOf(f.By), Offset: durOf(f.Offset),
 		Rate: f.Rate, Latency: durOf(f.Latency), Jitter: durOf(f.Jitter), Groups: f.Groups,
 		RestartAfter: durOf(f.RestartAfter), KeepData: f.KeepData, Kinds: f.Kinds,
-		Interval: durOf(f.Interval), Seed: f.Seed,
+		Interval: durOf(f.Interval), Seed: f.Seed, Mode: f.Mode,
 	}
 }
 
@@ -42,7 +42,7 @@ func (f *FaultSpec) SetSpec(s faults.Spec) {
 	f.Client, f.Node, f.For, f.By, f.Offset = s.Client, s.Node, durTo(s.For), durTo(s.By), durTo(s.Offset)
 	f.Rate, f.Latency, f.Jitter, f.Groups = s.Rate, durTo(s.Latency), durTo(s.Jitter), s.Groups
 	f.RestartAfter, f.KeepData, f.Kinds = durTo(s.RestartAfter), s.KeepData, s.Kinds
-	f.Interval, f.Seed = durTo(s.Interval), s.Seed
+	f.Interval, f.Seed, f.Mode = durTo(s.Interval), s.Seed, s.Mode
 }
 
 // build is the entry's fault, as its kind's registry entry builds it.

@@ -65,7 +65,7 @@ func (s *Scenario) Override(o Overrides) error {
 		if err := node.CheckServer(sim.Server(o.Server)); err != nil {
 			return fmt.Errorf("--server %q: want %s", o.Server, node.ServerNames())
 		}
-		if sim.Server(o.Server) != sim.ServerRedis && sim.Backend(s.Backend) != sim.BackendRedis {
+		if sim.Server(o.Server) != sim.ServerRedis && !sim.Backend(s.Backend).RunsServer() {
 			return fmt.Errorf("--server %s: scenario %s runs on backend %s; add --backend redis", o.Server, s.Name, orMiniredis(s.Backend))
 		}
 		s.Server = o.Server

@@ -128,6 +128,8 @@ type FaultSpec struct {
 	Kinds    []vocab.Kind `yaml:"kinds,omitempty,flow"`
 	Interval *Duration    `yaml:"interval,omitempty"`
 	Seed     *uint64      `yaml:"seed,omitempty"`
+	// cluster-failover: default, force or takeover (CLUSTER FAILOVER's).
+	Mode *string `yaml:"mode,omitempty"`
 }
 
 // PointSpec names the nth time a client reaches a point. Client defaults to

@@ -19,6 +19,8 @@ const (
 	BackendMiniredis = node.BackendMiniredis
 	BackendRedis     = node.BackendRedis
 	BackendExternal  = node.BackendExternal
+	// BackendRedisCluster is a Redis Cluster of server processes.
+	BackendRedisCluster = node.BackendRedisCluster
 
 	PersistenceNone     = node.PersistenceNone
 	PersistenceEverySec = node.PersistenceEverySec

@@ -234,7 +234,7 @@ type NetworkUser interface {
 // needsNetwork: a fault acts on client links, a replica's failover must
 // redirect clients, or the user asked for a toxiproxy server.
 func (c Config) needsNetwork() bool {
-	if c.Cluster.Toxiproxy != "" || (c.Cluster.Replicas > 0 && c.Cluster.Backend == BackendRedis) {
+	if c.Cluster.Toxiproxy != "" || (c.Cluster.Replicas > 0 && c.Cluster.Backend == BackendRedis) || c.Cluster.Backend == BackendRedisCluster {
 		return true
 	}
 	for _, p := range c.Faults {
@@ -257,6 +257,9 @@ func (c Config) validate() error {
 	}
 	if info.Process && c.VirtualTime {
 		return fmt.Errorf("algorithm %s: a process design runs on the wall clock and on TCP, not in virtual time", c.Algorithm)
+	}
+	if err := clusterRefusal(c.Cluster.Backend, info); err != nil {
+		return err
 	}
 	if info.Process && c.Cluster.Replicas > 0 && c.Cluster.Failover.Mode == FailoverSentinel {
 		return fmt.Errorf("failover.mode sentinel: algorithm %s is a process design, whose child reaches each node at one address and cannot follow Sentinel; use direct", c.Algorithm)

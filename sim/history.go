@@ -25,6 +25,7 @@ const (
 	KindFault    = history.KindFault
 	KindClock    = history.KindClock
 	KindSentinel = history.KindSentinel
+	KindRedirect = history.KindRedirect
 	KindNode     = history.KindNode
 
 	OK      = history.OK

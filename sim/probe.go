@@ -59,6 +59,11 @@ func probe(ctx context.Context, w *World) {
 			}
 			switch {
 			case err == nil || errors.Is(err, lock.ErrNotAcquired):
+			case crossSlot(err):
+				// The cluster refuses the design's command outright, and
+				// will on every attempt: a definite no.
+				refusals++
+				return nil, fmt.Errorf("%w (%v)", lock.ErrNotAcquired, err)
 			case ctx.Err() != nil:
 				// The bound ran out during the attempt (in virtual time an
 				// attempt can start at the very instant of the deadline): no

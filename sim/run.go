@@ -104,6 +104,10 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	rec := recorder.New()
 	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: newResource(rec), sched: vtime.SchedulerFrom(ctx)}
 	sched := newSchedule(w, cfg.Faults)
+	cluster.Redirected(func(client int, event, detail string) {
+		at := rec.Now()
+		rec.Add(Op{Kind: KindRedirect, Client: client, Call: at, Return: at, Outcome: OK, Event: event, Detail: detail})
+	})
 	for i := 0; i < cfg.Clients; i++ {
 		c, err := newClient(i, w, sched)
 		if err != nil {
@@ -164,6 +168,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	obs.Stop()
 	recordSentinels(rec, cluster.SentinelEvents())
 	res.History = rec.History()
+	res.Notes = append(res.Notes, crossSlotNotes(cfg.Algorithm, res.History)...)
 	res.Wall = time.Since(started) // the bubble's when virtual; Run corrects it
 	if ctx.Err() != nil {
 		res.Incomplete = true

@@ -20,6 +20,12 @@ const (
 	KindFailover        Kind = "failover"
 	KindRandom          Kind = "random"
 	KindSlowNode        Kind = "slow-node"
+	// The Redis Cluster kinds (backend redis-cluster), each acting on the
+	// master that serves the first lock key's slot when it fires.
+	KindClusterKillMaster     Kind = "cluster-kill-master"
+	KindClusterCutReplication Kind = "cluster-cut-replication"
+	KindClusterFailover       Kind = "cluster-failover"
+	KindClusterReshard        Kind = "cluster-reshard"
 )
 
 // Hits says what a fault kind acts on.
@@ -102,6 +108,10 @@ var kindInfos = []KindInfo{
 	{Kind: KindFailover, Hits: HitsNode, StopsNode: true, NodeState: "failover", LosesKeys: true, Promotes: true, Span: SpanInstant},
 	{Kind: KindRandom, Hits: HitsMix},
 	{Kind: KindSlowNode, Hits: HitsNode, Delays: true},
+	{Kind: KindClusterKillMaster, Hits: HitsNode, StopsNode: true, NodeState: "failover", LosesKeys: true, Promotes: true, Span: SpanInstant},
+	{Kind: KindClusterCutReplication, Hits: HitsLink},
+	{Kind: KindClusterFailover, Hits: HitsNode, NodeState: "failover", LosesKeys: true, Promotes: true, Span: SpanInstant},
+	{Kind: KindClusterReshard, Hits: HitsNode},
 }
 
 // Kinds lists every fault kind in the schema's order.

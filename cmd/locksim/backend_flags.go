@@ -50,7 +50,7 @@ func (b *backendFlags) check(changed func(string) bool) error {
 	}
 	if changed("backend") {
 		switch sim.Backend(b.backend) {
-		case sim.BackendMiniredis, sim.BackendRedis:
+		case sim.BackendMiniredis, sim.BackendRedis, sim.BackendRedisCluster:
 			if b.external() {
 				return fmt.Errorf("--addrs is for --backend external, not --backend %s", b.backend)
 			}
@@ -59,7 +59,7 @@ func (b *backendFlags) check(changed func(string) bool) error {
 				return errors.New("--backend external needs --addrs host:port,... (the masters of the servers you run, one per node)")
 			}
 		default:
-			return fmt.Errorf("--backend %q: want miniredis, redis or external", b.backend)
+			return fmt.Errorf("--backend %q: want miniredis, redis, redis-cluster or external", b.backend)
 		}
 	}
 	if err := checkServer(b.server, b.backend, changed("backend"), b.external()); err != nil {
@@ -162,7 +162,7 @@ func (b *backendFlags) where() string {
 		parts = append(parts, fmt.Sprintf("backend external: %d masters at %s", len(b.addrs), strings.Join(b.addrs, ", ")))
 	}
 	if b.server != "" && sim.Server(b.server) != sim.ServerRedis {
-		parts = append(parts, "redis backend on "+sim.Server(b.server).Binary())
+		parts = append(parts, "server processes: "+sim.Server(b.server).Binary())
 	}
 	if b.toxiproxy != "" {
 		parts = append(parts, "proxies on the toxiproxy server at "+b.toxiproxy)

@@ -175,16 +175,40 @@ func interruptRun(t *testing.T, bin string, sig syscall.Signal) {
 
 // interruptRunOn is interruptRun with the redis backend on server.
 func interruptRunOn(t *testing.T, bin string, sig syscall.Signal, server sim.Server) {
+	interruptScenario(t, bin, sig, "redlock", 5, 300*time.Millisecond, `backend: redis
+server: `+string(server)+`
+nodes: 5
+`)
+}
+
+// TestInterruptStopsCluster is TestInterruptStopsEverything on the
+// redis-cluster backend: its six server processes, directory and ports
+// are gone after SIGINT or SIGTERM.
+func TestInterruptStopsCluster(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	if testing.Short() {
+		t.Skip("builds the binary and runs redis-server processes")
+	}
+	bin := buildLocksim(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			// the cluster forms after its servers are up: a second or two
+			interruptScenario(t, bin, sig, "setpx", 6, 4*time.Second, "backend: redis-cluster\nnodes: 3\nreplicas: 1\n")
+		})
+	}
+}
+
+// interruptScenario runs a 60 s scenario of algo on world (its backend
+// lines), whose backend starts n servers, and interrupts it with sig
+// settle after they are up (once the run's clients go).
+func interruptScenario(t *testing.T, bin string, sig syscall.Signal, algo string, n int, settle time.Duration, world string) {
 	dir := t.TempDir()
 	tmp := filepath.Join(dir, "tmp") // the cluster's temp dirs land here
 	require.NoError(t, os.Mkdir(tmp, 0o755))
 	scenario := filepath.Join(dir, "long.yaml")
 	require.NoError(t, os.WriteFile(scenario, []byte(`name: long-run
-algorithm: redlock
-backend: redis
-server: `+string(server)+`
-nodes: 5
-clients: 3
+algorithm: `+algo+`
+`+world+`clients: 3
 duration: 60s
 faults:
   - {kind: delay, latency: 2ms, at: 10ms}
@@ -194,8 +218,8 @@ faults:
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	lines := startWithStderr(t, cmd)
 
-	servers := waitForServers(t, cmd.Process.Pid, 5)
-	time.Sleep(300 * time.Millisecond) // let clients and the delay fault get going
+	servers := waitForServers(t, cmd.Process.Pid, n)
+	time.Sleep(settle) // let clients and the delay fault get going
 	sent := time.Now()
 	require.NoError(t, cmd.Process.Signal(sig))
 	done := make(chan error, 1)
@@ -232,7 +256,7 @@ faults:
 
 	// The report is written for the record, but marked incomplete, and the
 	// scenario's latest link never points at it.
-	runs := runDirs(out, "long-run", "redlock")
+	runs := runDirs(out, "long-run", algo)
 	require.Len(t, runs, 1, "the partial run's report is written")
 	assert.Contains(t, strings.Join(all, "\n"), "partial run kept in "+runs[0])
 	for _, r := range runs {
@@ -245,7 +269,7 @@ faults:
 		assert.Less(t, v.WallMS, float64(v.Config.Duration.D().Milliseconds()), "the run lasted its whole duration: the signal did not stop it")
 	}
 	assert.NoFileExists(t, filepath.Join(out, "locksim", "long-run", report.LatestLink))
-	assert.NoFileExists(t, filepath.Join(out, "locksim", "long-run", report.LatestFor("redlock")))
+	assert.NoFileExists(t, filepath.Join(out, "locksim", "long-run", report.LatestFor(algo)))
 }
 
 // waitForServers returns the server children of pid (pid -> port),
@@ -399,4 +423,40 @@ func TestInterruptedMatrixKeepsFinishedPairs(t *testing.T) {
 			assert.Contains(t, stdout.String(), `"incomplete": true`)
 		})
 	}
+}
+
+// TestKilledClusterRunLeavesNoServer: kill -9 of locksim during a
+// redis-cluster run takes its six servers with it (Pdeathsig), and the
+// next run removes the directory it left.
+func TestKilledClusterRunLeavesNoServer(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	if testing.Short() {
+		t.Skip("builds the binary and runs redis-server processes")
+	}
+	bin := buildLocksim(t)
+	tmp := t.TempDir()
+	out := t.TempDir()
+	scenario := filepath.Join(t.TempDir(), "long.yaml")
+	require.NoError(t, os.WriteFile(scenario, []byte("name: long-run\nalgorithm: setpx\nbackend: redis-cluster\nnodes: 3\nreplicas: 1\nduration: 60s\n"), 0o644))
+	cmd := exec.Command(bin, "run", scenario, "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	servers := waitForServers(t, cmd.Process.Pid, 6)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	left, _ := filepath.Glob(filepath.Join(tmp, fmt.Sprintf("locksim-redis-pid%d-*", cmd.Process.Pid)))
+	require.Len(t, left, 1, "kill -9 leaves the cluster's directory, named after its owner")
+	for pid := range servers {
+		deadline := time.Now().Add(hangGuard)
+		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "server %d outlived its harness (still there %v after the kill -9)", pid, hangGuard)
+	}
+	next := exec.Command(bin, "run", "--algos", "setpx", "--duration", "100ms", "--out", out)
+	next.Env = append(os.Environ(), "TMPDIR="+tmp)
+	b, err := next.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	assert.NoDirExists(t, left[0])
 }

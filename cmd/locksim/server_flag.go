@@ -29,7 +29,7 @@ func checkServer(server, backend string, backendGiven, external bool) error {
 	switch {
 	case external:
 		return fmt.Errorf("--server %s is for --backend redis, which starts its servers; --addrs servers are whatever you run", server)
-	case backendGiven && sim.Backend(backend) != sim.BackendRedis:
+	case backendGiven && !sim.Backend(backend).RunsServer():
 		return fmt.Errorf("--server %s is for --backend redis, not --backend %s", server, backend)
 	}
 	return nil

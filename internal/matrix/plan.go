@@ -60,7 +60,7 @@ func makePlan(cfg Config) (plan, error) {
 	}
 	if cfg.Server != "" && sim.Server(cfg.Server) != sim.ServerRedis {
 		switch sim.Backend(cfg.Backend) {
-		case "", sim.BackendRedis:
+		case "", sim.BackendRedis, sim.BackendRedisCluster:
 		default:
 			return plan{}, badMatrix("server %s is for the redis backend, not %s", cfg.Server, cfg.Backend)
 		}
@@ -72,7 +72,7 @@ func makePlan(cfg Config) (plan, error) {
 	}
 	switch sim.Backend(cfg.Backend) {
 	case "", sim.BackendMiniredis:
-	case sim.BackendRedis:
+	case sim.BackendRedis, sim.BackendRedisCluster:
 		// The user asked for real servers: without them nothing can run,
 		// which is locksim's environment failing, not a pair to skip.
 		if _, err := node.LookupServer(sim.Server(cfg.Server), ""); err != nil {
@@ -230,7 +230,7 @@ func planCell(cfg Config, s *scenarios.Scenario, algo string) (Cell, *scenarios.
 	if cfg.Backend != "" && !external {
 		run.Backend = cfg.Backend
 	}
-	if cfg.Server != "" && sim.Backend(run.Backend) == sim.BackendRedis {
+	if cfg.Server != "" && sim.Backend(run.Backend).RunsServer() {
 		run.Server = cfg.Server
 	}
 	exp, has := s.Expect(algo)
@@ -260,10 +260,10 @@ func planCell(cfg Config, s *scenarios.Scenario, algo string) (Cell, *scenarios.
 		}
 		return c, nil, err
 	}
-	if sim.Backend(run.Backend) == sim.BackendRedis && cfg.Backend == "" {
+	if sim.Backend(run.Backend).RunsServer() && cfg.Backend == "" {
 		if _, err := node.LookupServer(sim.Server(run.Server), ""); err != nil {
 			c.Status, c.AsExpected = CellSkip, true
-			c.Reason = "needs the redis backend: " + err.Error()
+			c.Reason = "needs the " + run.Backend + " backend: " + err.Error()
 			return c, nil, nil
 		}
 	}

@@ -181,6 +181,11 @@ func TestPlanMatrixDefaults(t *testing.T) {
 			want = DefaultParallel() // a process design runs on the wall clock
 		}
 	}
+	for _, s := range p.cfg.Scenarios {
+		if sim.Backend(s.Backend).RunsServer() {
+			want = DefaultParallel() // server processes run on the wall clock
+		}
+	}
 	assert.Equal(t, want, p.cfg.Parallel)
 	assert.Equal(t, "results", p.cfg.Out)
 	assert.Len(t, p.cells, len(p.cfg.Scenarios)*len(p.cfg.Algorithms))

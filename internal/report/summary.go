@@ -200,7 +200,9 @@ func expectationPhrase(in Run) string {
 // setup is the run's configuration in one line.
 func setup(c history.Setup, h history.History) string {
 	nodes := fmt.Sprintf("%d %s node(s)", c.Nodes, c.Backend)
-	if used := c.NodesUsed(h); used < c.Nodes {
+	if c.Backend == "redis-cluster" {
+		nodes = fmt.Sprintf("a %s of %d master(s) with %d replica(s) each", c.Backend, c.Nodes, c.Replicas)
+	} else if used := c.NodesUsed(h); used < c.Nodes {
 		nodes = fmt.Sprintf("%d of %d %s node(s)", used, c.Nodes, c.Backend)
 	}
 	s := fmt.Sprintf("%s on %s, %d client(s), ttl %v, hold %v, think %v, %v, seed %d",

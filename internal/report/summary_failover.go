@@ -23,6 +23,11 @@ func failoverSection(cfg history.Setup, h history.History) string {
 	}
 	var b strings.Builder
 	b.WriteString("\n## Failover\n\n")
+	if cfg.Backend == "redis-cluster" {
+		b.WriteString("By the Redis Cluster itself: a master's replica is elected once the others mark the master failed (cluster-node-timeout), or on CLUSTER FAILOVER; the clients follow the slot's new owner through MOVED.\n\n")
+		clusterElections(&b, h)
+		return b.String()
+	}
 	switch f.Mode {
 	case history.FailoverSentinel:
 		fmt.Fprintf(&b, "By %s Sentinel: %d %s processes, quorum %d, down_after %v, failover_timeout %v, parallel_syncs %d; nothing promoted by hand, and the clients follow the master through Sentinel.\n\n",
@@ -80,4 +85,22 @@ func firstAcquireAfter(h history.History, t time.Duration) (time.Duration, bool)
 		}
 	}
 	return first, found
+}
+
+// clusterElections lists the Redis Cluster's elections the faults
+// measured (history.Target.Election), one line each.
+func clusterElections(b *strings.Builder, h history.History) {
+	n := 0
+	for _, op := range h.Ops {
+		t := op.Target
+		if op.Kind != history.KindFault || t == nil || t.Election <= 0 || len(t.Nodes) < 2 {
+			continue
+		}
+		n++
+		fmt.Fprintf(b, "- fault %d (`%s`) at %s: slot %d's master, node %d, replaced by node %d, **elected after %s**\n",
+			op.FaultID, op.Fault, fmtMS(op.Call), t.Slot, t.Nodes[0], t.Nodes[1], fmtMS(t.Election))
+	}
+	if n == 0 {
+		b.WriteString("- no election during the run\n")
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim/network"
+	"github.com/locksim/locksim/sim/node/rediscluster"
 	"github.com/locksim/locksim/vtime"
 )
 
@@ -85,7 +86,7 @@ func (cfg ClusterConfig) Resolve() (ClusterConfig, error) {
 	if cfg.Replicas < 0 || cfg.Replicas > 1 {
 		return cfg, fmt.Errorf("cluster: %d replicas per master: 0 or 1 are supported", cfg.Replicas)
 	}
-	if cfg.Backend != BackendExternal {
+	if cfg.Backend != BackendExternal && cfg.Backend != BackendRedisCluster {
 		var err error
 		if cfg.Failover, err = cfg.Failover.withDefaults(cfg.Backend, cfg.Replicas); err != nil {
 			return cfg, err
@@ -104,9 +105,9 @@ func (cfg ClusterConfig) Resolve() (ClusterConfig, error) {
 		return cfg, fmt.Errorf("cluster: %w", err)
 	}
 	switch {
-	case cfg.Backend == BackendRedis && cfg.Server == "":
+	case cfg.Backend.RunsServer() && cfg.Server == "":
 		cfg.Server = ServerRedis
-	case cfg.Backend != BackendRedis && cfg.Server != "" && cfg.Server != ServerRedis:
+	case !cfg.Backend.RunsServer() && cfg.Server != "" && cfg.Server != ServerRedis:
 		return cfg, fmt.Errorf("cluster: server %s needs the %s backend, not %s", cfg.Server, BackendRedis, cfg.Backend)
 	}
 	switch cfg.Backend {
@@ -119,6 +120,13 @@ func (cfg ClusterConfig) Resolve() (ClusterConfig, error) {
 				cfg.Persistence, BackendRedis, BackendMiniredis)
 		}
 	case BackendRedis:
+	case BackendRedisCluster:
+		switch {
+		case cfg.Persistence != PersistenceNone:
+			return cfg, fmt.Errorf("cluster: persistence %q: the %s backend runs without persistence", cfg.Persistence, BackendRedisCluster)
+		case cfg.Failover.Mode != "":
+			return cfg, fmt.Errorf("cluster: failover.mode %s: a Redis Cluster elects its own replicas", cfg.Failover.Mode)
+		}
 	case BackendExternal:
 		switch {
 		case len(cfg.Addrs) != cfg.Nodes:
@@ -134,7 +142,7 @@ func (cfg ClusterConfig) Resolve() (ClusterConfig, error) {
 			}
 		}
 	default:
-		return cfg, fmt.Errorf("cluster: unknown backend %q (want %q, %q or %q)", cfg.Backend, BackendMiniredis, BackendRedis, BackendExternal)
+		return cfg, fmt.Errorf("cluster: unknown backend %q (want %q, %q, %q or %q)", cfg.Backend, BackendMiniredis, BackendRedis, BackendRedisCluster, BackendExternal)
 	}
 	if cfg.InMemory {
 		switch {
@@ -160,7 +168,10 @@ type Cluster struct {
 	nodes    []Node
 	replicas []Node // per node index; nil entries where there is none
 
-	sentinels *sentinels // sentinel mode only
+	sentinels *sentinels            // sentinel mode only
+	rc        *rediscluster.Cluster // redis-cluster backend only
+	// redirected hears the simulated clients' MOVED and ASK (Redirected).
+	redirected func(client int, event, detail string)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -186,6 +197,8 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 		err = c.startRedis(ctx)
 	case BackendExternal:
 		err = c.startExternal(ctx)
+	case BackendRedisCluster:
+		err = c.startRedisCluster(ctx)
 	}
 	if err == nil {
 		err = c.startClientProxies()
@@ -307,6 +320,11 @@ func (c *Cluster) Close() error {
 				continue
 			}
 			if err := n.(closer).close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if c.rc != nil {
+			if err := c.rc.Stop(); err != nil {
 				errs = append(errs, err)
 			}
 		}

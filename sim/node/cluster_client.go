@@ -30,8 +30,12 @@ func (c *Cluster) NewClient(i int) *redis.Client {
 	return newNodeClient(c.Node(i).Addr(), c.net.Mem())
 }
 
-// NewClients returns one fresh client per node, in index order.
+// NewClients returns one fresh client per node, in index order; on the
+// redis-cluster backend one ClusterClient of the whole cluster.
 func (c *Cluster) NewClients() []redis.UniversalClient {
+	if c.rc != nil {
+		return c.clusterClients()
+	}
 	nodes := c.Nodes()
 	cs := make([]redis.UniversalClient, len(nodes))
 	for i := range nodes {
@@ -43,8 +47,13 @@ func (c *Cluster) NewClients() []redis.UniversalClient {
 // ClientConns returns simulated client id's connections, one per node in
 // index order: through the client's own proxies when it has them (see
 // ClusterConfig.ProxiedClients), so that network faults reach it, else
-// straight to the nodes. The caller closes them.
+// straight to the nodes; on the redis-cluster backend one ClusterClient
+// that reaches every node through the client's proxy for it. The caller
+// closes them.
 func (c *Cluster) ClientConns(id int) []redis.UniversalClient {
+	if c.rc != nil {
+		return c.clusterClientConns(id)
+	}
 	nodes := c.Nodes()
 	cs := make([]redis.UniversalClient, len(nodes))
 	for i, n := range nodes {

@@ -53,6 +53,12 @@ const (
 // withDefaults fills the mode from the backend and the Sentinel settings,
 // and names the first field that cannot work.
 func (f FailoverConfig) withDefaults(b Backend, replicas int) (FailoverConfig, error) {
+	if b == BackendRedisCluster {
+		if f != (FailoverConfig{}) {
+			return f, fmt.Errorf("failover: a Redis Cluster elects its own replicas: no failover settings on backend %s", b)
+		}
+		return f, nil
+	}
 	if f.Mode != "" && f.Mode != FailoverSentinel && (f.DownAfter != 0 || f.FailoverTimeout != 0 || f.ParallelSyncs != 0) {
 		return f, fmt.Errorf("failover: down_after, failover_timeout and parallel_syncs are Sentinel's settings; mode %s has no use for them", f.Mode)
 	}

@@ -17,6 +17,10 @@ const (
 	BackendRedis Backend = "redis"
 )
 
+// RunsServer reports whether the backend runs server processes of its own
+// (redis-server or valkey-server, as ClusterConfig.Server says).
+func (b Backend) RunsServer() bool { return b == BackendRedis || b == BackendRedisCluster }
+
 // Persistence is a redis-server's AOF setting; it decides what survives a
 // Kill followed by Restart(true).
 type Persistence string

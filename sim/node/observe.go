@@ -199,6 +199,11 @@ func (o *nodeObserver) readConn(addr, key string) keyView {
 	typ, pttl, get := p.Type(ctx, key), p.PTTL(ctx, key), p.Get(ctx, key)
 	_, _ = p.Exec(ctx)
 	if err := typ.Err(); err != nil {
+		if redirected(err) {
+			// A cluster node that does not serve the key's slot holds no
+			// copy of it.
+			return keyView{answered: true}
+		}
 		return keyView{err: err.Error()}
 	}
 	v := keyView{answered: true, present: typ.Val() != "none"}
@@ -228,11 +233,22 @@ func (o *nodeObserver) conn(addr string) *redis.Client {
 		o.conns = map[string]*redis.Client{}
 	}
 	c, ok := o.conns[addr]
-	if !ok {
+	if !ok && o.cluster.rc != nil {
+		c = newReadonlyClient(addr) // a replica answers with its copy
+		o.conns[addr] = c
+	}
+	if !ok && c == nil {
 		c = newNodeClient(addr, nil)
 		o.conns[addr] = c
 	}
 	return c
+}
+
+// redirected reports whether err is a cluster node's redirect (MOVED, ASK)
+// or its refusal to serve a slot it is importing (TRYAGAIN).
+func redirected(err error) bool {
+	s := err.Error()
+	return strings.HasPrefix(s, "MOVED ") || strings.HasPrefix(s, "ASK ") || strings.HasPrefix(s, "TRYAGAIN")
 }
 
 // setTTL takes the TTL left as PTTL reports it (negative: none).

@@ -172,7 +172,7 @@ func ParseServerVersion(info string) ServerVersion {
 // ServerVersion asks the cluster's first node what server it is (INFO
 // server). Zero on miniredis, and when the node does not answer.
 func (c *Cluster) ServerVersion(ctx context.Context) ServerVersion {
-	if c.cfg.Backend != BackendRedis {
+	if !c.cfg.Backend.RunsServer() {
 		return ServerVersion{}
 	}
 	conn := c.NewClient(0)

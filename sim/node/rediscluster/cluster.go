@@ -408,3 +408,14 @@ func (c *Cluster) nodeByID(id string) *node {
 	}
 	return nil
 }
+
+// Running reports whether the node at addr has a process now (it may be
+// paused); false for an address not in the cluster.
+func (c *Cluster) Running(addr string) bool {
+	n, err := c.node(addr)
+	if err != nil {
+		return false
+	}
+	p, _ := n.current()
+	return p != nil
+}

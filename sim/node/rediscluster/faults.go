@@ -237,3 +237,40 @@ func (c *Cluster) WaitFailover(ctx context.Context, oldMaster string) (string, t
 	}
 	return winner, took, nil
 }
+
+// CutReplication stops the master at addr from feeding its replicas: its
+// default user loses PSYNC and SYNC (ACL SETUSER default -psync -sync),
+// then its replicas' links are closed (CLIENT KILL TYPE replica). A
+// replica reconnects at once, is refused the resync, and retries every
+// second; the clients' commands go on. HealReplication gives PSYNC back,
+// and the replica resyncs from the master's backlog.
+func (c *Cluster) CutReplication(ctx context.Context, master string) error {
+	n, err := c.node(master)
+	if err != nil {
+		return err
+	}
+	if err := c.do(ctx, n, "ACL", "SETUSER", "default", "-psync", "-sync").Err(); err != nil {
+		return c.nodeErr(n, "ACL SETUSER default -psync -sync", err)
+	}
+	if err := c.do(ctx, n, "CLIENT", "KILL", "TYPE", "replica").Err(); err != nil {
+		return c.nodeErr(n, "CLIENT KILL TYPE replica", err)
+	}
+	return nil
+}
+
+// HealReplication undoes CutReplication on the master at addr; a master
+// killed since then restarted with its own configuration, and nothing is
+// left to undo.
+func (c *Cluster) HealReplication(ctx context.Context, master string) error {
+	n, err := c.node(master)
+	if err != nil {
+		return err
+	}
+	if !c.Running(master) {
+		return nil
+	}
+	if err := c.do(ctx, n, "ACL", "SETUSER", "default", "+psync", "+sync").Err(); err != nil {
+		return c.nodeErr(n, "ACL SETUSER default +psync +sync", err)
+	}
+	return nil
+}
