@@ -15,9 +15,12 @@ import (
 )
 
 // TestClusterReshardRedirects: in cluster-reshard-while-held the waiting
-// client really meets ASK while the lock key's slot migrates and MOVED
-// once it was given away, as its history's redirect records say, and
-// the fault's record keeps the slot's move.
+// client really meets ASK while the lock key's slot migrates, and a client
+// that still sends to the old owner once the slot was given away meets
+// MOVED (the holder's release does: it sent nothing while paused, so its
+// slot table is the one from before the move; the waiter's go-redis
+// reloads its table after an ASK and may reach the new owner directly),
+// as the history's redirect records say.
 func TestClusterReshardRedirects(t *testing.T) {
 	simtest.RequireRedisServer(t)
 	if testing.Short() {
@@ -38,12 +41,16 @@ func TestClusterReshardRedirects(t *testing.T) {
 	defer raw.Close()
 	h, err := history.ReadJSONL(raw)
 	require.NoError(t, err)
-	met := map[string]int{}
+	asks, moved := 0, 0
 	for _, op := range h.Ops {
-		if op.Kind == history.KindRedirect && op.Client == 1 {
-			met[op.Event]++
+		switch {
+		case op.Kind != history.KindRedirect:
+		case op.Client == 1 && op.Event == "ASK":
+			asks++
+		case op.Event == "MOVED":
+			moved++
 		}
 	}
-	assert.Positive(t, met["ASK"], "client 1 met ASK while the slot migrated")
-	assert.Positive(t, met["MOVED"], "client 1 met MOVED once the slot was given away")
+	assert.Positive(t, asks, "client 1 met ASK while the slot migrated")
+	assert.Positive(t, moved, "a client met MOVED once the slot was given away")
 }

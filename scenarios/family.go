@@ -71,7 +71,8 @@ func ParseFamily(s string) (Family, error) {
 
 // faultRank orders what one fault stands for, most telling first: when a
 // scenario has several faults, the one highest here names its family. A
-// failover loses whatever the replica had not received, a restart without
+// failover loses whatever the replica had not received (a cluster's
+// reshard moves the key to another master the same way), a restart without
 // data loses every key, a node clock moves expiry under the holder, a
 // client clock moves its validity arithmetic; a node that crashes and
 // keeps its data, a network fault and a client pause inside the lease
@@ -82,12 +83,14 @@ var faultRank = []struct {
 	family Family
 	match  func(f rankedFault) bool
 }{
-	{FamilyFailover, kindIs(vocab.KindFailover)},
+	// a replica promoted (Sentinel's failover, a cluster's election), or
+	// the lock key's slot handed to another master
+	{FamilyFailover, func(f rankedFault) bool { return f.Kind.Attrs().Promotes || f.Kind == vocab.KindClusterReshard }},
 	{FamilyRestart, func(f rankedFault) bool { return f.Kind == vocab.KindKillNode && !deref(f.KeepData) }},
 	{FamilyNodeClock, kindIs(vocab.KindClockJumpNode, vocab.KindClockRateNode)},
 	{FamilyClientClock, kindIs(vocab.KindClockSkewClient, vocab.KindClockJumpClient)},
 	{FamilyCrash, kindIs(vocab.KindKillNode)}, // a node that restarts with its data
-	{FamilyNetwork, kindIs(vocab.KindDelay, vocab.KindPartition, vocab.KindDrop, vocab.KindPauseNode)},
+	{FamilyNetwork, kindIs(vocab.KindDelay, vocab.KindPartition, vocab.KindDrop, vocab.KindPauseNode, vocab.KindSlowNode, vocab.KindClusterCutReplication)},
 	{FamilyClientPause, func(f rankedFault) bool { return f.Kind == vocab.KindPauseClient && !startGate(f) && !f.short }},
 	{FamilyCrash, kindIs(vocab.KindCrashClient)},
 }

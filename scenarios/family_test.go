@@ -50,6 +50,10 @@ func TestFamilyOfCatalogue(t *testing.T) {
 		"failover-wait-acknowledged":              FamilyFailover,
 		"failover-wait-refuses":                   FamilyFailover,
 		"failover-wait-still-loses":               FamilyRestart,
+		"cluster-failover-lost-window":            FamilyFailover,
+		"cluster-reshard-while-held":              FamilyFailover,
+		"cluster-manual-failover":                 FamilyFailover,
+		"cluster-crossslot":                       FamilyControl,
 	}
 	all := Builtin()
 	require.Len(t, all, len(want), "every catalogue file has its family here")
