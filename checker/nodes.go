@@ -85,7 +85,17 @@ const (
 
 // Nodes derives the lanes of nodes 0..n-1 (more when the history names a
 // higher node).
-func Nodes(h history.History, n int) []NodeLane {
+func Nodes(h history.History, n int) []NodeLane { return nodeLanes(h, n, true) }
+
+// ObservedNodes is Nodes without the holds derived from the design's
+// replies: the lanes of a topology whose servers are not the nodes a design
+// names (on a Redis Cluster a single-key design speaks to the whole cluster
+// as its node 0), where only what the harness read off each server says
+// which one held a key.
+func ObservedNodes(h history.History, n int) []NodeLane { return nodeLanes(h, n, false) }
+
+// nodeLanes is Nodes; derive says whether the design's replies give holds.
+func nodeLanes(h history.History, n int, derive bool) []NodeLane {
 	end := historyEnd(h)
 	for _, op := range h.Ops {
 		for _, g := range op.Granted {
@@ -161,7 +171,7 @@ func Nodes(h history.History, n int) []NodeLane {
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		switch {
-		case op.Client == history.NoClient:
+		case !derive, op.Client == history.NoClient:
 		case op.Kind == history.KindAcquire && len(op.Granted) > 0,
 			op.Kind == history.KindRelease,
 			op.Kind == history.KindExtend && op.Outcome == history.OK && op.TTL > 0:

@@ -58,3 +58,28 @@ func TestNodesClockJump(t *testing.T) {
 		t.Errorf("failed acquires %+v, want one majority not reached 1/5", v.Failed)
 	}
 }
+
+// On a Redis Cluster a design's node 0 is the whole cluster: ObservedNodes
+// draws only what the harness read off each server, so the key shows on
+// the server that held it (node 2) and not on node 0, which Nodes would
+// derive from the design's reply.
+func TestObservedNodesLeaveTheDesignsNodesOut(t *testing.T) {
+	ms := time.Millisecond
+	h := history.History{Ops: []history.Op{
+		{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 0, Return: 10 * ms, Outcome: history.OK, Token: "c0-1",
+			Granted: []int{0}, Asked: 1, TTL: time.Second, Deadline: 1000 * ms},
+		{Kind: history.KindNode, Client: history.NoClient, Key: "k", Node: 2, Call: 5 * ms, Return: 6 * ms,
+			Outcome: history.OK, Value: "c0-1", TTL: time.Second},
+	}}
+	derived := Nodes(h, 3)
+	if len(derived[0].Holds) == 0 {
+		t.Fatal("Nodes derives no hold on node 0 from the design's reply")
+	}
+	observed := ObservedNodes(h, 3)
+	if len(observed[0].Holds) != 0 {
+		t.Errorf("ObservedNodes: node 0 holds %v, want none", observed[0].Holds)
+	}
+	if len(observed[2].Holds) != 1 || !observed[2].Holds[0].Observed || observed[2].Holds[0].Token != "c0-1" {
+		t.Errorf("ObservedNodes: node 2 holds %+v, want the observed c0-1", observed[2].Holds)
+	}
+}

@@ -54,10 +54,19 @@ type span struct {
 	open       bool
 }
 
-func readLanes(h history.History, clients, nodes int) lanes {
+// backendCluster is the Redis Cluster backend's name: its node rows are
+// the servers, which a design's replies do not name (checker.ObservedNodes).
+const backendCluster = "redis-cluster"
+
+func readLanes(h history.History, setup history.Setup) lanes {
+	clients := setup.Clients
 	v := checker.Read(h)
+	nodeLanes := checker.Nodes(h, setup.Nodes)
+	if setup.Backend == backendCluster {
+		nodeLanes = checker.ObservedNodes(h, setup.Nodes)
+	}
 	l := lanes{byClient: map[int]*clientLane{}, faults: v.Faults, end: v.End, fenced: v.Fenced,
-		nodes: checker.Nodes(h, nodes), failed: map[string]int{}, leaseFrom: map[leaseKey]time.Duration{}, leases: v.Leases}
+		nodes: nodeLanes, failed: map[string]int{}, leaseFrom: map[leaseKey]time.Duration{}, leases: v.Leases}
 	for i := 0; i < clients; i++ {
 		l.lane(i)
 	}

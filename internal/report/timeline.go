@@ -211,7 +211,7 @@ type drawnEvent struct {
 func newTimeline(ctx context.Context, in Run) (*timeline, error) {
 	t := &timeline{
 		ctx:      ctx,
-		lanes:    readLanes(in.History, in.Setup.Clients, in.Setup.Nodes),
+		lanes:    readLanes(in.History, in.Setup),
 		overlaps: zoomFirst(overlaps(in.Check), in.Zoom),
 	}
 	for _, c := range t.lanes.clients {
