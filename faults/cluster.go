@@ -30,6 +30,19 @@ func clusterOnly(kind vocab.Kind, cfg sim.Config) error {
 	return nil
 }
 
+// clusterWithReplicas is clusterOnly for a kind that acts through a
+// master's replica; why, when set, ends the error with what the replica is
+// for.
+func clusterWithReplicas(kind vocab.Kind, cfg sim.Config, why string) error {
+	if err := clusterOnly(kind, cfg); err != nil {
+		return err
+	}
+	if cfg.Cluster.Replicas < 1 {
+		return fmt.Errorf("%s needs a replica per master (replicas: 1)%s", kind, why)
+	}
+	return nil
+}
+
 // keyMaster is the running Redis Cluster, the first lock key's slot, its
 // master's address and that master's node index.
 func keyMaster(ctx context.Context, w *sim.World) (*rediscluster.Cluster, int, string, int, error) {
@@ -99,13 +112,7 @@ type ClusterKillMaster struct{}
 func (ClusterKillMaster) String() string { return "cluster-kill-master (the lock key's slot)" }
 
 func (ClusterKillMaster) Validate(cfg sim.Config) error {
-	if err := clusterOnly(vocab.KindClusterKillMaster, cfg); err != nil {
-		return err
-	}
-	if cfg.Cluster.Replicas < 1 {
-		return errors.New("cluster-kill-master needs a replica per master (replicas: 1) to elect")
-	}
-	return nil
+	return clusterWithReplicas(vocab.KindClusterKillMaster, cfg, " to elect")
 }
 
 func (f ClusterKillMaster) Start(w *sim.World) error {
@@ -181,13 +188,7 @@ func (f ClusterFailover) String() string {
 }
 
 func (ClusterFailover) Validate(cfg sim.Config) error {
-	if err := clusterOnly(vocab.KindClusterFailover, cfg); err != nil {
-		return err
-	}
-	if cfg.Cluster.Replicas < 1 {
-		return errors.New("cluster-failover needs a replica per master (replicas: 1)")
-	}
-	return nil
+	return clusterWithReplicas(vocab.KindClusterFailover, cfg, "")
 }
 
 func (f ClusterFailover) Start(w *sim.World) error {
@@ -262,13 +263,7 @@ func (ClusterCutReplication) String() string {
 }
 
 func (ClusterCutReplication) Validate(cfg sim.Config) error {
-	if err := clusterOnly(vocab.KindClusterCutReplication, cfg); err != nil {
-		return err
-	}
-	if cfg.Cluster.Replicas < 1 {
-		return errors.New("cluster-cut-replication needs a replica per master (replicas: 1)")
-	}
-	return nil
+	return clusterWithReplicas(vocab.KindClusterCutReplication, cfg, "")
 }
 
 func (f ClusterCutReplication) Start(w *sim.World) error {
