@@ -28,7 +28,9 @@ const (
 // twice), whose one long partition porcupine alone cannot decide in time.
 // Beside the time and allocations it reports, per operation of the
 // history, the bytes the decoded history holds (held-B/histop) and the
-// bytes reading and checking allocate (alloc-B/histop).
+// bytes reading and checking allocate (alloc-B/histop), and the process's
+// CPU time (user and system) per read and check (cpu-s/op), which a
+// loaded machine stretches less than the wall time.
 func BenchmarkCheckLargeHistory(b *testing.B) {
 	for _, c := range []struct {
 		name string
@@ -51,6 +53,7 @@ func benchmarkCheckJSONL(b *testing.B, hist history.History) {
 	var before, held, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
+	cpu0 := cpuTime(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -69,6 +72,7 @@ func benchmarkCheckJSONL(b *testing.B, hist history.History) {
 		runtime.KeepAlive(h)
 	}
 	b.StopTimer()
+	b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(held.HeapAlloc-before.HeapAlloc)/largeOps, "held-B/histop")
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/largeOps, "alloc-B/histop")

@@ -3,13 +3,12 @@ package checker
 import (
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/vocab"
 )
 
 // Cut at its quiescent points, every partition of a random run gets the
@@ -82,16 +81,16 @@ func TestCutSegments(t *testing.T) {
 }
 
 // A history of a million clients taking turns on one key, 1.4M
-// operations, is decided (porcupine alone keeps a bitset over the whole
-// partition per cached state and runs out of time), and a single overlap
-// planted in it is found.
+// operations, is decided within the checker's default timeout, as `locksim
+// check` runs it: porcupine alone keeps a bitset over the whole partition
+// per cached state and runs out of time (unknown). Skipped with -short
+// and under the race detector, which make it minutes long.
 func TestCheckMillionClientsDecides(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		t.Skip("1.4M operations")
 	}
 	h := manyClientsHistory(1, largeOps, 1_000_000)
-	r := Check(h, Config{Timeout: time.Minute})
-	require.Equal(t, "safe", string(r.Verdict), r.Reason)
+	r := Check(h, Config{})
+	require.Equal(t, vocab.Safe, r.Verdict, r.Reason)
+	assert.Contains(t, r.Check(vocab.CheckClaim).Detail, "porcupine and the window computation agree")
 }
-
-var _ = history.KindAcquire
