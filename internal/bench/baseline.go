@@ -14,7 +14,7 @@ import (
 )
 
 // The regression gate (lockbench --baseline) holds the ratios of a run
-// against a committed baseline. A ratio is a design's throughput over its
+// against a baseline, the per-cell median of a few earlier runs. A ratio is a design's throughput over its
 // reference's (raw, or the design's peer) measured in the same
 // interleaved rounds of one run, so the machine's load falls on both; what
 // load still does is move single rounds, and under heavy load all rounds
