@@ -249,18 +249,27 @@ func claimOps(h history.History) []porcupine.Operation {
 
 // partitionBy splits operations by a key, keeping their order; locks on
 // different keys are independent, and porcupine checks partitions in
-// parallel.
+// parallel. Keys are counted first, so that each partition is allocated
+// once at its size (a long history is mostly one key).
 func partitionBy(ops []porcupine.Operation, key func(porcupine.Operation) string) [][]porcupine.Operation {
 	idx := map[string]int{}
-	var parts [][]porcupine.Operation
+	var sizes []int
 	for _, o := range ops {
 		k := key(o)
 		i, ok := idx[k]
 		if !ok {
-			i = len(parts)
+			i = len(sizes)
 			idx[k] = i
-			parts = append(parts, nil)
+			sizes = append(sizes, 0)
 		}
+		sizes[i]++
+	}
+	parts := make([][]porcupine.Operation, len(sizes))
+	for i, n := range sizes {
+		parts[i] = make([]porcupine.Operation, 0, n)
+	}
+	for _, o := range ops {
+		i := idx[key(o)]
 		parts[i] = append(parts[i], o)
 	}
 	return parts

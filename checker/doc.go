@@ -27,6 +27,11 @@
 // states, clock offsets), derived from the acquires' per-node replies and
 // the faults' targets.
 //
+// A partition (one key) longer than porcupine handles in time is cut where
+// no operation is open and decided segment by segment, carrying every
+// state a legal order can reach across each cut (linearize.go); shorter
+// ones go to porcupine whole.
+//
 // Unknown is never a pass: a malformed history, a porcupine timeout or a
 // disagreement between porcupine and the sweep make the check unknown.
 package checker

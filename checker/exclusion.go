@@ -12,13 +12,15 @@ import (
 // runPorcupine is porcupine itself. It is a variable so that tests can
 // drive the timeout and disagreement paths deterministically. Without
 // Verbose it skips the partial linearizations, which on a long unsafe
-// history cost time quadratic in the length of the failing prefix.
+// history cost time quadratic in the length of the failing prefix, and
+// cuts partitions too long for porcupine at their quiescent points
+// (checkLinearizable).
 var runPorcupine = func(m porcupine.Model, ops []porcupine.Operation, timeout time.Duration, verbose bool) (porcupine.CheckResult, *porcupine.LinearizationInfo) {
 	if verbose {
 		res, info := porcupine.CheckOperationsVerbose(m, ops, timeout)
 		return res, &info
 	}
-	return porcupine.CheckOperationsTimeout(m, ops, timeout), nil
+	return checkLinearizable(m, ops, timeout), nil
 }
 
 // exclusionResult is the exclusion check plus what Result and Visualize

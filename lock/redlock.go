@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/locksim/locksim/vocab"
 	"github.com/redis/go-redis/v9"
@@ -63,20 +64,56 @@ type redlockReply struct {
 	err error
 }
 
+// redlockCmd is the command a round sends to every node: SET NX PX of the
+// token, or compare-and-delete or compare-and-pexpire of it. It travels in
+// the round (one allocation per round) rather than as a closure, which
+// would be a second.
+type redlockCmd struct {
+	kind  redlockKind
+	key   string
+	value any // the token, boxed once for every node's command
+	ttl   any // compare-and-pexpire's milliseconds, boxed once
+}
+
+type redlockKind uint8
+
+const (
+	redlockSet redlockKind = iota
+	redlockUnlock
+	redlockExtend
+)
+
+// run sends the command to one node: (true, nil) when the node did it,
+// (false, nil) for a definite refusal, and an error otherwise. keys is the
+// round's one-key list, which go-redis copies into each command.
+func (c *redlockCmd) run(ctx context.Context, node redis.UniversalClient, ttl time.Duration, keys []string) (bool, error) {
+	switch c.kind {
+	case redlockSet:
+		return node.SetNX(ctx, c.key, c.value, ttl).Result()
+	case redlockUnlock:
+		n, err := compareAndDelete.run(ctx, node, keys, c.value).Int64()
+		return n == 1, err
+	}
+	n, err := compareAndPexpire.run(ctx, node, keys, c.value, c.ttl).Int64()
+	return n == 1, err
+}
+
 // redlockRound is what one round's goroutines share: one allocation per
-// round for the replies and the wait group together, up to 8 nodes.
+// round for the command, its key list, the replies and the wait group
+// together, up to 8 nodes.
 type redlockRound struct {
 	wg      sync.WaitGroup
+	cmd     redlockCmd
+	keys    [1]string
 	replies []redlockReply
 	buf     [8]redlockReply
 }
 
-// onAll runs op on every node in parallel, each bounded by NodeTimeout, and
-// waits for all of them. op reports (true, nil) when the node did it,
-// (false, nil) for a definite refusal, and an error otherwise. The last
-// node's command goes from the calling goroutine, whose stack is already
-// grown, while the others' goroutines run theirs.
-func (r *redlock) onAll(ctx context.Context, op func(context.Context, redis.UniversalClient) (bool, error)) redlockTally {
+// onAll runs cmd on every node in parallel, each bounded by NodeTimeout,
+// and waits for all of them. The last node's command goes from the
+// calling goroutine, whose stack is already grown, while the others'
+// goroutines run theirs.
+func (r *redlock) onAll(ctx context.Context, cmd redlockCmd) redlockTally {
 	// The commands start together, so one deadline bounds each of them by
 	// NodeTimeout (one timer per round instead of one per node).
 	cctx, cancel := r.cmdCtx(ctx)
@@ -85,23 +122,25 @@ func (r *redlock) onAll(ctx context.Context, op func(context.Context, redis.Univ
 	if n == 0 {
 		return redlockTally{}
 	}
-	rd := &redlockRound{}
+	rd := &redlockRound{cmd: cmd}
+	rd.keys[0] = cmd.key
 	rd.replies = rd.buf[:0]
 	if n > len(rd.buf) {
 		rd.replies = make([]redlockReply, 0, n)
 	}
 	rd.replies = rd.replies[:n]
+	ttl := r.opts.TTL
 	rd.wg.Add(n - 1)
 	for i, node := range r.nodes[:n-1] {
 		// A plain go statement: wg.Go would wrap each closure in a second
 		// one, an allocation per node and round on the hot path.
 		go func() {
 			defer rd.wg.Done()
-			ok, err := op(cctx, node)
+			ok, err := rd.cmd.run(cctx, node, ttl, rd.keys[:])
 			rd.replies[i] = redlockReply{ok, err}
 		}()
 	}
-	ok, err := op(cctx, r.nodes[n-1])
+	ok, err := rd.cmd.run(cctx, r.nodes[n-1], ttl, rd.keys[:])
 	rd.replies[n-1] = redlockReply{ok, err}
 	rd.wg.Wait()
 	var t redlockTally
@@ -138,11 +177,8 @@ func (r *redlock) quorum() int { return Quorum(len(r.nodes)) }
 // message but not wrapped, so that the error classifies only as a refusal.
 func (r *redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 	token := r.opts.Tokens()
-	value := any(token) // boxed once for every node's SET
 	start := r.now()
-	t := r.onAll(ctx, func(ctx context.Context, c redis.UniversalClient) (bool, error) {
-		return c.SetNX(ctx, key, value, r.opts.TTL).Result()
-	})
+	t := r.onAll(ctx, redlockCmd{kind: redlockSet, key: key, value: token})
 	elapsed := r.now().Sub(start)
 	validity := RedlockValidity(r.opts.TTL, elapsed, r.opts.Drift)
 	if t.did >= r.quorum() && validity > 0 {
@@ -166,11 +202,7 @@ func (r *redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 // commands share the key list and the boxed token: go-redis copies them
 // into each command's arguments and keeps neither.
 func (r *redlock) unlockAll(ctx context.Context, key, token string) redlockTally {
-	keys, arg := []string{key}, any(token)
-	return r.onAll(ctx, func(ctx context.Context, c redis.UniversalClient) (bool, error) {
-		n, err := compareAndDelete.run(ctx, c, keys, arg).Int64()
-		return n == 1, err
-	})
+	return r.onAll(ctx, redlockCmd{kind: redlockUnlock, key: key, value: token})
 }
 
 // Release stops the watchdog and deletes the key, where it is still ours, on
@@ -206,11 +238,7 @@ func (r *redlock) Release(ctx context.Context, l *Lease) error {
 // reported as an unknown outcome (the keys were extended, the lease was not).
 func (r *redlock) Extend(ctx context.Context, l *Lease) error {
 	start := r.now()
-	keys, token, ttl := []string{l.Key}, any(l.Token), any(r.opts.TTL.Milliseconds())
-	t := r.onAll(ctx, func(ctx context.Context, c redis.UniversalClient) (bool, error) {
-		n, err := compareAndPexpire.run(ctx, c, keys, token, ttl).Int64()
-		return n == 1, err
-	})
+	t := r.onAll(ctx, redlockCmd{kind: redlockExtend, key: l.Key, value: l.Token, ttl: r.opts.TTL.Milliseconds()})
 	elapsed := r.now().Sub(start)
 	validity := RedlockValidity(r.opts.TTL, elapsed, r.opts.Drift)
 	switch {

@@ -69,8 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
 			if w.given() {
-				if ci.json || ci.baseline != "" {
-					return fmt.Errorf("--wait: not with --json or --baseline (they compare the design sweep's ratios)")
+				if ci.json || ci.baseline != "" || ci.save != "" {
+					return fmt.Errorf("--wait: not with --json, --baseline or --save-baseline (they compare the design sweep's ratios)")
 				}
 				wcfg, out, err = w.config(&f, time.Now())
 				ran = err == nil
@@ -82,6 +82,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			if ci.baseline != "" && f.under != "" {
 				return fmt.Errorf("--baseline: not with --under (a run under a scenario has no ratios to compare)")
+			}
+			if ci.save != "" && f.under != "" {
+				return fmt.Errorf("--save-baseline: not with --under (a run under a scenario has no ratios to keep)")
 			}
 			if err := ci.check(); err != nil {
 				return err

@@ -255,21 +255,35 @@ func TestJSONOnStdout(t *testing.T) {
 
 // TestBaselineExitsOneWhenARatioFell: a baseline whose setpx ran at ten
 // times raw in every round cannot be matched; the run exits 1 naming the
-// ratio. A baseline that is not a run is bad input.
+// ratio and the command that made the baseline. --save-baseline writes a
+// baseline the next run reads; a baseline that is not a run is bad input.
 func TestBaselineExitsOneWhenARatioFell(t *testing.T) {
-	base := t.TempDir()
-	res := func(algo string, rounds ...float64) bench.Result {
-		return bench.Result{Algorithm: algo, Nodes: 1, Clients: 1, Contention: bench.KeyPerClient, RoundThroughput: rounds}
-	}
-	rep := bench.Report{Backend: "miniredis", Results: []bench.Result{res("setpx", 1000, 1000, 1000), res("raw", 100, 100, 100)}}
-	data, err := json.Marshal(rep)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(base, bench.FileJSON), data, 0o644))
+	base := filepath.Join(t.TempDir(), "base.json")
+	r := bench.Ratio{Design: "setpx", Against: "raw", Nodes: 1, Clients: 1, Contention: bench.KeyPerClient,
+		Spread: bench.Spread{Median: 10, Min: 10, Max: 10, Rounds: 3}}
+	require.NoError(t, bench.WriteBaseline(base, bench.Baseline{Format: bench.BaselineFormat,
+		Runs: []bench.BaselineRun{{Command: "lockbench --made-by-hand", Ratios: []bench.Ratio{r}}}}))
 
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), tinyRun(filepath.Join(t.TempDir(), "run"), "--baseline", base), &stdout, &stderr)
+	saved := filepath.Join(t.TempDir(), "saved.json")
+	code := run(context.Background(), tinyRun(filepath.Join(t.TempDir(), "run"), "--baseline", base, "--save-baseline", saved), &stdout, &stderr)
 	assert.Equal(t, exitDiffers, code, "stderr: %s", stderr.String())
-	assert.Contains(t, stderr.String(), "fell since the baseline: setpx vs raw at 1 clients, per-client, 1 node fell from 10.00 (10.00–10.00)")
+	assert.Contains(t, stderr.String(), "fell since the baseline: setpx vs raw, 1 node, fell in 1 of 1 cells by more than 10% beyond every round: at 1 clients per-client from 10.00 (lowest round 10.00)")
+	assert.Contains(t, stderr.String(), "(1 run(s), the last made by: lockbench --made-by-hand)")
+
+	b, err := bench.ReadBaseline(saved)
+	require.NoError(t, err)
+	require.Len(t, b.Runs, 1)
+	assert.Contains(t, b.Runs[0].Command, "--save-baseline "+saved)
+	require.Len(t, b.Ratios(), 1)
+	assert.Equal(t, "setpx", b.Ratios()[0].Design)
+
+	// a second run is added to the file
+	code = run(context.Background(), tinyRun(filepath.Join(t.TempDir(), "run"), "--save-baseline", saved), &stdout, &stderr)
+	require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
+	b, err = bench.ReadBaseline(saved)
+	require.NoError(t, err)
+	assert.Len(t, b.Runs, 2)
 
 	stderr.Reset()
 	code = run(context.Background(), tinyRun(filepath.Join(t.TempDir(), "run"), "--baseline", t.TempDir()), &stdout, &stderr)

@@ -201,35 +201,6 @@ func TestRoundSpread(t *testing.T) {
 	assert.Equal(t, "only 2 round(s): no spread to judge by", noiseText(roundSpread([]float64{2, 2}, []float64{1, 1})))
 }
 
-func TestCompareFindsRatiosThatFell(t *testing.T) {
-	mk := func(algo string, clients int, rounds ...float64) Result {
-		return Result{Algorithm: algo, Kind: kindOf(algo), Nodes: 1, Clients: clients, Contention: KeyPerClient, RoundThroughput: rounds}
-	}
-	base := &Report{Results: []Result{
-		mk("setpx", 1, 100, 100, 100), mk(Raw, 1, 100, 100, 100),
-		mk("setpx", 16, 100, 100, 100), mk(Raw, 16, 100, 100, 100)}}
-	cur := &Report{Results: []Result{
-		mk("setpx", 1, 97, 99, 98), mk(Raw, 1, 100, 100, 100), // 0.98: inside the 0.02 floor
-		mk("setpx", 16, 80, 82, 84), mk(Raw, 16, 100, 100, 100), // 0.82: fell
-		mk("lua-setnx", 16, 90, 90, 90)}} // nothing to compare with
-	addRatios(cur.Results)
-	regs, unmatched := Compare(base, cur)
-	require.Len(t, regs, 1)
-	g := regs[0]
-	assert.Equal(t, "setpx", g.Design)
-	assert.Equal(t, 16, g.Clients)
-	assert.InDelta(t, 0.82, g.Now.Median, 1e-9)
-	assert.InDelta(t, 1.0, g.Was.Median, 1e-9)
-	assert.InDelta(t, MinBand, g.Band, 1e-9)
-	assert.Equal(t, "setpx vs raw at 16 clients, per-client, 1 node fell from 1.00 (1.00–1.00) to 0.82 (0.80–0.84), more than its noise band ±0.02", g.String())
-	assert.Equal(t, 1, unmatched, "lua-setnx's ratio to raw")
-
-	// A noisy baseline widens the band: the same fall is inside it.
-	base.Results[2].RoundThroughput = []float64{70, 100, 130}
-	regs, _ = Compare(base, cur)
-	assert.Empty(t, regs)
-}
-
 func TestCIFlattensEveryResult(t *testing.T) {
 	rs := []Result{{Algorithm: "setpx", Kind: KindDesign, Nodes: 1, Clients: 1, Contention: KeyPerClient, Throughput: 5,
 		RoundThroughput: []float64{5, 5, 5}, AllocsPerCycle: 20, Acquire: Percentiles{P50: 1, P99: 2}, Cycle: Percentiles{P99: 3}},
