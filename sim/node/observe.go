@@ -34,12 +34,18 @@ type keyView struct {
 	ttl      time.Duration // left; 0 with noTTL
 	noTTL    bool
 	err      string
+	// On a Redis Cluster node: its role at the read (history.RoleMaster,
+	// history.RoleReplica), and the redirect it answered the key's read
+	// with when it did not serve the key's slot.
+	role     string
+	redirect string
 }
 
 // same reports whether v and o are one state of the key (the TTL left
 // shrinks between reads; only its presence counts).
 func (v keyView) same(o keyView) bool {
-	return v.answered == o.answered && v.present == o.present && v.value == o.value && v.noTTL == o.noTTL
+	return v.answered == o.answered && v.present == o.present && v.value == o.value && v.noTTL == o.noTTL &&
+		v.role == o.role && v.redirect == o.redirect
 }
 
 // keyReader is a node the harness can read without a connection (an
@@ -185,28 +191,36 @@ func (o *nodeObserver) read() {
 		default:
 			op.Outcome, op.Value, op.TTL, op.NoTTL = history.OK, v.value, v.ttl, v.noTTL
 		}
+		if v.answered {
+			op.Role, op.Event = v.role, v.redirect
+		}
 		o.rec.Add(op)
 	}
 }
 
 // readConn reads key on the node at addr through the observer's own
-// connection: TYPE, PTTL and GET in one round trip, HKEYS for a hash.
+// connection: TYPE, PTTL and GET in one round trip, HKEYS for a hash; on a
+// Redis Cluster ROLE in the same round trip.
 func (o *nodeObserver) readConn(addr, key string) keyView {
 	c := o.conn(addr)
 	ctx, cancel := context.WithTimeout(context.Background(), observeTimeout)
 	defer cancel()
 	p := c.Pipeline()
+	var role *redis.Cmd
+	if o.cluster.rc != nil {
+		role = p.Do(ctx, "ROLE")
+	}
 	typ, pttl, get := p.Type(ctx, key), p.PTTL(ctx, key), p.Get(ctx, key)
 	_, _ = p.Exec(ctx)
 	if err := typ.Err(); err != nil {
 		if redirected(err) {
 			// A cluster node that does not serve the key's slot holds no
 			// copy of it.
-			return keyView{answered: true}
+			return keyView{answered: true, role: roleOf(role), redirect: strings.Fields(err.Error())[0]}
 		}
 		return keyView{err: err.Error()}
 	}
-	v := keyView{answered: true, present: typ.Val() != "none"}
+	v := keyView{answered: true, present: typ.Val() != "none", role: roleOf(role)}
 	if !v.present {
 		return v
 	}
@@ -242,6 +256,25 @@ func (o *nodeObserver) conn(addr string) *redis.Client {
 		o.conns[addr] = c
 	}
 	return c
+}
+
+// roleOf is the role ROLE answered (history.RoleMaster or
+// history.RoleReplica), "" when it was not asked or did not answer so.
+func roleOf(cmd *redis.Cmd) string {
+	if cmd == nil {
+		return ""
+	}
+	reply, err := cmd.Slice()
+	if err != nil || len(reply) == 0 {
+		return ""
+	}
+	switch reply[0] {
+	case "master":
+		return history.RoleMaster
+	case "slave":
+		return history.RoleReplica
+	}
+	return ""
 }
 
 // redirected reports whether err is a cluster node's redirect (MOVED, ASK)
