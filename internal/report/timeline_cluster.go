@@ -86,7 +86,6 @@ func (cv *clusterView) elected(id int) bool {
 
 // Why a cluster node row draws nothing.
 const (
-	emptyOwnerNoKey   = "owns the lock key's slot; no lock key observed on it"
 	emptyOtherMaster  = "master of other slots: does not own the lock key's slot"
 	emptyOwnerReplica = "replica of the slot's owner, never promoted; no copy of the key observed"
 	emptyReplicas     = "replica of another master, never promoted"
@@ -112,8 +111,8 @@ func (l *lanes) layoutCluster() []NodeRow {
 			owner := slices.ContainsFunc(roles, checker.NodeRole.Owner)
 			copyOf := slices.ContainsFunc(roles, func(r checker.NodeRole) bool { return r.Role == history.RoleReplica && r.Serves })
 			switch {
-			case owner:
-				r.Empty = emptyOwnerNoKey
+			case owner: // its band says when it owned the slot
+				r.Empty = emptyNoKey
 			case master:
 				r.Empty = emptyOtherMaster
 			case copyOf:
@@ -171,9 +170,9 @@ var (
 	askGlyph   = draw.GlyphStyle{Color: redirectHue, Radius: px(3.5), Shape: draw.RingGlyph{}}
 )
 
-// redirectY is where a client row's redirect marks sit: above its lease
-// bar, under the fault labels.
-const redirectY = 0.38
+// redirectY is where a client row's redirect marks sit: under its
+// section bar, above a network fault's strip.
+const redirectY = -0.3
 
 // electionY is where an election's bracket runs on a node row: along its
 // top, above the key's bar.
@@ -279,6 +278,8 @@ func (m clusterMarks) Plot(c draw.Canvas, pl *plot.Plot) {
 				g = askGlyph
 			}
 			c.DrawGlyphNoClip(g, vg.Point{X: x, Y: y})
+			r := g.Radius + px(1)
+			m.p.labels.avoid(vg.Rectangle{Min: vg.Point{X: x - r, Y: y - r}, Max: vg.Point{X: x + r, Y: y + r}})
 		}
 	}
 }

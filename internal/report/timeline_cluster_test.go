@@ -85,6 +85,12 @@ func TestClusterTimelineMarks(t *testing.T) {
 	var texts []string
 	for _, p := range tl.panels {
 		texts = append(texts, p.labels.texts...)
+		require.NotEmpty(t, p.labels.marks, "the MOVED mark is kept clear of labels")
+		for i, box := range p.labels.taken {
+			for _, m := range p.labels.marks {
+				assert.False(t, boxesMeet(box, m), "label %q covers a redirect mark", p.labels.texts[i])
+			}
+		}
 	}
 	assert.Contains(t, texts, "election 1200 ms (F1): node 5 replaces node 2")
 	assert.Contains(t, texts, "owns slot 12971 (locksim:0)")
