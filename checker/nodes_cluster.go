@@ -22,7 +22,7 @@ type NodeRole struct {
 	// Serves: the node answered the key's read itself: as a master it
 	// served the key's slot, as a replica it kept its master's copy.
 	// Otherwise Redirect is what it answered instead (MOVED, ASK,
-	// TRYAGAIN).
+	// TRYAGAIN), or history.RedirectImporting.
 	Serves   bool   `json:"serves,omitempty"`
 	Redirect string `json:"redirect,omitempty"`
 }
@@ -31,6 +31,12 @@ type NodeRole struct {
 // served it, or it sent the read on with ASK or TRYAGAIN, which only the
 // slot's owner does while the slot migrates away (Migrating).
 func (r NodeRole) Owner() bool { return r.Role == history.RoleMaster && (r.Serves || r.Migrating()) }
+
+// Importing reports whether the node was a master importing the key's
+// slot: it redirected a plain read but answered one after ASKING.
+func (r NodeRole) Importing() bool {
+	return r.Role == history.RoleMaster && r.Redirect == history.RedirectImporting
+}
 
 // Migrating reports whether the node answered as the owner of a slot
 // being migrated to another master whose copy of the key had gone.

@@ -53,6 +53,9 @@ func TestClusterRolesMigratingAndOldHistories(t *testing.T) {
 	if r := (NodeRole{Role: history.RoleMaster, Redirect: "ASK"}); !r.Owner() || !r.Migrating() {
 		t.Errorf("%+v: want the owner, migrating", r)
 	}
+	if r := (NodeRole{Role: history.RoleMaster, Redirect: history.RedirectImporting}); r.Owner() || !r.Importing() {
+		t.Errorf("%+v: want importing, not the owner yet", r)
+	}
 	if r := (NodeRole{Role: history.RoleReplica, Redirect: "ASK"}); r.Owner() {
 		t.Errorf("%+v: a replica owns no slot", r)
 	}

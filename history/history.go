@@ -177,11 +177,18 @@ type Op struct {
 	// RoleReplica; empty on the other backends (and in histories from
 	// before it was recorded). On such a record Event is the redirect
 	// (MOVED, ASK, TRYAGAIN) the node answered the read of the key with
-	// instead of its copy: it did not serve the key's slot. A master that
-	// answered with no Event served the key's slot; a replica that did,
-	// kept a copy of it (its master served it).
+	// instead of its copy: it did not serve the key's slot; or
+	// RedirectImporting: it answered a plain read with MOVED, but a read
+	// after ASKING with its copy (Outcome, Value), as a master importing
+	// the slot does. A master that answered with no Event served the
+	// key's slot; a replica that did, kept a copy of it (its master
+	// served it).
 	Role string `json:"role,omitempty"`
 }
+
+// RedirectImporting is a node record's Event when the node imports the
+// key's slot (see Op.Role).
+const RedirectImporting = "IMPORTING"
 
 // The roles a node record's Role names (ROLE's first word, whose
 // "slave" is written replica).

@@ -225,6 +225,18 @@ func (m clusterMarks) Plot(c draw.Canvas, pl *plot.Plot) {
 					}
 				}
 				m.p.labels.put(c, sty, txt, at...)
+			case s.Importing():
+				c.SetColor(alpha(ownerHue, 0.06))
+				c.Fill(rect(x0, ty(y-rowHalf), x1, ty(y+rowHalf)))
+				sty := textStyle(10.5, true, shade(ownerHue, 0.2))
+				sty.YAlign = draw.YCenter
+				var at []vg.Point
+				for _, dx := range []float64{4, 40, 80} {
+					for _, ly := range []float64{y - 0.3, y + 0.26} {
+						at = append(at, vg.Point{X: max(x0, c.Min.X) + px(dx), Y: ty(ly)})
+					}
+				}
+				m.p.labels.put(c, sty, "slot migrating in: key read with ASKING", at...)
 			case s.Role == "":
 				c.SetColor(alpha(downHue, shadeUnseen))
 				c.Fill(rect(x0, ty(y-rowHalf), x1, ty(y+rowHalf)))
@@ -302,7 +314,7 @@ func (t *timeline) clusterLegend() []legendItem {
 	for _, roles := range cv.roles {
 		for _, r := range roles {
 			owner = owner || r.Owner() && !r.Migrating()
-			migrating = migrating || r.Owner() && r.Migrating()
+			migrating = migrating || r.Owner() && r.Migrating() || r.Importing()
 			unanswered = unanswered || r.Role == ""
 		}
 	}
@@ -324,7 +336,7 @@ func (t *timeline) clusterLegend() []legendItem {
 		items = append(items, legendItem{"cluster: the master serving the lock key's slot (its owner), as the harness read it", fill(ownerHue, 0.13)})
 	}
 	if migrating {
-		items = append(items, legendItem{"cluster: the slot's owner while it migrates away (answers ASK)", fill(ownerHue, 0.06)})
+		items = append(items, legendItem{"cluster: the slot migrating, from its owner (answers ASK) to the master importing it", fill(ownerHue, 0.06)})
 	}
 	if unanswered {
 		items = append(items, legendItem{"cluster: node did not answer the harness's read", fill(downHue, shadeUnseen)})

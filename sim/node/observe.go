@@ -205,22 +205,49 @@ func (o *nodeObserver) readConn(addr, key string) keyView {
 	c := o.conn(addr)
 	ctx, cancel := context.WithTimeout(context.Background(), observeTimeout)
 	defer cancel()
+	cluster := o.cluster.rc != nil
 	p := c.Pipeline()
+	// On a cluster: the node's role, and a plain read of the key's type
+	// that says whether the node serves its slot; each read after that
+	// goes with ASKING, so that a node importing the slot shows the copy
+	// a migration gave it (a node that neither serves nor imports the
+	// slot redirects those too).
 	var role *redis.Cmd
-	if o.cluster.rc != nil {
-		role = p.Do(ctx, "ROLE")
+	var plain *redis.StatusCmd
+	asking := func() {
+		if cluster {
+			p.Do(ctx, "ASKING")
+		}
 	}
-	typ, pttl, get := p.Type(ctx, key), p.PTTL(ctx, key), p.Get(ctx, key)
+	if cluster {
+		role, plain = p.Do(ctx, "ROLE"), p.Type(ctx, key)
+	}
+	asking()
+	typ := p.Type(ctx, key)
+	asking()
+	pttl := p.PTTL(ctx, key)
+	asking()
+	get := p.Get(ctx, key)
 	_, _ = p.Exec(ctx)
+	redirect := ""
+	if plain != nil {
+		if err := plain.Err(); err != nil && redirected(err) {
+			redirect = strings.Fields(err.Error())[0]
+		}
+	}
 	if err := typ.Err(); err != nil {
 		if redirected(err) {
-			// A cluster node that does not serve the key's slot holds no
-			// copy of it.
+			// A cluster node that neither serves nor imports the key's
+			// slot holds no copy of it.
 			return keyView{answered: true, role: roleOf(role), redirect: strings.Fields(err.Error())[0]}
 		}
 		return keyView{err: err.Error()}
 	}
-	v := keyView{answered: true, present: typ.Val() != "none", role: roleOf(role)}
+	if redirect != "" {
+		// redirected plainly, answered after ASKING: it imports the slot
+		redirect = history.RedirectImporting
+	}
+	v := keyView{answered: true, present: typ.Val() != "none", role: roleOf(role), redirect: redirect}
 	if !v.present {
 		return v
 	}
@@ -228,7 +255,11 @@ func (o *nodeObserver) readConn(addr, key string) keyView {
 	case "string":
 		v.value = get.Val()
 	case "hash":
-		fields, err := c.HKeys(ctx, key).Result()
+		p := c.Pipeline()
+		asking()
+		hkeys := p.HKeys(ctx, key)
+		_, _ = p.Exec(ctx)
+		fields, err := hkeys.Result()
 		if err != nil {
 			return keyView{err: err.Error()}
 		}
