@@ -231,5 +231,39 @@ func clusterServersPage(t *testing.T) string {
 	for _, r := range rows {
 		b.WriteString(r + "\n")
 	}
+	b.WriteString(clusterReading)
 	return b.String()
 }
+
+// clusterReading is the page's part on reading a cluster run's timeline.
+const clusterReading = `
+## Reading a cluster run's timeline
+
+On a Redis Cluster each node row is one server process, as the harness
+read it every 5 ms (never through a client): its label names the roles it
+went through (master → replica), a teal band shades the time it served
+the lock key's slot as its master, a paler one the slot migrating (its
+owner answering ASK, the master importing it showing its copy only after
+ASKING), grey the reads it did not answer. A failover's election, from the
+kill or the CLUSTER FAILOVER command until the replica served the slot in
+every node's view, is a bracket along the old master's and the winner's
+rows with its measured length. A MOVED (triangle) or ASK (ring) reply a
+client met is marked on its row. The replicas of other masters that were
+never promoted share one row.
+
+` + "`locksim run cluster-failover-lost-window --backend redis-cluster`" + `: node 2
+owns the slot and is killed, its replication cut, right after it granted
+client 0 the lock (here before the harness's next read of it); node 5 is
+elected and serves the slot without the key, and client 1 gets the lock
+while client 0 is still inside:
+
+![cluster-failover-lost-window: node 2 killed right after its grant, node 5 elected and serving the slot without it, client 1 inside with client 0](../results/examples/cluster/lost-window-timeline.png)
+
+` + "`locksim run cluster-reshard-while-held --backend redis-cluster`" + `: the
+slot moves to another master under client 0's lock, the key whole with
+its TTL; client 1 meets
+ASK while it migrates and is refused throughout, client 0 meets MOVED on
+its release:
+
+![cluster-reshard-while-held: the key moves whole with its TTL; ASK and MOVED on the client rows](../results/examples/cluster/reshard-timeline.png)
+`
