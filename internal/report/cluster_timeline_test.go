@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/locksim/locksim/checker"
@@ -58,10 +59,13 @@ func TestClusterTimelinesRowsAndLabels(t *testing.T) {
 		scenario string
 		election bool // a failover with its election measured
 		redirect string
+		// importing: the slot's new master showed the key a migration
+		// gave it before it served the slot
+		importing bool
 	}{
-		{"cluster-failover-lost-window", true, ""},
-		{"cluster-reshard-while-held", false, "ASK"},
-		{"cluster-manual-failover", true, ""},
+		{"cluster-failover-lost-window", true, "", false},
+		{"cluster-reshard-while-held", false, "ASK", true},
+		{"cluster-manual-failover", true, "", false},
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
 			_, in := clusterRun(t, c.scenario, "setpx", "redis")
@@ -99,6 +103,11 @@ func TestClusterTimelinesRowsAndLabels(t *testing.T) {
 			}
 			if c.redirect != "" {
 				require.True(t, redirects[c.redirect], "the run met no %s redirect", c.redirect)
+			}
+			if c.importing {
+				assert.True(t, slices.ContainsFunc(in.History.Ops, func(op history.Op) bool {
+					return op.Kind == history.KindNode && op.Event == history.RedirectImporting && op.Outcome == history.OK
+				}), "no node record shows the importing master's copy of the key")
 			}
 			for _, ev := range []string{"MOVED", "ASK"} {
 				if got := hasLegend(ev + " reply"); got != redirects[ev] {
