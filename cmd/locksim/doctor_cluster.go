@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/locksim/locksim/sim"
@@ -21,10 +22,14 @@ const clusterStartTimeout = 60 * time.Second
 // cluster is run only when a scenario asks for one, so a server that is
 // missing or cannot is n/a, not a failed check.
 func clusterChecks(ctx context.Context) []check {
-	var out []check
-	for _, s := range []sim.Server{sim.ServerRedis, sim.ServerValkey} {
-		out = append(out, clusterCheck(ctx, s))
+	servers := []sim.Server{sim.ServerRedis, sim.ServerValkey}
+	out := make([]check, len(servers))
+	var wg sync.WaitGroup
+	for i, s := range servers {
+		wg.Add(1)
+		go func() { defer wg.Done(); out[i] = clusterCheck(ctx, s) }() // both at once: each start takes seconds
 	}
+	wg.Wait()
 	return out
 }
 

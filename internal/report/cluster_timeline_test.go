@@ -68,6 +68,7 @@ func TestClusterTimelinesRowsAndLabels(t *testing.T) {
 		{"cluster-manual-failover", true, "", false},
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
+			t.Parallel() // each on its own cluster, ports and proxies
 			_, in := clusterRun(t, c.scenario, "setpx", "redis")
 			_, roles := checker.ClusterRoles(in.History, len(checker.ObservedNodes(in.History, in.Setup.Nodes)))
 			require.NotNil(t, roles, "the observer recorded no roles")
