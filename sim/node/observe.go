@@ -214,7 +214,7 @@ func (o *nodeObserver) readConn(addr, key string) keyView {
 	// slot redirects those too).
 	var role *redis.Cmd
 	var plain *redis.StatusCmd
-	asking := func() {
+	asking := func(p redis.Pipeliner) {
 		if cluster {
 			p.Do(ctx, "ASKING")
 		}
@@ -222,11 +222,11 @@ func (o *nodeObserver) readConn(addr, key string) keyView {
 	if cluster {
 		role, plain = p.Do(ctx, "ROLE"), p.Type(ctx, key)
 	}
-	asking()
+	asking(p)
 	typ := p.Type(ctx, key)
-	asking()
+	asking(p)
 	pttl := p.PTTL(ctx, key)
-	asking()
+	asking(p)
 	get := p.Get(ctx, key)
 	_, _ = p.Exec(ctx)
 	redirect := ""
@@ -255,10 +255,10 @@ func (o *nodeObserver) readConn(addr, key string) keyView {
 	case "string":
 		v.value = get.Val()
 	case "hash":
-		p := c.Pipeline()
-		asking()
-		hkeys := p.HKeys(ctx, key)
-		_, _ = p.Exec(ctx)
+		hp := c.Pipeline()
+		asking(hp)
+		hkeys := hp.HKeys(ctx, key)
+		_, _ = hp.Exec(ctx)
 		fields, err := hkeys.Result()
 		if err != nil {
 			return keyView{err: err.Error()}
