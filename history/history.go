@@ -163,7 +163,8 @@ type Op struct {
 	// (and a design's client clock tolerance).
 	Patience time.Duration `json:"patience,omitempty"`
 	// Event, Detail and Source describe a sentinel record (KindSentinel);
-	// Event and Detail a redirect (KindRedirect).
+	// Event and Detail a redirect (KindRedirect); Event on a node record
+	// (KindNode) the redirect that answered the harness's read (see Role).
 	Event  string `json:"event,omitempty"`
 	Detail string `json:"detail,omitempty"`
 	Source string `json:"source,omitempty"`
@@ -171,7 +172,30 @@ type Op struct {
 	Node  int    `json:"node,omitempty"`
 	Value string `json:"value,omitempty"`
 	NoTTL bool   `json:"no_ttl,omitempty"`
+	// Role is, on a node observation of a Redis Cluster node that
+	// answered, what ROLE said the node was at that read: RoleMaster or
+	// RoleReplica; empty on the other backends (and in histories from
+	// before it was recorded). On such a record Event is the redirect
+	// (MOVED, ASK, TRYAGAIN) the node answered the read of the key with
+	// instead of its copy: it did not serve the key's slot; or
+	// RedirectImporting: it answered a plain read with MOVED, but a read
+	// after ASKING with its copy (Outcome, Value), as a master importing
+	// the slot does. A master that answered with no Event served the
+	// key's slot; a replica that did, kept a copy of it (its master
+	// served it).
+	Role string `json:"role,omitempty"`
 }
+
+// RedirectImporting is a node record's Event when the node imports the
+// key's slot (see Op.Role).
+const RedirectImporting = "IMPORTING"
+
+// The roles a node record's Role names (ROLE's first word, whose
+// "slave" is written replica).
+const (
+	RoleMaster  = "master"
+	RoleReplica = "replica"
+)
 
 // Why a failed acquire failed (Op.Reason).
 const (
@@ -241,7 +265,7 @@ var (
 	kinds = func() map[string]Kind {
 		m := map[string]Kind{}
 		for _, k := range []Kind{KindAcquire, KindCheck, KindExtend, KindRelease, KindProbe, KindWait,
-			KindEnter, KindExit, KindWrite, KindFault, KindClock, KindSentinel, KindNode} {
+			KindEnter, KindExit, KindWrite, KindFault, KindClock, KindSentinel, KindNode, KindRedirect} {
 			m[string(k)] = k
 		}
 		return m
@@ -303,6 +327,11 @@ func (op Op) validate() error {
 	}
 	if op.Patience < 0 || op.Patience != 0 && op.Kind != KindWait {
 		return fmt.Errorf("patience %v: only a wait record has one, and it is not negative", op.Patience)
+	}
+	switch op.Role {
+	case "", RoleMaster, RoleReplica:
+	default:
+		return fmt.Errorf("role %q: a node is %q or %q", op.Role, RoleMaster, RoleReplica)
 	}
 	if op.Kind == KindNode && op.Node < 0 {
 		return fmt.Errorf("node record of node %d: nodes count from 0", op.Node)

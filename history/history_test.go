@@ -29,6 +29,8 @@ func TestReasonsAndTargetsRoundTrip(t *testing.T) {
 		{Kind: history.KindNode, Client: history.NoClient, Node: 0, Key: "k", Call: 0, Return: 5 * ms, Outcome: history.OK, Value: "c0-1", NoTTL: true},
 		{Kind: history.KindNode, Client: history.NoClient, Node: 3, Key: "k", Call: 5 * ms, Return: 10 * ms, Outcome: history.OK, Value: "c0-1", TTL: 990 * ms},
 		{Kind: history.KindNode, Client: history.NoClient, Node: 3, Key: "k", Call: 10 * ms, Return: 15 * ms, Outcome: history.Unknown, Err: "node is down"},
+		{Kind: history.KindNode, Client: history.NoClient, Node: 4, Key: "k", Call: 10 * ms, Return: 15 * ms, Outcome: history.Fail, Role: history.RoleMaster, Event: "MOVED"},
+		{Kind: history.KindRedirect, Client: 1, Call: 12 * ms, Return: 12 * ms, Outcome: history.OK, Event: "ASK", Detail: "12971 127.0.0.1:7001"},
 	}}
 	var buf bytes.Buffer
 	if err := in.WriteJSONL(&buf); err != nil {
@@ -55,5 +57,18 @@ func TestReasonsAndTargetsRoundTrip(t *testing.T) {
 		if _, err := history.ReadJSONL(bytes.NewReader([]byte(line))); err == nil {
 			t.Errorf("accepted %s: a wait for the unlock message ends at an acquire's call", line)
 		}
+	}
+}
+
+// A node record's role is one ROLE names; a line from before roles were
+// recorded reads with none.
+func TestNodeRecordRoles(t *testing.T) {
+	_, err := history.ReadJSONL(bytes.NewBufferString(`{"kind":"node","client":-1,"key":"k","call":0,"return":1,"outcome":"fail","role":"sentinel"}` + "\n"))
+	if err == nil {
+		t.Error("a node record with role sentinel read without error")
+	}
+	h, err := history.ReadJSONL(bytes.NewBufferString(`{"kind":"node","client":-1,"key":"k","call":0,"return":1,"outcome":"fail","node":2}` + "\n"))
+	if err != nil || len(h.Ops) != 1 || h.Ops[0].Role != "" {
+		t.Errorf("a node record without a role: %+v, %v", h.Ops, err)
 	}
 }

@@ -55,8 +55,10 @@ func doctorCmd() *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s %-16s %s\n", mark, c.name, c.detail)
 			}
 			// A process design that cannot run here is only left out of
-			// runs, and Valkey is run only when asked: n/a, not a failure.
-			for _, c := range append(valkeyChecks(cmd.Context()), processDesigns()...) {
+			// runs, and Valkey and a cluster are run only when asked: n/a,
+			// not a failure.
+			optional := append(valkeyChecks(cmd.Context()), clusterChecks(cmd.Context())...)
+			for _, c := range append(optional, processDesigns()...) {
 				mark := "ok  "
 				if !c.ok {
 					mark = "n/a "

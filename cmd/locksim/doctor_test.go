@@ -40,3 +40,20 @@ func TestDoctorValkey(t *testing.T) {
 	assert.Regexp(t, regexp.MustCompile(`(?m)^n/a\s+valkey-server\s+not found in PATH: needed only for --server valkey`), stdout)
 	assert.NotRegexp(t, regexp.MustCompile(`(?m)^FAIL\s+valkey`), stdout)
 }
+
+// doctor says per server whether it starts a Redis Cluster as the cluster
+// scenarios use it; without the server the line is n/a (a cluster runs
+// only when a scenario asks for one), not a failed check.
+func TestDoctorCluster(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	stdout, _, _ := execute(t, "doctor")
+	assert.Regexp(t, regexp.MustCompile(`(?m)^ok\s+cluster \(redis\)\s+redis-server starts a cluster of 6 nodes \(3 masters, a replica each\) in \S+, for --backend redis-cluster$`), stdout)
+	if _, err := node.LookupServer(sim.ServerValkey, ""); err == nil {
+		assert.Regexp(t, regexp.MustCompile(`(?m)^ok\s+cluster \(valkey\)\s+valkey-server starts a cluster .* --server valkey$`), stdout)
+	}
+	t.Setenv("PATH", t.TempDir())
+	stdout, _, _ = execute(t, "doctor")
+	assert.Regexp(t, regexp.MustCompile(`(?m)^n/a\s+cluster \(redis\)\s+redis-server not found in PATH: needed for --backend redis-cluster \(`), stdout)
+	assert.Regexp(t, regexp.MustCompile(`(?m)^n/a\s+cluster \(valkey\)\s+valkey-server not found in PATH: needed for --backend redis-cluster --server valkey`), stdout)
+	assert.NotRegexp(t, regexp.MustCompile(`(?m)^FAIL\s+cluster`), stdout)
+}

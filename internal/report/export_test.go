@@ -68,3 +68,16 @@ func OnDrawStart(f func()) (restore func()) {
 	drawStarts = f
 	return func() { drawStarts = old }
 }
+
+// TimelineLegend lays out in's timeline and returns its legend's labels.
+func TimelineLegend(in Run) ([]string, error) {
+	tl, err := newTimeline(context.Background(), in)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, it := range tl.legend {
+		out = append(out, it.label)
+	}
+	return out, nil
+}

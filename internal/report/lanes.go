@@ -30,6 +30,9 @@ type lanes struct {
 	// the lease was sent.
 	leaseFrom map[leaseKey]time.Duration
 	leases    []checker.LeaseWindow
+	// cluster is the Redis Cluster's topology as the harness read it;
+	// nil on the other backends.
+	cluster *clusterView
 }
 
 type leaseKey struct {
@@ -62,11 +65,23 @@ func readLanes(h history.History, setup history.Setup) lanes {
 	clients := setup.Clients
 	v := checker.Read(h)
 	nodeLanes := checker.Nodes(h, setup.Nodes)
+	var cluster *clusterView
 	if setup.Backend == backendCluster {
 		nodeLanes = checker.ObservedNodes(h, setup.Nodes)
+		cluster = readCluster(h, len(nodeLanes), v.Faults)
+	}
+	if cluster != nil {
+		// an election drawn replaces the instant its fault's node state
+		// marks
+		for i := range nodeLanes {
+			nodeLanes[i].States = slices.DeleteFunc(nodeLanes[i].States, func(s checker.NodeState) bool {
+				return s.Start == s.End && cluster.elected(s.FaultID)
+			})
+		}
 	}
 	l := lanes{byClient: map[int]*clientLane{}, faults: v.Faults, end: v.End, fenced: v.Fenced,
-		nodes: nodeLanes, failed: map[string]int{}, leaseFrom: map[leaseKey]time.Duration{}, leases: v.Leases}
+		nodes: nodeLanes, failed: map[string]int{}, leaseFrom: map[leaseKey]time.Duration{}, leases: v.Leases,
+		cluster: cluster}
 	for i := 0; i < clients; i++ {
 		l.lane(i)
 	}

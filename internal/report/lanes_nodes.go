@@ -48,6 +48,9 @@ const (
 // not use and that have nothing to draw share one row saying so. It sets
 // l.nodeRows and returns it exported.
 func (l *lanes) layoutNodes(design history.Setup) []NodeRow {
+	if l.cluster != nil {
+		return l.layoutCluster()
+	}
 	single := design.Registered && !design.MultiNode
 	asked := 0
 	for _, n := range l.nodes {

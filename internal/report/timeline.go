@@ -308,7 +308,7 @@ func (p *panel) build() error {
 	pl.Y.Tick.Label.Font = textStyle(12.5, false, nil).Font
 	pl.Y.Tick.Length = 0
 	pl.Y.Tick.Marker = plot.ConstantTicks(p.rowTicks())
-	pl.Add(rowBands{p}, failoverMarks{p}, faultDraw{p}, clientBars{p}, nodeBars{p}, probeBars{p}, rejectedMarks{p}, overlapMarks{p}, labelsLast{p})
+	pl.Add(rowBands{p}, clusterMarks{p}, failoverMarks{p}, faultDraw{p}, clientBars{p}, nodeBars{p}, probeBars{p}, rejectedMarks{p}, overlapMarks{p}, labelsLast{p})
 	pl.X.Min, pl.X.Max = ms(p.lo), ms(p.hi)
 	pl.Y.Min = -rowHalf
 	pl.Y.Max = float64(len(p.t.rows)) - rowHalf + float64(p.stripLines)*labelLinePx/rowPx

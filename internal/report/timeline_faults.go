@@ -226,6 +226,11 @@ type labeler struct {
 	// shares its columns: a run with thousands of faults costs what its
 	// picture holds, not the square of its faults.
 	takenAt, linesAt map[int][]int
+	// marks are small marks (a redirect's glyph) that labels keep off
+	// without being labels themselves: they may meet each other and sit
+	// on a line.
+	marks   []vg.Rectangle
+	marksAt map[int][]int
 }
 
 // labelColumn is the width of the labeler's index columns.
@@ -314,9 +319,17 @@ func (l *labeler) take(box vg.Rectangle, txt string) {
 	l.taken, l.texts = append(l.taken, box), append(l.texts, txt)
 }
 
-// free reports whether box meets no taken box and crosses no line.
+// avoid records a small mark that labels keep off.
+func (l *labeler) avoid(box vg.Rectangle) {
+	index(&l.marksAt, len(l.marks), box.Min.X, box.Max.X)
+	l.marks = append(l.marks, box)
+}
+
+// free reports whether box meets no taken box or mark and crosses no
+// line.
 func (l *labeler) free(box vg.Rectangle) bool {
 	return !near(l.takenAt, box.Min.X, box.Max.X, func(i int) bool { return boxesMeet(box, l.taken[i]) }) &&
+		!near(l.marksAt, box.Min.X, box.Max.X, func(i int) bool { return boxesMeet(box, l.marks[i]) }) &&
 		!near(l.linesAt, box.Min.X, box.Max.X, func(i int) bool { return crosses(l.lines[i], box) })
 }
 

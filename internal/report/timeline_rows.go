@@ -133,7 +133,15 @@ func (b nodeBars) Plot(c draw.Canvas, pl *plot.Plot) {
 		if nr.Empty != "" {
 			sty := textStyle(11, false, grey)
 			sty.YAlign = draw.YCenter
-			c.FillText(sty, vg.Point{X: c.Min.X + px(6), Y: ty(y + holdY)}, nr.Empty)
+			// at the row's start, else further right, clear of the
+			// faults' lines and labels
+			var at []vg.Point
+			for _, dx := range []float64{6, 30, 60, 120, 240, 480} {
+				for _, ly := range []float64{y + holdY, y - 0.2} {
+					at = append(at, vg.Point{X: c.Min.X + px(dx), Y: ty(ly)})
+				}
+			}
+			b.p.labels.put(c, sty, nr.Empty, at...)
 			continue
 		}
 		n := t.lanes.nodeLane(nr.Nodes[0])
@@ -529,6 +537,7 @@ func (t *timeline) legendItems() []legendItem {
 		items = append(items, legendItem{"node: key set by an attempt that failed", bar(14, tint(hue, 0.8), hue)})
 	}
 	items = append(items, t.failoverLegend()...)
+	items = append(items, t.clusterLegend()...)
 	if states {
 		items = append(items, legendItem{"node down or paused", func(c draw.Canvas, b vg.Rectangle) {
 			c.SetColor(alpha(downHue, 0.3))

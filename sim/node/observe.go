@@ -34,12 +34,18 @@ type keyView struct {
 	ttl      time.Duration // left; 0 with noTTL
 	noTTL    bool
 	err      string
+	// On a Redis Cluster node: its role at the read (history.RoleMaster,
+	// history.RoleReplica), and the redirect it answered the key's read
+	// with when it did not serve the key's slot.
+	role     string
+	redirect string
 }
 
 // same reports whether v and o are one state of the key (the TTL left
 // shrinks between reads; only its presence counts).
 func (v keyView) same(o keyView) bool {
-	return v.answered == o.answered && v.present == o.present && v.value == o.value && v.noTTL == o.noTTL
+	return v.answered == o.answered && v.present == o.present && v.value == o.value && v.noTTL == o.noTTL &&
+		v.role == o.role && v.redirect == o.redirect
 }
 
 // keyReader is a node the harness can read without a connection (an
@@ -185,28 +191,63 @@ func (o *nodeObserver) read() {
 		default:
 			op.Outcome, op.Value, op.TTL, op.NoTTL = history.OK, v.value, v.ttl, v.noTTL
 		}
+		if v.answered {
+			op.Role, op.Event = v.role, v.redirect
+		}
 		o.rec.Add(op)
 	}
 }
 
 // readConn reads key on the node at addr through the observer's own
-// connection: TYPE, PTTL and GET in one round trip, HKEYS for a hash.
+// connection: TYPE, PTTL and GET in one round trip, HKEYS for a hash; on a
+// Redis Cluster ROLE in the same round trip.
 func (o *nodeObserver) readConn(addr, key string) keyView {
 	c := o.conn(addr)
 	ctx, cancel := context.WithTimeout(context.Background(), observeTimeout)
 	defer cancel()
+	cluster := o.cluster.rc != nil
 	p := c.Pipeline()
-	typ, pttl, get := p.Type(ctx, key), p.PTTL(ctx, key), p.Get(ctx, key)
+	// On a cluster: the node's role, and a plain read of the key's type
+	// that says whether the node serves its slot; each read after that
+	// goes with ASKING, so that a node importing the slot shows the copy
+	// a migration gave it (a node that neither serves nor imports the
+	// slot redirects those too).
+	var role *redis.Cmd
+	var plain *redis.StatusCmd
+	asking := func(p redis.Pipeliner) {
+		if cluster {
+			p.Do(ctx, "ASKING")
+		}
+	}
+	if cluster {
+		role, plain = p.Do(ctx, "ROLE"), p.Type(ctx, key)
+	}
+	asking(p)
+	typ := p.Type(ctx, key)
+	asking(p)
+	pttl := p.PTTL(ctx, key)
+	asking(p)
+	get := p.Get(ctx, key)
 	_, _ = p.Exec(ctx)
+	redirect := ""
+	if plain != nil {
+		if err := plain.Err(); err != nil && redirected(err) {
+			redirect = strings.Fields(err.Error())[0]
+		}
+	}
 	if err := typ.Err(); err != nil {
 		if redirected(err) {
-			// A cluster node that does not serve the key's slot holds no
-			// copy of it.
-			return keyView{answered: true}
+			// A cluster node that neither serves nor imports the key's
+			// slot holds no copy of it.
+			return keyView{answered: true, role: roleOf(role), redirect: strings.Fields(err.Error())[0]}
 		}
 		return keyView{err: err.Error()}
 	}
-	v := keyView{answered: true, present: typ.Val() != "none"}
+	if redirect != "" {
+		// redirected plainly, answered after ASKING: it imports the slot
+		redirect = history.RedirectImporting
+	}
+	v := keyView{answered: true, present: typ.Val() != "none", role: roleOf(role), redirect: redirect}
 	if !v.present {
 		return v
 	}
@@ -214,7 +255,11 @@ func (o *nodeObserver) readConn(addr, key string) keyView {
 	case "string":
 		v.value = get.Val()
 	case "hash":
-		fields, err := c.HKeys(ctx, key).Result()
+		hp := c.Pipeline()
+		asking(hp)
+		hkeys := hp.HKeys(ctx, key)
+		_, _ = hp.Exec(ctx)
+		fields, err := hkeys.Result()
 		if err != nil {
 			return keyView{err: err.Error()}
 		}
@@ -242,6 +287,25 @@ func (o *nodeObserver) conn(addr string) *redis.Client {
 		o.conns[addr] = c
 	}
 	return c
+}
+
+// roleOf is the role ROLE answered (history.RoleMaster or
+// history.RoleReplica), "" when it was not asked or did not answer so.
+func roleOf(cmd *redis.Cmd) string {
+	if cmd == nil {
+		return ""
+	}
+	reply, err := cmd.Slice()
+	if err != nil || len(reply) == 0 {
+		return ""
+	}
+	switch reply[0] {
+	case "master":
+		return history.RoleMaster
+	case "slave":
+		return history.RoleReplica
+	}
+	return ""
 }
 
 // redirected reports whether err is a cluster node's redirect (MOVED, ASK)
