@@ -36,25 +36,29 @@ function hello(req) {
 }
 
 // nodeErrors counts the votes against that were not a held lock: a node
-// that did not answer may have taken the command.
+// that did not answer may have taken the command. Each attempt's stats are
+// a promise that settles once every node has voted.
 function nodeErrors(err) {
-  let n = 0;
-  for (const a of (err && err.attempts) || []) {
-    // an attempt's stats settle once every vote is in; those read here
-    // are the votes counted when the quorum was decided
-    for (const e of ((a && a.votesAgainst) || new Map()).values()) {
-      if (!(e instanceof ResourceLockedError)) n++;
+  return Promise.all((err && err.attempts) || []).then((stats) => {
+    let n = 0;
+    for (const a of stats) {
+      for (const e of ((a && a.votesAgainst) || new Map()).values()) {
+        if (!(e instanceof ResourceLockedError)) n++;
+      }
     }
-  }
-  return n;
+    return n;
+  }, () => 0);
 }
 
+// failed is the reply to a release or extend the library rejected: a
+// refusal when every node answered, else an unknown outcome.
 function failed(err) {
-  const errors = nodeErrors(err);
-  if (err instanceof ExecutionError && errors === 0) {
-    return { result: 'refused', error: err.message };
-  }
-  return { result: 'error', error: String(err && err.message || err) + (errors ? ` (${errors} node errors)` : '') };
+  return nodeErrors(err).then((errors) => {
+    if (err instanceof ExecutionError && errors === 0) {
+      return { result: 'refused', error: err.message };
+    }
+    return { result: 'error', error: String(err && err.message || err) + (errors ? ` (${errors} node errors)` : '') };
+  });
 }
 
 // A failed round is a definite no: the library sends its release round
