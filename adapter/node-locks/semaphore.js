@@ -6,7 +6,9 @@
 // attempt (locksim's loop retries), release, and the refresh its
 // refreshInterval timer runs (_refresh, the same function), which locksim's
 // watchdog calls through extend in place of the library's timer. The
-// library prefixes the key with "mutex:".
+// library prefixes the key with "mutex:". Its release answers nothing and
+// its refresh folds a node's error into a no, so the adapter reads the
+// nodes' replies to the library's scripts off the clients it hands it.
 'use strict';
 
 const { connect, serve, version } = require('./serve');
@@ -21,12 +23,52 @@ if (kind !== 'mutex' && kind !== 'redlock') {
 let clients = [];
 let options = {};
 const held = new Map(); // token -> the Mutex that holds it
+let seen = []; // clients as handed to the library
+let replies = []; // per node, the last reply to a script since the request began
+
+// observed is client as the library sees it, with the replies to its
+// scripts (EVALSHA, or EVAL after NOSCRIPT) kept in replies[i].
+function observed(client, i) {
+  return new Proxy(client, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (typeof v !== 'function') return v;
+      if (prop !== 'evalsha' && prop !== 'eval') return v.bind(target);
+      return (...args) => v.apply(target, args).then((r) => {
+        replies[i] = { value: r };
+        return r;
+      }, (e) => {
+        if (!(prop === 'evalsha' && String(e && e.message).includes('NOSCRIPT'))) replies[i] = { error: e };
+        throw e;
+      });
+    },
+  });
+}
+
+// answered is the reply to a release or a refused refresh from what the
+// nodes answered the library's script (1: done; 0: the key is not this
+// owner's): ok with a quorum of 1s (the one node's 1 for the Mutex), a
+// refusal when every node answered and too few said 1, else unknown.
+function answered(what) {
+  const n = kind === 'mutex' ? 1 : clients.length;
+  const need = Math.floor(n / 2) + 1;
+  let ones = 0;
+  let errors = 0;
+  for (let i = 0; i < n; i++) {
+    const r = replies[i];
+    if (!r || r.error) errors++;
+    else if (+r.value === 1) ones++;
+  }
+  if (ones >= need) return { result: 'ok' };
+  if (errors === 0) return { result: 'refused', error: `${what}: the key was not this owner's on ${n - ones} of ${n} node(s)` };
+  return { result: 'error', error: `${what}: ${errors} of ${n} node(s) did not answer` };
+}
 
 function hello(req) {
   options = req.options || {};
-  const c = connect(req.nodes, options);
+  const c = connect(kind === 'mutex' ? req.nodes.slice(0, 1) : req.nodes, options);
   clients = c.clients;
-  if (kind === 'mutex') clients.slice(1).forEach((x) => x.disconnect());
+  seen = clients.map(observed);
   return c.ready.then(() => ({ result: 'ok', name: kind === 'mutex' ? 'redis-semaphore' : 'redis-semaphore-redlock', version: version('redis-semaphore') }));
 }
 
@@ -39,7 +81,7 @@ function mutex(key, ttl) {
     refreshInterval: 0, // locksim's watchdog refreshes, through extend
     onLockLost: () => {}, // a failed refresh is extend's refusal
   };
-  return kind === 'mutex' ? new Mutex(clients[0], key, o) : new RedlockMutex(clients, key, o);
+  return kind === 'mutex' ? new Mutex(seen[0], key, o) : new RedlockMutex(seen, key, o);
 }
 
 // The Mutex's one attempt throws on a node error (its outcome unknown);
@@ -58,14 +100,15 @@ function release(req) {
   const m = held.get(req.token);
   if (!m) return Promise.resolve({ result: 'error', error: 'unknown token' });
   held.delete(req.token);
-  // the library answers nothing about whether the key was still its own
-  return m.release().then(() => ({ result: 'ok' }));
+  replies = [];
+  return m.release().then(() => answered('release'));
 }
 
 function extend(req) {
   const m = held.get(req.token);
   if (!m) return Promise.resolve({ result: 'error', error: 'unknown token' });
-  return m._refresh().then((ok) => (ok ? { result: 'ok' } : { result: 'refused', error: 'lock lost' }));
+  replies = [];
+  return m._refresh().then((ok) => (ok ? { result: 'ok' } : answered('refresh')));
 }
 
 serve({ hello, acquire, release, extend }, () => Promise.all(clients.map((c) => c.quit().catch(() => {}))));
