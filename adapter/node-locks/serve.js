@@ -23,7 +23,10 @@ function connect(nodes, options) {
       connectTimeout: 1000,
       retryStrategy: () => 20,
       enableReadyCheck: false,
-      lazyConnect: false,
+      // ready once connected, with no CLIENT SETINFO round first (ioredis
+      // 4, which adapter/node-redlock runs, sends none): a client that
+      // reconnects after a node's restart is back at once
+      disableClientInfo: true,
     });
     c.on('error', () => {}); // each command reports its own
     return c;
