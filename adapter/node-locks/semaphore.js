@@ -90,7 +90,7 @@ function mutex(key, ttl) {
 function acquire(req) {
   const m = mutex(req.key, req.ttl_ms || options.ttl_ms || 500);
   return m.tryAcquire().then((ok) => {
-    if (!ok) return { result: 'refused', error: 'lock held by another owner' };
+    if (!ok) return { result: 'refused', error: kind === 'mutex' ? 'lock held by another owner' : 'short of a quorum: the key held elsewhere, or nodes that did not answer' };
     held.set(m.identifier, m);
     return { result: 'ok', token: m.identifier };
   });
