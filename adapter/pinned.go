@@ -97,3 +97,65 @@ func nodeRedlockInfo(version string) lock.Info {
 		}),
 	}
 }
+
+// NodeLocksDir is the folder of the npm lock libraries besides redlock
+// (adapter/node-locks): redis-semaphore and @sesamecare-oss/redlock over
+// ioredis 5, pinned by its package-lock.json.
+func NodeLocksDir() string { return filepath.Join(Dir(), "node-locks") }
+
+// nodeLock is one npm library of adapter/node-locks at its pinned version.
+type nodeLock struct {
+	library, version, pkg string
+	argv                  []string // the script and its arguments, in NodeLocksDir
+	summary, weakness     string
+	source                string
+	like                  string
+	multiNode, watchdog   bool
+}
+
+var nodeLocks = []nodeLock{
+	{library: "redis-semaphore", version: "5.8.0", pkg: "redis-semaphore", argv: []string{"semaphore.js", "mutex"},
+		summary:  "npm's redis-semaphore %s Mutex over ioredis 5.9.3: SET NX PX on one node, Lua compare-and-delete release, Lua refresh; a Node child per client",
+		weakness: "as setpx: one master, so a failover or a restart without fsync loses the key; no fencing; it reports no validity, so locksim computes it",
+		source:   "npm redis-semaphore %s (lib/RedisMutex.js, lib/mutex/*.js); adapter/node-locks/semaphore.js, pinned by package-lock.json",
+		like:     "setpx", watchdog: true},
+	{library: "redis-semaphore-redlock", version: "5.8.0", pkg: "redis-semaphore", argv: []string{"semaphore.js", "redlock"},
+		summary:  "npm's redis-semaphore %s RedlockMutex over ioredis 5.9.3: SET NX PX on every node, a quorum, with no validity or drift of its own; a Node child per client",
+		weakness: "as redlock, and its acquire never compares the time it took with the TTL, so an application that trusts it can enter on a spent lease",
+		source:   "npm redis-semaphore %s (lib/RedlockMutex.js, lib/redlockMutex/*.js); adapter/node-locks/semaphore.js, pinned by package-lock.json",
+		like:     "redlock", multiNode: true, watchdog: true},
+	{library: "sesame-redlock", version: "1.4.0", pkg: "@sesamecare-oss/redlock", argv: []string{"sesame.js"},
+		summary:  "npm's @sesamecare-oss/redlock %s (a fork of redlock 5) over ioredis 5.9.3: Redlock on every node, one round per acquire; a Node child per client",
+		weakness: "as redlock: a node that restarts without its data or whose clock jumps gives a second client a majority; no fencing",
+		source:   "npm @sesamecare-oss/redlock %s (src/index.ts); adapter/node-locks/sesame.js, pinned by package-lock.json",
+		like:     "redlock", multiNode: true},
+}
+
+func init() {
+	for _, nl := range nodeLocks {
+		must(lock.RegisterPinned(lock.Pinned{Library: nl.library, Versions: []string{nl.version}, New: nl.info}))
+	}
+}
+
+// info is the design library@version.
+func (nl nodeLock) info(version string) lock.Info {
+	name := nl.library + "@" + version
+	d := NodeLocksDir()
+	argv := append([]string{Node, filepath.Join(d, nl.argv[0])}, nl.argv[1:]...)
+	cmd := Command{Argv: argv, Dir: d, Faketime: FaketimeWall}
+	return lock.Info{
+		Name:     name,
+		Summary:  fmt.Sprintf(nl.summary, version),
+		Weakness: nl.weakness,
+		Source:   fmt.Sprintf(nl.source, version),
+		New:      factory(name, cmd),
+		Like:     nl.like, Process: true, Peer: true, MultiNode: nl.multiNode, Expires: true, Extendable: true, Watchdog: nl.watchdog,
+		ClockFaults: faketimeMissing,
+		Unavailable: once(func() string {
+			if _, err := os.Stat(filepath.Join(d, "node_modules", nl.pkg)); err != nil {
+				return name + ": its packages are not installed (run npm ci in " + d + ")"
+			}
+			return probe(name, exec.Command(Node, "--version"), "install Node.js")
+		}),
+	}
+}

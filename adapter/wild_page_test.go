@@ -144,6 +144,22 @@ const notReplayed = `
   reported as "lock already taken" (` + "`ErrLockAlreadyExpired`" + ` from v4.12.0).
   An error's wording, not a behaviour: both are a refusal to locksim.
 - mike-marcacci/node-redlock #309, #313: a release after expiry or abort
-  retries for seconds. A cost of the library's own retries, which the
-  adapters turn off (one round per call; locksim's loop retries).
+  retries for seconds (redlock 5 and @sesamecare-oss/redlock 1.4.0 count
+  the release script's 0 as a vote against; redlock 4.2.0 tries once). A
+  cost of the library's own retries, which the adapters turn off (one
+  round per call; locksim's loop retries), and no check would see it with
+  them on: the release deletes only its own key, so the slow release holds
+  up its own client alone, and liveness judges waits for the lock (the
+  probe, a client that asked while it was free), not how long a release
+  keeps its caller.
+- swarthy/redis-semaphore #175 (fixed in 5.3.1): a refresh that finds the
+  key gone sets it again and reports the mutex still held, hiding the
+  lapse. The key is gone only when nobody holds the lock, so the refresh
+  takes a free lock, as a fresh acquire would; the harm is the lapse it
+  hides from a holder that was inside, and locksim's loop, which does not
+  stop on a lost lease, overlaps there at every version.
+- swarthy/redis-semaphore #205 (fixed in 5.5.1): a refresh that ends after
+  the release throws "Lost mutex", by default an unhandled rejection that
+  ends the process. After the release: no lock is held, and the refresh
+  runs on locksim's watchdog, which the release stops first.
 `
