@@ -1,0 +1,98 @@
+package adapter_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/history"
+	"github.com/locksim/locksim/internal/report"
+	"github.com/locksim/locksim/run"
+	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim/simtest"
+)
+
+// clusterCutOff is a run on a Redis Cluster where client 0 is cut off
+// from every node of the cluster from its first step to the end, and
+// client 1 is not. The cluster announces its nodes' own addresses, so a
+// child that dialed them would bypass its proxies and get the lock.
+const clusterCutOff = `name: cluster-cut-off
+algorithm: setpx
+backend: redis-cluster
+nodes: 3
+replicas: 1
+clients: 2
+duration: 2s
+hold: 20ms
+seed: 1
+faults:
+  - kind: partition
+    groups: [[c0], [c1, n0, n1, n2, r0, r1, r2]]
+    when: {client: 0, point: before-acquire}
+expect:
+  "*": {verdict: safe}
+`
+
+// TestProcessDesignsOnAClusterGoThroughTheProxies: redis-py's
+// RedisCluster and node-redlock's ioredis Cluster reach every node of a
+// Redis Cluster through the client's proxies, the nodes they learn of
+// from the cluster included: client 0, partitioned from all of them, is
+// never granted the lock, and client 1 is.
+func TestProcessDesignsOnAClusterGoThroughTheProxies(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	s, err := scenarios.Parse("cluster-cut-off.yaml", []byte(clusterCutOff))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, algo := range []string{"redis-py", "node-redlock"} {
+		t.Run(algo, func(t *testing.T) {
+			requireDesign(t, algo)
+			o, err := run.Execute(context.Background(), s, algo, run.Options{Out: t.TempDir(), RealTime: true, Pictures: func(run.Outcome) report.Pictures { return report.NoPictures }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(filepath.Join(o.Dir, report.FileHistory))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			h, err := history.ReadJSONL(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// the partition's end: the run's end, when every fault heals
+			var healed time.Duration
+			for _, op := range h.Ops {
+				if op.Kind == history.KindFault {
+					healed = op.Return
+				}
+			}
+			var tried, granted, grantedAfter, others int
+			for _, op := range h.Ops {
+				if op.Kind != history.KindAcquire || op.Outcome != history.OK && op.Client == 1 {
+					continue
+				}
+				switch {
+				case op.Client == 1:
+					others++
+				case op.Call < healed:
+					tried++
+					if op.Outcome == history.OK && op.Return < healed {
+						granted++
+					} else if op.Outcome == history.OK {
+						grantedAfter++ // a retry that went through once the partition healed
+					}
+				}
+			}
+			if healed == 0 || tried == 0 || granted > 0 {
+				t.Errorf("client 0, cut off from every node until %v: %d of %d acquires granted during the partition, want none of at least one (a node dialed at its own address, not its proxy?)", healed, granted, tried)
+			}
+			if others == 0 {
+				t.Error("client 1 was never granted the lock")
+			}
+			t.Logf("client 0: %d acquires during the partition, %d granted once it healed; client 1: %d granted", tried, grantedAfter, others)
+		})
+	}
+}
