@@ -96,3 +96,28 @@ func TestProcessDesignsOnAClusterGoThroughTheProxies(t *testing.T) {
 		})
 	}
 }
+
+// TestRedisPyPlaysTheClusterCatalogue runs the Redis Cluster scenarios
+// with redis-py, which behaves like setpx: its RedisCluster follows the
+// failover, the reshard's ASK and MOVED, and the manual failover as
+// setpx's ClusterClient does, and meets the verdicts the catalogue
+// expects of setpx.
+func TestRedisPyPlaysTheClusterCatalogue(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	requireDesign(t, "redis-py")
+	for _, name := range []string{"cluster-failover-lost-window", "cluster-reshard-while-held", "cluster-manual-failover"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := scenarios.Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := executePlayed(t, s, "redis-py", "")
+			if o.Skipped != "" {
+				t.Fatalf("%s: skipped: %s", name, o.Skipped)
+			}
+			if !o.AsExpected {
+				t.Errorf("%s: %s, want %s (unplayed %v) in %s", name, o.Verdict, o.Expected, o.Unplayed, o.Dir)
+			}
+		})
+	}
+}
