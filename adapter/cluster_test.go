@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/locksim/locksim/internal/report"
 	"github.com/locksim/locksim/run"
 	"github.com/locksim/locksim/scenarios"
+	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/simtest"
 )
 
@@ -119,5 +121,30 @@ func TestRedisPyPlaysTheClusterCatalogue(t *testing.T) {
 				t.Errorf("%s: %s, want %s (unplayed %v) in %s", name, o.Verdict, o.Expected, o.Unplayed, o.Dir)
 			}
 		})
+	}
+}
+
+// TestWhichDesignsTakeACluster: on redis-cluster redis-py and node-redlock
+// are taken (their adapters take the cluster), an adapter command that
+// promises nothing is refused in one line naming its one address per
+// node, and in-process Redlock in one line naming its independent masters.
+func TestWhichDesignsTakeACluster(t *testing.T) {
+	on := func(algo string) error {
+		_, err := sim.Config{Algorithm: algo, Cluster: sim.ClusterConfig{Backend: sim.BackendRedisCluster, Nodes: 3}}.Resolve()
+		return err
+	}
+	for _, algo := range []string{"redis-py", "node-redlock"} {
+		if err := on(algo); err != nil {
+			t.Errorf("%s on redis-cluster: %v, want it taken", algo, err)
+		}
+	}
+	for algo, want := range map[string]string{
+		"process:/bin/cat": "its adapter takes one address per node",
+		"redlock":          "Redlock needs independent masters",
+	} {
+		err := on(algo)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s on redis-cluster: %v, want one line saying %q", algo, err, want)
+		}
 	}
 }
