@@ -2,8 +2,10 @@ package adapter_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -99,15 +101,21 @@ func TestProcessDesignsOnAClusterGoThroughTheProxies(t *testing.T) {
 	}
 }
 
+// clusterScenarios are the cluster scenarios the process designs play in
+// go test: an election after a master died (MOVED to the promoted
+// replica) and a reshard (ASK, then MOVED). cluster-manual-failover adds
+// no path a client takes that these two do not (MOVED to a promoted
+// replica), so it is left to locksim run, to keep the suite's time.
+var clusterScenarios = []string{"cluster-failover-lost-window", "cluster-reshard-while-held"}
+
 // TestRedisPyPlaysTheClusterCatalogue runs the Redis Cluster scenarios
 // with redis-py, which behaves like setpx: its RedisCluster follows the
-// failover, the reshard's ASK and MOVED, and the manual failover as
-// setpx's ClusterClient does, and meets the verdicts the catalogue
-// expects of setpx.
+// failover and the reshard's ASK and MOVED as setpx's ClusterClient does,
+// and meets the verdicts the catalogue expects of setpx.
 func TestRedisPyPlaysTheClusterCatalogue(t *testing.T) {
 	simtest.RequireRedisServer(t)
 	requireDesign(t, "redis-py")
-	for _, name := range []string{"cluster-failover-lost-window", "cluster-reshard-while-held", "cluster-manual-failover"} {
+	for _, name := range clusterScenarios {
 		t.Run(name, func(t *testing.T) {
 			s, err := scenarios.Lookup(name)
 			if err != nil {
@@ -146,5 +154,37 @@ func TestWhichDesignsTakeACluster(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s on redis-cluster: %v, want one line saying %q", algo, err, want)
 		}
+	}
+}
+
+// TestNodeRedlockOnOneCluster: node-redlock given one Redis Cluster runs
+// Redlock with one ioredis Cluster client, quorum one, which its README
+// allows for "a single redis cluster" while warning that a lock can then
+// be granted twice. Its one vote is a SET NX PX on the key's master, as
+// setpx's, so the cluster scenarios hold it to setpx's verdicts: the lost
+// window of an asynchronous failover grants the lock twice, a reshard
+// keeps it. The catalogue cannot name a process design
+// (package scenarios does not register them), so the claim is here.
+func TestNodeRedlockOnOneCluster(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	requireDesign(t, "node-redlock")
+	for _, name := range clusterScenarios {
+		t.Run(name, func(t *testing.T) {
+			s, err := scenarios.Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			on := *s
+			on.Algorithm = append(slices.Clone(s.Algorithm), "node-redlock")
+			on.Expectations = maps.Clone(s.Expectations)
+			on.Expectations["node-redlock"] = s.Expectations["setpx"]
+			o := executePlayed(t, &on, "node-redlock", "")
+			if o.Skipped != "" {
+				t.Fatalf("%s: skipped: %s", name, o.Skipped)
+			}
+			if !o.AsExpected {
+				t.Errorf("%s: %s, want %s (unplayed %v) in %s", name, o.Verdict, o.Expected, o.Unplayed, o.Dir)
+			}
+		})
 	}
 }
