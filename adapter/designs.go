@@ -20,6 +20,8 @@ type Command struct {
 	Dir  string // working directory; "" for locksim's own
 	// Faketime is how client clock faults reach the child's clock.
 	Faketime Faketime
+	// Cluster: the child takes a Redis Cluster (hello's cluster field).
+	Cluster bool
 }
 
 // Python and Node are the interpreters the bundled adapters run under.
@@ -51,7 +53,7 @@ func init() {
 		Weakness: "as setpx: one master, so a failover or a restart without fsync loses the key; no fencing, so a paused holder can still write",
 		Source:   "redis-py, redis/lock.py (Lock.acquire, do_release, do_extend); adapter/redis-py/adapter.py",
 		New:      factory("redis-py", RedisPy()),
-		Like:     "setpx", Process: true, Peer: true, Expires: true, Extendable: true,
+		Like:     "setpx", Process: true, Cluster: true, Peer: true, Expires: true, Extendable: true,
 		ClockFaults: faketimeMissing,
 		Unavailable: once(func() string {
 			if _, err := os.Stat(RedisPy().Argv[1]); err != nil {
@@ -66,7 +68,7 @@ func init() {
 		Weakness: "as redlock: a node that restarts without its data or whose clock jumps gives a second client a majority; no fencing",
 		Source:   "npm redlock 4.2.0 (redlock.js: _lock, quorum, drift); adapter/node-redlock/adapter.js",
 		New:      factory("node-redlock", NodeRedlock()),
-		Like:     "redlock", Process: true, Peer: true, MultiNode: true, Expires: true, Extendable: true,
+		Like:     "redlock", Process: true, Cluster: true, Peer: true, MultiNode: true, Expires: true, Extendable: true,
 		ClockFaults: faketimeMissing,
 		Unavailable: once(func() string {
 			if _, err := os.Stat(filepath.Join(Dir(), "node-redlock", "node_modules", "redlock")); err != nil {
@@ -80,13 +82,13 @@ func init() {
 
 // RedisPy is the command of the bundled redis-py adapter.
 func RedisPy() Command {
-	return Command{Argv: []string{Python, filepath.Join(Dir(), "redis-py", "adapter.py")}, Faketime: FaketimeAll}
+	return Command{Argv: []string{Python, filepath.Join(Dir(), "redis-py", "adapter.py")}, Faketime: FaketimeAll, Cluster: true}
 }
 
 // NodeRedlock is the command of the bundled node-redlock adapter.
 func NodeRedlock() Command {
 	d := filepath.Join(Dir(), "node-redlock")
-	return Command{Argv: []string{Node, filepath.Join(d, "adapter.js")}, Dir: d, Faketime: FaketimeWall}
+	return Command{Argv: []string{Node, filepath.Join(d, "adapter.js")}, Dir: d, Faketime: FaketimeWall, Cluster: true}
 }
 
 // Process is the design process:CMD: any adapter command, split on spaces,

@@ -3,7 +3,6 @@ package adapter
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"syscall"
 	"time"
@@ -33,17 +32,12 @@ var (
 // addresses the client reaches the nodes at (its proxies when the run has
 // them) and the run's options.
 func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.Options) (*locker, error) {
-	addrs := make([]string, len(nodes))
-	for i, n := range nodes {
-		rc, ok := n.(*redis.Client)
-		if !ok {
-			return nil, fmt.Errorf("%s: node %d: a process design needs plain node clients (%T)", name, i, n)
-		}
-		addrs[i] = rc.Options().Addr
-		if _, _, err := net.SplitHostPort(addrs[i]); err != nil {
-			// a Sentinel failover client's Addr is a placeholder
-			return nil, fmt.Errorf("%s: node %d: a process design needs a node's host:port, not %q (a Sentinel client? use failover mode direct)", name, i, addrs[i])
-		}
+	addrs, cluster, err := helloAddrs(name, nodes)
+	if err != nil {
+		return nil, err
+	}
+	if cluster != nil && !cmd.Cluster {
+		return nil, fmt.Errorf("%s: its adapter takes one address per node, not a Redis Cluster", name)
 	}
 	var clock *childClock
 	var exited func(int)
@@ -61,7 +55,7 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 		return nil, fmt.Errorf("%s: %w: %w", name, lock.ErrNoStart, err)
 	}
 	l := &locker{name: name, c: c, clock: clock, o: o}
-	hello := request{Op: "hello", Owner: o.Owner, Nodes: addrs, Options: &helloOptions{
+	hello := request{Op: "hello", Owner: o.Owner, Nodes: addrs, Cluster: cluster, Options: &helloOptions{
 		TTLms: o.TTL.Milliseconds(), Drift: o.Drift, RetryDelayMs: o.Retry.Interval.Milliseconds(),
 		NodeTimeoutMs: o.NodeTimeout.Milliseconds(),
 	}}

@@ -6,6 +6,7 @@ type request struct {
 	ID      int64         `json:"id,omitempty"`
 	Owner   string        `json:"owner,omitempty"`
 	Nodes   []string      `json:"nodes,omitempty"`
+	Cluster *helloCluster `json:"cluster,omitempty"`
 	Options *helloOptions `json:"options,omitempty"`
 	Key     string        `json:"key,omitempty"`
 	Token   string        `json:"token,omitempty"`
@@ -19,6 +20,14 @@ type helloOptions struct {
 	Drift         float64 `json:"drift"`
 	RetryDelayMs  int64   `json:"retry_delay_ms"`
 	NodeTimeoutMs int64   `json:"node_timeout_ms,omitempty"`
+}
+
+// helloCluster is hello's Redis Cluster: set, the child reaches one
+// cluster whose seed addresses are hello's nodes, with its library's
+// cluster client, and dials every address the cluster announces (in
+// CLUSTER SLOTS, -MOVED, -ASK) at Dial's value for it, never directly.
+type helloCluster struct {
+	Dial map[string]string `json:"dial"`
 }
 
 // reply is one line the child writes back.

@@ -7,3 +7,6 @@ func SetNoFallback(on bool) (restore func()) {
 	was := noFallback.Swap(on)
 	return func() { noFallback.Store(was) }
 }
+
+// UnlockChannel is the notification channel of a lock key.
+var UnlockChannel = unlockChannel

@@ -51,6 +51,10 @@ type Info struct {
 	// adapter); its internal steps are out of reach, so faults can target
 	// only the client loop's points and the points in Points.
 	Process bool
+	// Cluster: a process design whose child also takes a Redis Cluster:
+	// the cluster's seed addresses and the map of the addresses the
+	// cluster announces to the ones to dial (package adapter's hello).
+	Cluster bool
 	// Like names the built-in design this one should behave like: a
 	// scenario that names Like, or expects something of it, covers this
 	// design too unless it says otherwise.

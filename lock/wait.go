@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"time"
 )
 
@@ -45,8 +46,17 @@ func ParseWait(s string) (Wait, error) {
 }
 
 // unlockChannel is the lock's notification channel (Redisson's
-// redisson_lock__channel:{name}).
-func unlockChannel(key string) string { return "locksim-unlock:" + key }
+// redisson_lock__channel:{name}). The release script names it as a key
+// beside the lock's, so on a Redis Cluster both must hash to one slot
+// (else CROSSSLOT refuses the release): the key becomes the channel's
+// hash tag, as in Redisson, unless it has braces of its own, whose first
+// tag (the key's own, if any) the channel then shares.
+func unlockChannel(key string) string {
+	if strings.ContainsAny(key, "{}") {
+		return "locksim-unlock:" + key
+	}
+	return "locksim-unlock:{" + key + "}"
+}
 
 // releaseKeys are the keys of a release script: the lock, and its unlock
 // channel when the design notifies waiters (Redisson passes the channel as

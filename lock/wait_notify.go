@@ -52,7 +52,7 @@ func (b *base) subscribed(ctx context.Context, channel string) (*subConn, error)
 	cctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	if b.notify.sub == nil {
-		s, err := dialSub(cctx, b.node())
+		s, err := dialSub(cctx, b.node(), channel)
 		if err != nil {
 			return nil, err
 		}

@@ -33,8 +33,25 @@ type subConn struct {
 	err error
 }
 
-// dialSub connects to node's address through node's dialer.
-func dialSub(ctx context.Context, node redis.UniversalClient) (*subConn, error) {
+// clusterNodes is a Redis Cluster client (go-redis's ClusterClient).
+type clusterNodes interface {
+	MasterForKey(ctx context.Context, key string) (*redis.Client, error)
+}
+
+// dialSub connects to node's address through node's dialer. On a Redis
+// Cluster it connects to the master of channel's slot, where go-redis's
+// ClusterClient subscribes too: a PUBLISH on any node of a cluster reaches
+// the subscribers of every node (classic pub/sub is broadcast over the
+// cluster bus), so the master of the lock key's slot, which publishes
+// the unlock, reaches it wherever it is.
+func dialSub(ctx context.Context, node redis.UniversalClient, channel string) (*subConn, error) {
+	if cn, ok := node.(clusterNodes); ok {
+		m, err := cn.MasterForKey(ctx, channel)
+		if err != nil {
+			return nil, err
+		}
+		node = m
+	}
 	c, ok := node.(*redis.Client)
 	if !ok {
 		return nil, fmt.Errorf("wait notify: a %T has no single address to subscribe at", node)

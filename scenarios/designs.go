@@ -63,8 +63,8 @@ func (s *Scenario) cannotRun(algo string) string {
 	if !info.Process {
 		return ""
 	}
-	if sim.Backend(s.Backend) == sim.BackendRedisCluster {
-		return "backend redis-cluster: a process design's child is given one address per node, not a cluster's seed addresses"
+	if sim.Backend(s.Backend) == sim.BackendRedisCluster && !info.Cluster {
+		return "backend redis-cluster: its adapter takes one address per node, not a cluster's seed addresses"
 	}
 	if s.Failover != nil && s.Failover.Mode == string(sim.FailoverSentinel) {
 		return "failover.mode sentinel: a process design's child reaches each node at one address and cannot follow Sentinel"

@@ -12,17 +12,19 @@ import (
 // service; a cluster's masters are one service that shards keys, and one
 // lock key lives on one of them, so Redlock over a cluster's masters is
 // not Redlock (Redlock across N clusters would need N clusters). A
-// process design's child is given one address per node, and a cluster
-// client needs the seed addresses and to follow redirects.
+// process design whose adapter takes a cluster (Info.Cluster) is given
+// the cluster as one client, as its library's cluster client sees it:
+// node-redlock then runs Redlock with that one client, as its README
+// allows; another process design's child takes one address per node.
 func clusterRefusal(b Backend, info lock.Info) error {
 	if b != BackendRedisCluster {
 		return nil
 	}
 	switch {
-	case info.MultiNode:
+	case info.Process && !info.Cluster:
+		return fmt.Errorf("algorithm %s: its adapter takes one address per node; on %s it would need the cluster's seed addresses and to follow redirects", info.Name, b)
+	case info.MultiNode && !info.Process:
 		return fmt.Errorf("algorithm %s: on %s one lock key lives on one master: Redlock needs independent masters, not the masters of one cluster", info.Name, b)
-	case info.Process:
-		return fmt.Errorf("algorithm %s: a process design is given one address per node; on %s it would need the cluster's seed addresses", info.Name, b)
 	}
 	return nil
 }

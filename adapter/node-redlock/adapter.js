@@ -19,28 +19,51 @@ function answer(msg) {
   process.stdout.write(JSON.stringify(msg) + '\n');
 }
 
+function hostPort(addr) {
+  const i = addr.lastIndexOf(':');
+  return { host: addr.slice(0, i), port: Number(addr.slice(i + 1)) };
+}
+
 function hello(req) {
   options = req.options || {};
   // a node's reply is a lost vote after the run's node timeout (Redlock's
   // "small compared to the TTL"; locksim's redlock uses the same)
   const timeout = options.node_timeout_ms || Math.max(Math.floor((options.ttl_ms || 500) / 10), 5);
-  clients = req.nodes.map((addr) => {
-    const i = addr.lastIndexOf(':');
-    const c = new Redis({
-      host: addr.slice(0, i),
-      port: Number(addr.slice(i + 1)),
-      // one command, no retries, no queueing while disconnected: a node
-      // that does not answer within the node timeout is a lost vote
-      maxRetriesPerRequest: 0,
+  const nodeOptions = {
+    // one command, no retries, no queueing while disconnected: a node
+    // that does not answer within the node timeout is a lost vote
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    commandTimeout: timeout,
+    connectTimeout: 1000,
+    retryStrategy: () => 20,
+    enableReadyCheck: false,
+  };
+  if (req.cluster) {
+    // One Redis Cluster, passed to redlock as its one client (its README:
+    // "a single redis cluster ... by passing one preconfigured client").
+    // The seeds are the client's proxies; natMap sends every address the
+    // cluster announces (CLUSTER SLOTS, -MOVED, -ASK) to its proxy too.
+    const natMap = {};
+    for (const [own, via] of Object.entries(req.cluster.dial)) natMap[own] = hostPort(via);
+    const c = new Redis.Cluster(req.nodes.map(hostPort), {
+      natMap,
+      redisOptions: nodeOptions,
       enableOfflineQueue: false,
-      commandTimeout: timeout,
-      connectTimeout: 1000,
-      retryStrategy: () => 20,
       enableReadyCheck: false,
+      // a redirect is followed; ioredis's defaults wait 100 ms before
+      // following one after a failover or a CLUSTERDOWN
+      clusterRetryStrategy: () => 20,
     });
     c.on('error', () => {}); // reported per command through clientError
-    return c;
-  });
+    clients = [c];
+  } else {
+    clients = req.nodes.map((addr) => {
+      const c = new Redis({ ...hostPort(addr), ...nodeOptions });
+      c.on('error', () => {}); // reported per command through clientError
+      return c;
+    });
+  }
   redlock = new Redlock(clients, {
     driftFactor: typeof options.drift === 'number' ? options.drift : 0.01,
     retryCount: 0, // one round per acquire: locksim's loop retries
@@ -58,7 +81,9 @@ function hello(req) {
   // load redlock's scripts, so that the first round is not also the one
   // that compiles them (EVALSHA, NOSCRIPT, EVAL) in a freshly started
   // runtime; a node that restarts later loses them, as in production
-  const load = () => Promise.all(clients.map((c) => Promise.all(Object.values(redlock.scripts).map(
+  // (a cluster's on every master it knows)
+  const servers = () => clients.flatMap((c) => (c instanceof Redis.Cluster ? c.nodes('master') : [c]));
+  const load = () => Promise.all(servers().map((c) => Promise.all(Object.values(redlock.scripts).map(
     (sc) => c.script('load', sc.value).catch(() => {})))));
   return Promise.all(ready).then(load).then(() => ({ result: 'ok', name: 'node-redlock', version }));
 }

@@ -10,6 +10,8 @@ import json
 import sys
 
 import redis
+import redis.cluster
+import redis.connection
 from redis.exceptions import LockError, LockNotOwnedError
 
 client = None
@@ -21,14 +23,62 @@ def answer(msg):
     sys.stdout.flush()
 
 
+def split(addr):
+    host, port = addr.rsplit(":", 1)
+    return host, int(port)
+
+
+class ProxiedConnection(redis.connection.Connection):
+    """A connection that dials a cluster node at the address hello's
+    cluster map gives for it (the client's proxy): the cluster announces
+    its nodes' own addresses in CLUSTER SLOTS, -MOVED and -ASK, and
+    RedisCluster connects to those. redis-py 4.3.4 has no address_remap;
+    its node pools take a connection class when the cluster is given by
+    url, and this one maps the addresses, as locksim's own cluster client
+    maps them in its dialer. An address that is neither a node's nor a
+    proxy's is an error, never a direct connection."""
+
+    dial = {}
+
+    def _connect(self):
+        addr = "%s:%d" % (self.host, self.port)
+        via = self.dial.get(addr)
+        if via is None:
+            if addr not in self.dial.values():
+                raise redis.ConnectionError("no proxy for cluster node %s" % addr)
+            via = addr
+        own = (self.host, self.port)
+        self.host, self.port = split(via)
+        try:
+            return super()._connect()
+        finally:
+            self.host, self.port = own
+
+
 def hello(req):
     global client, options
-    host, port = req["nodes"][0].rsplit(":", 1)
     options = req.get("options", {})
-    # one command, no retries: a retried SET NX whose reply was lost would
-    # be a command the lock never meant to send twice
-    client = redis.Redis(host=host, port=int(port), socket_timeout=1.0,
-                         socket_connect_timeout=1.0, retry_on_timeout=False)
+    cluster = req.get("cluster")
+    if cluster:
+        ProxiedConnection.dial = cluster["dial"]
+        # RedisCluster follows MOVED and ASK itself; after a connection
+        # error it tries the same node again (redis-py's own loop, up to 5
+        # times), which locksim leaves as the library ships it. The
+        # outer retry over a fresh slot table is cut to one attempt.
+        # (given by url, RedisCluster builds each node's pool with
+        # connection_class; given by host and port, it drops it)
+        seeds = req["nodes"]
+        client = redis.cluster.RedisCluster(
+            url="redis://" + seeds[0],
+            startup_nodes=[redis.cluster.ClusterNode(*split(a)) for a in seeds[1:]],
+            connection_class=ProxiedConnection, cluster_error_retry_attempts=1,
+            socket_timeout=1.0, socket_connect_timeout=1.0, retry_on_timeout=False)
+    else:
+        host, port = split(req["nodes"][0])
+        # one command, no retries: a retried SET NX whose reply was lost
+        # would be a command the lock never meant to send twice
+        client = redis.Redis(host=host, port=port, socket_timeout=1.0,
+                             socket_connect_timeout=1.0, retry_on_timeout=False)
     return {"result": "ok", "name": "redis-py", "version": redis.__version__}
 
 
@@ -79,7 +129,7 @@ def main():
                 msg = op(req)
             except LockNotOwnedError as e:
                 msg = {"result": "refused", "error": str(e)}
-            except (redis.RedisError, LockError, OSError) as e:
+            except (redis.RedisError, redis.exceptions.RedisClusterException, LockError, OSError) as e:
                 msg = {"result": "error", "error": "%s: %s" % (type(e).__name__, e)}
         msg["id"] = rid
         answer(msg)

@@ -39,7 +39,7 @@ type flags struct {
 func (f *flags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	f.out.Register(fs, "lockbench", "<UTC stamp>/")
-	fs.StringVar(&f.backend, "backend", string(sim.BackendRedis), "redis (redis-server processes) or miniredis (in-process; its Lua is slow)")
+	fs.StringVar(&f.backend, "backend", string(sim.BackendRedis), "redis (redis-server processes), redis-cluster (a Redis Cluster of redis-server processes; --nodes is its masters) or miniredis (in-process; its Lua is slow)")
 	fs.StringVar(&f.redisServer, "redis-server", "", "the server's binary [redis-server, or valkey-server with --server valkey, from PATH]")
 	fs.StringVar(&f.server, "server", string(sim.ServerRedis), "what --backend redis starts: redis (redis-server) or valkey (valkey-server)")
 	fs.StringSliceVar(&f.algos, "algos", []string{"all"}, "designs to measure, comma-separated, 'raw' for the raw limit; 'all' is every design and raw; see 'locksim algos'")
@@ -117,10 +117,10 @@ func (f *flags) config(now time.Time) (bench.Config, string, error) {
 		cfg = bench.Quick()
 	}
 	switch sim.Backend(f.backend) {
-	case sim.BackendRedis, sim.BackendMiniredis:
+	case sim.BackendRedis, sim.BackendMiniredis, sim.BackendRedisCluster:
 		cfg.Backend = sim.Backend(f.backend)
 	default:
-		return cfg, "", fmt.Errorf("--backend %q: want %q or %q", f.backend, sim.BackendRedis, sim.BackendMiniredis)
+		return cfg, "", fmt.Errorf("--backend %q: want %q, %q or %q", f.backend, sim.BackendRedis, sim.BackendMiniredis, sim.BackendRedisCluster)
 	}
 	server, err := f.serverKind()
 	if err != nil {
@@ -157,9 +157,15 @@ func (f *flags) config(now time.Time) (bench.Config, string, error) {
 			return cfg, "", err
 		}
 	}
-	if changed("nodes") || !f.quick {
+	switch {
+	case cfg.Backend == sim.BackendRedisCluster && !changed("nodes"):
+		cfg.Nodes = []int{bench.DefaultClusterMasters} // one cluster of this many masters
+	case changed("nodes") || !f.quick:
 		if cfg.Nodes, err = checkInts("nodes", f.nodes, 1, 9); err != nil {
 			return cfg, "", err
+		}
+		if cfg.Backend == sim.BackendRedisCluster && len(cfg.Nodes) != 1 {
+			return cfg, "", fmt.Errorf("--nodes %s: on --backend %s give one size, the cluster's masters", list(cfg.Nodes), cfg.Backend)
 		}
 	}
 	if cfg.Contention, err = parseContention(f.contend); err != nil {

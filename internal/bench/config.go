@@ -45,7 +45,9 @@ func ParseContention(s string) (Contention, error) {
 // Config is one bench run. The zero value of each field takes the default
 // in brackets (Resolve).
 type Config struct {
-	Backend sim.Backend // [redis]
+	// Backend is where the nodes run [redis]; on redis-cluster, Nodes
+	// holds one size, the cluster's masters [3].
+	Backend sim.Backend
 	// Server is the program the redis backend runs: redis or valkey
 	// [redis].
 	Server      sim.Server
@@ -113,6 +115,9 @@ var (
 	DefaultRounds   = 6
 	DefaultWarmup   = 300 * time.Millisecond
 	DefaultRetry    = time.Millisecond
+	// DefaultClusterMasters is the masters of a redis-cluster sweep's
+	// cluster (the fewest whose majority survives a failure).
+	DefaultClusterMasters = 3
 )
 
 // QuickAlgorithms is the subset --quick measures: the references and one
@@ -162,6 +167,9 @@ func (c Config) withDefaults() Config {
 	}
 	if len(c.Nodes) == 0 {
 		c.Nodes = DefaultNodes
+		if c.Backend == sim.BackendRedisCluster {
+			c.Nodes = []int{DefaultClusterMasters}
+		}
 	}
 	if len(c.Contention) == 0 {
 		c.Contention = Contentions()
@@ -195,8 +203,12 @@ func (c Config) validate() error {
 	}
 	switch c.Backend {
 	case sim.BackendRedis, sim.BackendMiniredis:
+	case sim.BackendRedisCluster:
+		if len(c.Nodes) != 1 {
+			return bad("nodes %v: on %s give one size, the cluster's masters", c.Nodes, c.Backend)
+		}
 	default:
-		return bad("backend %q: want %q or %q", c.Backend, sim.BackendRedis, sim.BackendMiniredis)
+		return bad("backend %q: want %q, %q or %q", c.Backend, sim.BackendRedis, sim.BackendMiniredis, sim.BackendRedisCluster)
 	}
 	if err := node.CheckServer(c.Server); err != nil {
 		return bad("%v", err)

@@ -23,8 +23,8 @@ func BenchmarkCycle(b *testing.B) {
 	cluster, _ := simtest.Cluster(b, sim.BackendRedis, 5)
 	ctx := context.Background()
 	ttl := 10 * time.Second
-	conns := func(n int) []*redis.Client {
-		cs := make([]*redis.Client, n)
+	conns := func(n int) []redis.UniversalClient {
+		cs := make([]redis.UniversalClient, n)
 		for i := range cs {
 			cs[i] = cluster.NewClient(i)
 			b.Cleanup(func() { _ = cs[i].Close() })

@@ -97,16 +97,17 @@ func limitPhase(cfg Config) time.Duration {
 	return min(limitSlice, cfg.Duration/time.Duration(cfg.Rounds)/4)
 }
 
-// measureLimit measures the server limit once on node 0 at n clients, every
-// client with a connection of its own: first every client pipelines SET
+// measureLimit measures the server limit once on node 0 (on a Redis
+// Cluster, on the whole cluster through cluster clients, its keys spread
+// over the slots) at n clients, every client with a connection of its own: first every client pipelines SET
 // NX PX of keys of its own for the phase's time, then EVALSHA of the
 // compare-and-delete script on those keys, in order, until the phase's
 // time or its keys run out. Each rate is the commands over the phase's
 // wall time.
 func measureLimit(ctx context.Context, cluster *sim.Cluster, n int, slice time.Duration) (Limit, error) {
-	conns := make([]*redis.Client, n)
+	conns := make([]redis.UniversalClient, n)
 	for i := range conns {
-		conns[i] = cluster.NewClient(0)
+		conns[i] = clientConns(cluster, 1)[0]
 	}
 	defer func() {
 		for _, c := range conns {
@@ -181,10 +182,15 @@ func measureLimit(ctx context.Context, cluster *sim.Cluster, n int, slice time.D
 		return Limit{}, err
 	}
 	// Keys the delete phase did not reach go now, not at their PX.
+	// One DEL per key: on a Redis Cluster the keys are on many slots.
 	for i, c := range conns {
 		for len(keys[i]) > 0 {
 			m := min(len(keys[i]), 1000)
-			_ = c.Del(ctx, keys[i][:m]...).Err()
+			pipe := c.Pipeline()
+			for _, k := range keys[i][:m] {
+				pipe.Del(ctx, k)
+			}
+			_, _ = pipe.Exec(ctx)
 			keys[i] = keys[i][m:]
 		}
 	}

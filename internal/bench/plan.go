@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/sim"
 )
 
 // cell is the designs that share one (nodes, clients, contention) setting.
@@ -41,8 +42,15 @@ func multiNode(algo string) bool {
 // runsAt reports whether algo belongs at a cluster of n nodes: single-node
 // designs at one node only (more would be idle), multi-node designs at two
 // or more, and Raw at every size (at n nodes it is the bare majority
-// fan-out, the limit of the multi-node designs there).
-func runsAt(algo string, n int) bool {
+// fan-out, the limit of the multi-node designs there). On a Redis Cluster
+// of n masters, which is one lock service sharding the keys, the
+// single-node designs and Raw (one SET NX PX and one compare-and-delete
+// through the cluster client) run, and the multi-node ones do not:
+// Redlock's nodes are independent masters, not one cluster's.
+func (c Config) runsAt(algo string, n int) bool {
+	if c.Backend == sim.BackendRedisCluster {
+		return !multiNode(algo)
+	}
 	if algo == Raw {
 		return true
 	}
@@ -60,7 +68,7 @@ func plan(c Config) []cell {
 		for _, n := range c.Nodes {
 			var designs []string
 			for _, a := range c.Algorithms {
-				if runsAt(a, n) {
+				if c.runsAt(a, n) {
 					designs = append(designs, a)
 				}
 			}
@@ -79,7 +87,11 @@ func plan(c Config) []cell {
 func unplanned(c Config) []string {
 	var notes []string
 	for _, a := range c.Algorithms {
-		if !slices.ContainsFunc(c.Nodes, func(n int) bool { return runsAt(a, n) }) {
+		if !slices.ContainsFunc(c.Nodes, func(n int) bool { return c.runsAt(a, n) }) {
+			if c.Backend == sim.BackendRedisCluster {
+				notes = append(notes, fmt.Sprintf("%s not measured: on %s one lock key lives on one master, and Redlock needs independent masters", a, c.Backend))
+				continue
+			}
 			want := "1"
 			if multiNode(a) {
 				want = "2 or more"

@@ -31,7 +31,7 @@ return 0`)
 // timeout. The token is made as the designs make theirs (lock.RandomToken),
 // so it costs the same.
 type rawWorker struct {
-	conns []*redis.Client
+	conns []redis.UniversalClient // one per node, or one Redis Cluster client
 	key   string
 	ttl   time.Duration
 	retry lock.RetryPolicy
@@ -48,7 +48,7 @@ type rawReply struct {
 	err error
 }
 
-func newRawWorker(conns []*redis.Client, key string, ttl time.Duration, retry lock.RetryPolicy, hold time.Duration, rnd *rand.Rand) *rawWorker {
+func newRawWorker(conns []redis.UniversalClient, key string, ttl time.Duration, retry lock.RetryPolicy, hold time.Duration, rnd *rand.Rand) *rawWorker {
 	return &rawWorker{conns: conns, key: key, ttl: ttl, retry: retry, hold: hold, rnd: rnd, replies: make([]rawReply, len(conns))}
 }
 
@@ -65,7 +65,7 @@ func (w *rawWorker) quorum() int { return lock.Quorum(len(w.conns)) }
 // and counts the nodes that said yes; err is the first error, if no
 // majority said yes.
 func (w *rawWorker) round(ctx context.Context, set bool, token string) (yes int, err error) {
-	one := func(c *redis.Client) (bool, error) {
+	one := func(c redis.UniversalClient) (bool, error) {
 		if set {
 			return c.SetNX(ctx, w.key, token, w.ttl).Result()
 		}

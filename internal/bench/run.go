@@ -18,6 +18,12 @@ import (
 const MiniredisWarning = "miniredis runs Lua in an interpreter written in Go (thousands of scripts per second) " +
 	"and shares this process's CPUs: its numbers show the harness working, not what the designs cost on Redis"
 
+// ClusterNote is said whenever the backend is redis-cluster.
+const ClusterNote = "backend redis-cluster: a cluster of --nodes masters without replicas; every bench client (raw's too) " +
+	"has one go-redis ClusterClient, which sends each command to its key's master: per-client keys spread over the slots " +
+	"and so over the masters, the hot key lives on one slot of one master. The server's limit is the whole cluster's, " +
+	"measured through cluster clients with keys on every slot"
+
 // Run measures cfg and returns the report. Errors wrap ErrConfig (bad
 // input), sim.ErrHarness (nodes or clients could not be set up) or ctx's
 // error. When ctx ends after some cells of a sweep finished, Run returns
@@ -37,11 +43,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Backend == sim.BackendMiniredis {
 		rep.Notes = append(rep.Notes, "backend miniredis: "+MiniredisWarning)
 	}
+	if cfg.Backend == sim.BackendRedisCluster {
+		rep.Notes = append(rep.Notes, ClusterNote)
+	}
 	cells := plan(cfg)
 	nodes := 1
 	for _, c := range cells {
 		nodes = max(nodes, c.nodes)
 	}
+	// on redis-cluster, nodes is the cluster's masters, without replicas:
+	// the bench measures the lock's commands, not failovers
 	cluster, err := node.StartCluster(ctx, sim.ClusterConfig{
 		Backend: cfg.Backend, Nodes: nodes, Server: cfg.Server, RedisServer: cfg.RedisServer, Dir: cfg.Dir,
 	})
@@ -120,17 +131,34 @@ func retryPolicy(cfg Config) lock.RetryPolicy {
 	return lock.RetryPolicy{Interval: cfg.RetryInterval, Jitter: cfg.RetryInterval / 2}
 }
 
+// clientConns are one client's connections at a cluster of n nodes: one
+// per node, or on a Redis Cluster one cluster client of all its masters
+// (straight to the nodes: the bench has no proxies).
+func clientConns(c *sim.Cluster, n int) []redis.UniversalClient {
+	if c.Config().Backend == sim.BackendRedisCluster {
+		return c.NewClients()
+	}
+	conns := make([]redis.UniversalClient, n)
+	for j := range conns {
+		conns[j] = c.NewClient(j)
+	}
+	return conns
+}
+
 // backendText names the backend, with the server's program and version
 // ("redis-server 7.0.15", "valkey-server 8.0.1") when it can be read.
 func backendText(ctx context.Context, c *sim.Cluster) string {
-	if c.Config().Backend != sim.BackendRedis {
+	if !c.Config().Backend.RunsServer() {
 		return string(c.Config().Backend)
 	}
-	bin := c.Config().Server.Binary()
+	text := c.Config().Server.Binary()
 	if v := c.ServerVersion(ctx); v.Version != "" {
-		return bin + " " + v.Version
+		text += " " + v.Version
 	}
-	return bin
+	if c.Config().Backend == sim.BackendRedisCluster {
+		text += fmt.Sprintf(", %s of %d masters", sim.BackendRedisCluster, c.Config().Nodes)
+	}
+	return text
 }
 
 // RealServer reports whether a report's backend text names a server
@@ -215,10 +243,7 @@ func (r *runner) preflight(cells []cell) error {
 			if d == Raw {
 				continue
 			}
-			conns := make([]redis.UniversalClient, c.nodes)
-			for j := range conns {
-				conns[j] = r.cluster.NewClient(j)
-			}
+			conns := clientConns(r.cluster, c.nodes)
 			_, err := lock.New(d, conns, lock.Options{TTL: r.cfg.TTL, Retry: retryPolicy(r.cfg)})
 			for _, cn := range conns {
 				_ = cn.Close()
@@ -261,10 +286,7 @@ func (r *runner) workers(ctx context.Context, idx int, c cell, d string) ([]work
 		seed := r.cfg.Seed*1_000_003 + uint64(idx)*1024 + uint64(i)
 		rnd := rand.New(rand.NewPCG(seed, 0x6c6f636b62656e63))
 		if d == Raw {
-			conns := make([]*redis.Client, c.nodes)
-			for j := range conns {
-				conns[j] = r.cluster.NewClient(j)
-			}
+			conns := clientConns(r.cluster, c.nodes)
 			ws = append(ws, newRawWorker(conns, key(i), r.cfg.TTL, retry, r.cfg.Hold, rnd))
 			if i == 0 {
 				// EVALSHA needs the script on every node; loading it is
@@ -277,10 +299,7 @@ func (r *runner) workers(ctx context.Context, idx int, c cell, d string) ([]work
 			}
 			continue
 		}
-		conns := make([]redis.UniversalClient, c.nodes)
-		for j := range conns {
-			conns[j] = r.cluster.NewClient(j)
-		}
+		conns := clientConns(r.cluster, c.nodes)
 		l, err := lock.New(d, conns, lock.Options{TTL: r.cfg.TTL, Retry: retry, Seed: seed})
 		if err != nil {
 			for _, cn := range conns {

@@ -331,3 +331,39 @@ func TestRunUnderScenario(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(summary), read.Summary())
 }
+
+// TestRunOnACluster: on redis-cluster the single-node designs and raw run
+// through one cluster client each, in both contention modes, and
+// Redlock is left out with why; the report names the backend.
+func TestRunOnACluster(t *testing.T) {
+	simtest.RequireRedisServer(t)
+	cfg := tinyConfig()
+	cfg.Backend = sim.BackendRedisCluster
+	cfg.Algorithms = []string{"setpx", "redlock", bench.Raw}
+	cfg.Nodes = nil // the default: one cluster of three masters
+	cfg.Clients = []int{2}
+	cfg.Rounds = 3
+	cfg.Duration = 300 * time.Millisecond
+	rep, err := bench.Run(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Len(t, rep.Results, 4, "setpx and raw, per-client and hot")
+	for _, r := range rep.Results {
+		name := r.Algorithm + "/" + string(r.Contention)
+		assert.Equal(t, bench.DefaultClusterMasters, r.Nodes, name)
+		assert.Positive(t, r.Cycles, name)
+		assert.Zero(t, r.Errors, name)
+		if r.Contention == bench.HotKey {
+			assert.Positive(t, r.Refused, "%s: two clients on one key are refused", name)
+		}
+	}
+	assert.Contains(t, rep.Backend, "redis-cluster of 3 masters")
+	assert.Contains(t, rep.Notes, bench.ClusterNote)
+	assert.Contains(t, rep.Notes, "redlock not measured: on redis-cluster one lock key lives on one master, and Redlock needs independent masters")
+	require.NotEmpty(t, rep.Limits)
+	assert.Positive(t, rep.Limits[0].CyclePerS)
+
+	cfg.Nodes = []int{3, 5}
+	_, err = bench.Run(context.Background(), cfg)
+	require.ErrorIs(t, err, bench.ErrConfig)
+	assert.Contains(t, err.Error(), "nodes [3 5]: on redis-cluster give one size")
+}

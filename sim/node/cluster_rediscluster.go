@@ -228,7 +228,7 @@ func (c *Cluster) clusterClientConns(id int) []redis.UniversalClient {
 	if f := c.redirected; f != nil {
 		redirected = func(event, detail string) { f(id, event, detail) }
 	}
-	return []redis.UniversalClient{c.newClusterClient(func(addr string) string {
+	return []redis.UniversalClient{c.newClusterConn(func(addr string) string {
 		if i := c.NodeIndex(addr); i >= 0 {
 			if via, ok := c.net.DialAddr(network.Link{From: network.ClientEnd(id), To: network.NodeEnd(i)}); ok {
 				return via
@@ -242,12 +242,22 @@ func (c *Cluster) clusterClientConns(id int) []redis.UniversalClient {
 // clusterClients is NewClients on the cluster backend: one ClusterClient
 // straight to the nodes.
 func (c *Cluster) clusterClients() []redis.UniversalClient {
-	return []redis.UniversalClient{c.newClusterClient(func(addr string) string {
+	return []redis.UniversalClient{c.newClusterConn(func(addr string) string {
 		if c.NodeIndex(addr) >= 0 {
 			return addr
 		}
 		return ""
 	}, nil)}
+}
+
+// newClusterConn is newClusterClient with the map of its dials: every
+// node's address to proxyOf's answer for it.
+func (c *Cluster) newClusterConn(proxyOf func(addr string) string, redirected func(event, detail string)) *ClusterConn {
+	via := map[string]string{}
+	for _, addr := range c.rc.Addrs() {
+		via[addr] = proxyOf(addr)
+	}
+	return &ClusterConn{ClusterClient: c.newClusterClient(proxyOf, redirected), dialAddrs: via}
 }
 
 func (n *clusterNode) Index() int       { return n.idx }

@@ -30,7 +30,7 @@ func TestRedisClusterBackend(t *testing.T) {
 			require.Len(t, pids, 6)
 			conns := c.ClientConns(0)
 			require.Len(t, conns, 1, "one cluster client")
-			cc, ok := conns[0].(*redis.ClusterClient)
+			cc, ok := conns[0].(*node.ClusterConn)
 			require.True(t, ok)
 			ctx, cancel := withTimeout(simtest.HangGuard)
 			defer cancel()
