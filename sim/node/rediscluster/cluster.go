@@ -92,6 +92,7 @@ type Cluster struct {
 	opts  Options
 	root  string
 	nodes []*node // in start order: the masters first, then the replicas
+	bus   *busNet // the proxies the nodes' cluster bus runs through
 
 	mu         sync.Mutex
 	stopped    bool
@@ -101,8 +102,10 @@ type Cluster struct {
 }
 
 type node struct {
+	idx   int // in start order
 	addr  string
 	port  int
+	bus   *busProxy
 	dir   string
 	args  []string
 	id    string
@@ -133,6 +136,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	}
 	c := &Cluster{
 		opts: o, root: root,
+		bus:        newBusNet(),
 		killedAt:   map[string]time.Time{},
 		heirs:      map[string][]string{},
 		failoverAt: map[string]time.Time{},
@@ -162,7 +166,8 @@ func (c *Cluster) start(ctx context.Context) error {
 	}
 	first := c.nodes[0]
 	for _, n := range c.nodes[1:] {
-		if err := c.do(ctx, first, "CLUSTER", "MEET", "127.0.0.1", n.port).Err(); err != nil {
+		// The bus port MEET names is n's proxy, as n announces it.
+		if err := c.do(ctx, first, "CLUSTER", "MEET", "127.0.0.1", n.port, n.bus.port()).Err(); err != nil {
 			return c.nodeErr(first, "CLUSTER MEET "+n.addr, err)
 		}
 	}
@@ -186,9 +191,14 @@ func (c *Cluster) start(ctx context.Context) error {
 }
 
 // startNode starts node i on a free port, trying another port when the
-// one it found was taken before the server bound it.
+// one it found was taken before the server bound it, with its bus behind
+// a proxy of its own.
 func (c *Cluster) startNode(ctx context.Context, i int) (*node, error) {
 	dir := filepath.Join(c.root, "node"+strconv.Itoa(i))
+	bus, err := c.bus.listen(i)
+	if err != nil {
+		return nil, err
+	}
 	var last error
 	for range portTries {
 		if err := os.RemoveAll(dir); err != nil {
@@ -201,11 +211,12 @@ func (c *Cluster) startNode(ctx context.Context, i int) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		args := serverArgs(port, dir, c.opts.NodeTimeout, c.opts.FullCoverage)
+		bus.setUpstream(busPortOf(port))
+		args := serverArgs(port, dir, c.opts.NodeTimeout, c.opts.FullCoverage, bus.port(), sourceAddr(i))
 		p, err := startProc(ctx, c.opts.Server, args, port, dir)
 		if err == nil {
 			addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-			return &node{addr: addr, port: port, dir: dir, args: args, proc: p, admin: adminClient(addr)}, nil
+			return &node{idx: i, addr: addr, port: port, bus: bus, dir: dir, args: args, proc: p, admin: adminClient(addr)}, nil
 		}
 		last = err
 		if !portTaken(dir) || ctx.Err() != nil {
@@ -353,6 +364,7 @@ func (c *Cluster) Stop() error {
 		}
 	}
 	wg.Wait()
+	c.bus.stop()
 	var errs []error
 	for _, n := range c.nodes {
 		if err := n.admin.Close(); err != nil && !errors.Is(err, redis.ErrClosed) {
