@@ -26,6 +26,7 @@ const (
 	KindClusterCutReplication Kind = "cluster-cut-replication"
 	KindClusterFailover       Kind = "cluster-failover"
 	KindClusterReshard        Kind = "cluster-reshard"
+	KindClusterPartition      Kind = "cluster-partition-master"
 )
 
 // Hits says what a fault kind acts on.
@@ -88,6 +89,11 @@ type KindInfo struct {
 	// NothingToHeal: the heal undoes nothing (a crash is forever, a node
 	// clock does not step back).
 	NothingToHeal bool
+	// Isolates: a master is cut off from the rest of its cluster; the
+	// fault acted only if the master refused writes or the majority
+	// elected its replica before the heal (Target.Refused,
+	// Target.Election).
+	Isolates bool
 	Clock         Clock
 	Span          Span
 }
@@ -112,6 +118,7 @@ var kindInfos = []KindInfo{
 	{Kind: KindClusterCutReplication, Hits: HitsLink},
 	{Kind: KindClusterFailover, Hits: HitsNode, NodeState: "failover", LosesKeys: true, Promotes: true, Span: SpanInstant},
 	{Kind: KindClusterReshard, Hits: HitsNode},
+	{Kind: KindClusterPartition, Hits: HitsNode, NodeState: "partitioned", LosesKeys: true, Promotes: true, Isolates: true},
 }
 
 // Kinds lists every fault kind in the schema's order.
