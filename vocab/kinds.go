@@ -94,8 +94,8 @@ type KindInfo struct {
 	// elected its replica before the heal (Target.Refused,
 	// Target.Election).
 	Isolates bool
-	Clock         Clock
-	Span          Span
+	Clock    Clock
+	Span     Span
 }
 
 // kindInfos are the kinds in the schema's order.
