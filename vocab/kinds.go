@@ -89,13 +89,14 @@ type KindInfo struct {
 	// NothingToHeal: the heal undoes nothing (a crash is forever, a node
 	// clock does not step back).
 	NothingToHeal bool
+	Clock         Clock
+	Span          Span
+
 	// Isolates: a master is cut off from the rest of its cluster; the
 	// fault acted only if the master refused writes or the majority
 	// elected its replica before the heal (Target.Refused,
 	// Target.Election).
 	Isolates bool
-	Clock    Clock
-	Span     Span
 }
 
 // kindInfos are the kinds in the schema's order.
