@@ -94,6 +94,9 @@ type Cluster struct {
 	nodes []*node // in start order: the masters first, then the replicas
 	bus   *busNet // the proxies the nodes' cluster bus runs through
 
+	quit     chan struct{}  // closed by Stop: ends the isolations' watches
+	watchers sync.WaitGroup // the isolations' watches
+
 	mu         sync.Mutex
 	stopped    bool
 	killedAt   map[string]time.Time // by address: when Kill ended the node
@@ -137,6 +140,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	c := &Cluster{
 		opts: o, root: root,
 		bus:        newBusNet(),
+		quit:       make(chan struct{}),
 		killedAt:   map[string]time.Time{},
 		heirs:      map[string][]string{},
 		failoverAt: map[string]time.Time{},
@@ -353,6 +357,8 @@ func (c *Cluster) Stop() error {
 	}
 	c.stopped = true
 	c.mu.Unlock()
+	close(c.quit)
+	c.watchers.Wait()
 	var wg sync.WaitGroup
 	for _, n := range c.nodes {
 		n.mu.Lock()

@@ -82,12 +82,12 @@ func (c *Cluster) IsolateMaster(ctx context.Context, addr string) (*Isolation, e
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	i.cancel = cancel
-	go i.watch(wctx)
+	c.watchers.Go(func() { i.watch(wctx) })
 	return i, nil
 }
 
 // watch polls the master's cluster state and the heirs' promotion until
-// both happened or the isolation is healed. An admin command that fails
+// both happened, the isolation is healed or the cluster stopped. An admin command that fails
 // (a node paused or killed meanwhile) is tried again at the next poll.
 func (i *Isolation) watch(ctx context.Context) {
 	defer close(i.done)
@@ -116,6 +116,8 @@ func (i *Isolation) watch(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
+			return
+		case <-i.c.quit:
 			return
 		case <-time.After(pollEvery):
 		}
