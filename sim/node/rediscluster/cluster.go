@@ -168,6 +168,18 @@ func (c *Cluster) start(ctx context.Context) error {
 		}
 		n.id = id
 	}
+	// Every node gets a config epoch of its own before it meets the
+	// others, as redis-cli --cluster create does: left at 0, the masters
+	// settle their collisions by bumping epochs one by one after the
+	// cluster looks formed, and a replica that missed its master's last
+	// bump before the master died asks for votes with an epoch older than
+	// the slots' and is denied every time ("Failover auth denied ...
+	// epoch > reqEpoch"), so it is never elected.
+	for i, n := range c.nodes {
+		if err := c.do(ctx, n, "CLUSTER", "SET-CONFIG-EPOCH", i+1).Err(); err != nil {
+			return c.nodeErr(n, "CLUSTER SET-CONFIG-EPOCH", err)
+		}
+	}
 	first := c.nodes[0]
 	for _, n := range c.nodes[1:] {
 		// The bus port MEET names is n's proxy, as n announces it.
@@ -303,8 +315,9 @@ func (c *Cluster) allKnown(ctx context.Context) error {
 	return nil
 }
 
-// formed: every node says cluster_state:ok and sees the roles Start
-// assigned, every replica's link to its master is up.
+// formed: every node says cluster_state:ok, sees the roles Start
+// assigned and every master's config epoch as the master has it, and
+// every replica's link to its master is up.
 func (c *Cluster) formed(ctx context.Context) error {
 	if err := c.allKnown(ctx); err != nil {
 		return err
@@ -332,6 +345,16 @@ func (c *Cluster) formed(ctx context.Context) error {
 		}
 		if want := len(c.nodes) - c.opts.Masters; masters != c.opts.Masters || replicas != want {
 			return c.notYet(n, fmt.Sprintf("sees %d masters and %d replicas, want %d and %d", masters, replicas, c.opts.Masters, want))
+		}
+		// CLUSTER NODES shows a replica with its master's config epoch.
+		for _, e := range view {
+			o := c.nodeByID(e.id)
+			if e.master != "" {
+				o = c.nodeByID(e.master)
+			}
+			if o != nil && e.epoch != int64(o.idx+1) {
+				return c.notYet(n, fmt.Sprintf("sees %s's config epoch as %d, want %d", o.addr, e.epoch, o.idx+1))
+			}
 		}
 	}
 	for _, r := range c.nodes[c.opts.Masters:] {
