@@ -41,6 +41,9 @@ func (u Unacted) String() string {
 //   - kill-node, failover: no client lock operation (acquire, extend,
 //     release) was in flight at or after its start: no client met the node
 //     down or back without its data.
+//   - a cluster master cut off from the majority (cluster-partition-master):
+//     the harness saw it neither refuse writes nor its replica elected
+//     before the heal, so the cluster never split its slot's ownership.
 //   - partition, drop, delay: no client the fault cut off had an operation
 //     (on the lock or at the resource, a notified waiter's wait for the
 //     unlock message included) in flight while it was on, nor held a lease
@@ -116,6 +119,10 @@ func notActed(h history.History, view func() View, op *history.Op) string {
 	case a.Pauses && a.Hits == vocab.HitsNode:
 		if op.Cut {
 			return fmt.Sprintf("was cut off by the run's end at %v, %v after it began, before %s resumed", op.Return, op.Return-op.Call, nodesNamed(tg.Nodes))
+		}
+	case a.Isolates:
+		if tg.Refused <= 0 && tg.Election <= 0 {
+			return fmt.Sprintf("cut %s off for %v, but it did not refuse a write nor was its replica elected before the heal", nodesNamed(tg.Nodes), op.Return-op.Call)
 		}
 	case a.StopsNode:
 		if a.Promotes && tg.Sentinel {

@@ -33,6 +33,13 @@ func TestFaultsUnacted(t *testing.T) {
 	sentinelFailover := fault(1, 100*ms, 1130*ms, history.Target{Kind: "failover", Nodes: []int{0}, Sentinel: true})
 	direct := fault(1, 100*ms, 1130*ms, history.Target{Kind: "failover", Nodes: []int{0}})
 	cut := fault(1, 200*ms, 400*ms, history.Target{Kind: "partition", Link: true, Groups: [][]string{{"c1"}, {"nodes"}}})
+	isolated := func(refused, election time.Duration) history.Op {
+		tg := history.Target{Kind: "cluster-partition-master", Nodes: []int{2}, Slot: 12971, Refused: refused}
+		if election > 0 {
+			tg.Nodes, tg.Election = append(tg.Nodes, 5), election
+		}
+		return fault(1, 100*ms, 900*ms, tg)
+	}
 	failed := fault(1, 10*ms, 10*ms, history.Target{Kind: "pause-node", Nodes: []int{0}})
 	failed.Outcome, failed.Err = history.Fail, "node 0: down"
 
@@ -56,6 +63,10 @@ func TestFaultsUnacted(t *testing.T) {
 			"promoted no replica: Sentinel announced no +switch-master for locksim-n0 between the kill (100ms) and the heal (1.13s); no sentinel even called the master down"},
 		{"the harness's own failover", []history.Op{op(history.KindAcquire, 0, 0, 1200*ms), direct}, ""},
 		{"a failover no client met", []history.Op{op(history.KindAcquire, 0, 0, 50*ms), direct}, "met no client: no lock operation was in flight at or after the failover (100ms)"},
+		{"a cluster master cut off until it refused and its replica won", []history.Op{op(history.KindAcquire, 0, 0, ms), isolated(1050*ms, 2300*ms)}, ""},
+		{"a cluster master cut off until it refused", []history.Op{op(history.KindAcquire, 0, 0, ms), isolated(1050*ms, 0)}, ""},
+		{"a cluster master cut off too briefly to notice", []history.Op{op(history.KindAcquire, 0, 150*ms, 250*ms), isolated(0, 0)},
+			"cut node 2 off for 800ms, but it did not refuse a write nor was its replica elected before the heal"},
 		{"a partition of a client in flight", []history.Op{cut, op(history.KindAcquire, 1, 150*ms, 250*ms)}, ""},
 		{"a partition of a client waiting for the unlock message", []history.Op{cut, func() history.Op {
 			o := op(history.KindAcquire, 1, 450*ms, 451*ms)

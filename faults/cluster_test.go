@@ -14,10 +14,11 @@ import (
 // cluster without replicas, each in one line naming what is missing.
 func TestClusterKindsNeedACluster(t *testing.T) {
 	kinds := map[string]sim.Validator{
-		"cluster-kill-master":     faults.ClusterKillMaster{},
-		"cluster-cut-replication": faults.ClusterCutReplication{},
-		"cluster-failover":        faults.ClusterFailover{},
-		"cluster-reshard":         faults.ClusterReshard{},
+		"cluster-kill-master":      faults.ClusterKillMaster{},
+		"cluster-cut-replication":  faults.ClusterCutReplication{},
+		"cluster-failover":         faults.ClusterFailover{},
+		"cluster-reshard":          faults.ClusterReshard{},
+		"cluster-partition-master": faults.ClusterPartitionMaster{},
 	}
 	for name, f := range kinds {
 		for _, b := range []sim.Backend{sim.BackendMiniredis, sim.BackendRedis} {

@@ -235,6 +235,11 @@ type Target struct {
 	Election time.Duration `json:"election,omitempty"`
 	// Slot: the Redis Cluster hash slot a cluster fault acted on.
 	Slot int `json:"slot,omitempty"`
+	// Refused: a Redis Cluster master cut off from the majority, how long
+	// after the cut it called the cluster down and refused writes
+	// (CLUSTERDOWN), as the harness measured it; zero when it did not
+	// before the heal.
+	Refused time.Duration `json:"refused,omitempty"`
 }
 
 // History is every operation of one run, in the order they completed.

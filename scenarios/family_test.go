@@ -54,6 +54,7 @@ func TestFamilyOfCatalogue(t *testing.T) {
 		"cluster-reshard-while-held":              FamilyFailover,
 		"cluster-manual-failover":                 FamilyFailover,
 		"cluster-crossslot":                       FamilyControl,
+		"cluster-minority-master":                 FamilyFailover,
 	}
 	all := Builtin()
 	require.Len(t, all, len(want), "every catalogue file has its family here")

@@ -26,6 +26,7 @@ const (
 	KindClusterCutReplication Kind = "cluster-cut-replication"
 	KindClusterFailover       Kind = "cluster-failover"
 	KindClusterReshard        Kind = "cluster-reshard"
+	KindClusterPartition      Kind = "cluster-partition-master"
 )
 
 // Hits says what a fault kind acts on.
@@ -90,6 +91,12 @@ type KindInfo struct {
 	NothingToHeal bool
 	Clock         Clock
 	Span          Span
+
+	// Isolates: a master is cut off from the rest of its cluster; the
+	// fault acted only if the master refused writes or the majority
+	// elected its replica before the heal (Target.Refused,
+	// Target.Election).
+	Isolates bool
 }
 
 // kindInfos are the kinds in the schema's order.
@@ -112,6 +119,7 @@ var kindInfos = []KindInfo{
 	{Kind: KindClusterCutReplication, Hits: HitsLink},
 	{Kind: KindClusterFailover, Hits: HitsNode, NodeState: "failover", LosesKeys: true, Promotes: true, Span: SpanInstant},
 	{Kind: KindClusterReshard, Hits: HitsNode},
+	{Kind: KindClusterPartition, Hits: HitsNode, NodeState: "partitioned", LosesKeys: true, Promotes: true, Isolates: true},
 }
 
 // Kinds lists every fault kind in the schema's order.

@@ -92,6 +92,10 @@ type Cluster struct {
 	opts  Options
 	root  string
 	nodes []*node // in start order: the masters first, then the replicas
+	bus   *busNet // the proxies the nodes' cluster bus runs through
+
+	quit     chan struct{}  // closed by Stop: ends the isolations' watches
+	watchers sync.WaitGroup // the isolations' watches
 
 	mu         sync.Mutex
 	stopped    bool
@@ -101,8 +105,10 @@ type Cluster struct {
 }
 
 type node struct {
+	idx   int // in start order
 	addr  string
 	port  int
+	bus   *busProxy
 	dir   string
 	args  []string
 	id    string
@@ -133,6 +139,8 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	}
 	c := &Cluster{
 		opts: o, root: root,
+		bus:        newBusNet(),
+		quit:       make(chan struct{}),
 		killedAt:   map[string]time.Time{},
 		heirs:      map[string][]string{},
 		failoverAt: map[string]time.Time{},
@@ -160,9 +168,22 @@ func (c *Cluster) start(ctx context.Context) error {
 		}
 		n.id = id
 	}
+	// Every node gets a config epoch of its own before it meets the
+	// others, as redis-cli --cluster create does: left at 0, the masters
+	// settle their collisions by bumping epochs one by one after the
+	// cluster looks formed, and a replica that missed its master's last
+	// bump before the master died asks for votes with an epoch older than
+	// the slots' and is denied every time ("Failover auth denied ...
+	// epoch > reqEpoch"), so it is never elected.
+	for i, n := range c.nodes {
+		if err := c.do(ctx, n, "CLUSTER", "SET-CONFIG-EPOCH", i+1).Err(); err != nil {
+			return c.nodeErr(n, "CLUSTER SET-CONFIG-EPOCH", err)
+		}
+	}
 	first := c.nodes[0]
 	for _, n := range c.nodes[1:] {
-		if err := c.do(ctx, first, "CLUSTER", "MEET", "127.0.0.1", n.port).Err(); err != nil {
+		// The bus port MEET names is n's proxy, as n announces it.
+		if err := c.do(ctx, first, "CLUSTER", "MEET", "127.0.0.1", n.port, n.bus.port()).Err(); err != nil {
 			return c.nodeErr(first, "CLUSTER MEET "+n.addr, err)
 		}
 	}
@@ -186,9 +207,14 @@ func (c *Cluster) start(ctx context.Context) error {
 }
 
 // startNode starts node i on a free port, trying another port when the
-// one it found was taken before the server bound it.
+// one it found was taken before the server bound it, with its bus behind
+// a proxy of its own.
 func (c *Cluster) startNode(ctx context.Context, i int) (*node, error) {
 	dir := filepath.Join(c.root, "node"+strconv.Itoa(i))
+	bus, err := c.bus.listen(i)
+	if err != nil {
+		return nil, err
+	}
 	var last error
 	for range portTries {
 		if err := os.RemoveAll(dir); err != nil {
@@ -201,11 +227,12 @@ func (c *Cluster) startNode(ctx context.Context, i int) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		args := serverArgs(port, dir, c.opts.NodeTimeout, c.opts.FullCoverage)
+		bus.setUpstream(busPortOf(port))
+		args := serverArgs(port, dir, c.opts.NodeTimeout, c.opts.FullCoverage, bus.port(), sourceAddr(i))
 		p, err := startProc(ctx, c.opts.Server, args, port, dir)
 		if err == nil {
 			addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-			return &node{addr: addr, port: port, dir: dir, args: args, proc: p, admin: adminClient(addr)}, nil
+			return &node{idx: i, addr: addr, port: port, bus: bus, dir: dir, args: args, proc: p, admin: adminClient(addr)}, nil
 		}
 		last = err
 		if !portTaken(dir) || ctx.Err() != nil {
@@ -288,8 +315,9 @@ func (c *Cluster) allKnown(ctx context.Context) error {
 	return nil
 }
 
-// formed: every node says cluster_state:ok and sees the roles Start
-// assigned, every replica's link to its master is up.
+// formed: every node says cluster_state:ok, sees the roles Start
+// assigned and every master's config epoch as the master has it, and
+// every replica's link to its master is up.
 func (c *Cluster) formed(ctx context.Context) error {
 	if err := c.allKnown(ctx); err != nil {
 		return err
@@ -318,6 +346,16 @@ func (c *Cluster) formed(ctx context.Context) error {
 		if want := len(c.nodes) - c.opts.Masters; masters != c.opts.Masters || replicas != want {
 			return c.notYet(n, fmt.Sprintf("sees %d masters and %d replicas, want %d and %d", masters, replicas, c.opts.Masters, want))
 		}
+		// CLUSTER NODES shows a replica with its master's config epoch.
+		for _, e := range view {
+			o := c.nodeByID(e.id)
+			if e.master != "" {
+				o = c.nodeByID(e.master)
+			}
+			if o != nil && e.epoch != int64(o.idx+1) {
+				return c.notYet(n, fmt.Sprintf("sees %s's config epoch as %d, want %d", o.addr, e.epoch, o.idx+1))
+			}
+		}
 	}
 	for _, r := range c.nodes[c.opts.Masters:] {
 		info, err := c.do(ctx, r, "INFO", "replication").Text()
@@ -342,6 +380,8 @@ func (c *Cluster) Stop() error {
 	}
 	c.stopped = true
 	c.mu.Unlock()
+	close(c.quit)
+	c.watchers.Wait()
 	var wg sync.WaitGroup
 	for _, n := range c.nodes {
 		n.mu.Lock()
@@ -353,6 +393,7 @@ func (c *Cluster) Stop() error {
 		}
 	}
 	wg.Wait()
+	c.bus.stop()
 	var errs []error
 	for _, n := range c.nodes {
 		if err := n.admin.Close(); err != nil && !errors.Is(err, redis.ErrClosed) {

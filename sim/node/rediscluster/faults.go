@@ -151,15 +151,16 @@ func (c *Cluster) WaitPromoted(ctx context.Context, replicaAddr string) (time.Du
 }
 
 // promoted: n says it is a master serving slots, and every other node
-// running unpaused agrees. The replica's own word alone is not enough: an
-// election it believes won can still lose the slots to a claim with a
-// higher or, on a tie, a winning config epoch.
+// running unpaused and not parted from n by a bus cut agrees. The
+// replica's own word alone is not enough: an election it believes won can
+// still lose the slots to a claim with a higher or, on a tie, a winning
+// config epoch.
 func (c *Cluster) promoted(ctx context.Context, n *node) error {
 	if err := c.claims(ctx, n); err != nil {
 		return err
 	}
 	for _, o := range c.nodes {
-		if p, paused := o.current(); o == n || p == nil || paused {
+		if p, paused := o.current(); o == n || p == nil || paused || c.parted(o, n) {
 			continue
 		}
 		v, err := c.nodesOf(ctx, o)

@@ -35,8 +35,12 @@ type proc struct {
 // serverArgs is a node's whole configuration, on the command line so that
 // nothing depends on a config file. Persistence is off: a killed node
 // restarts empty and rejoins from its nodes.conf, which Redis writes and
-// fsyncs on every configuration change regardless.
-func serverArgs(port int, dir string, nodeTimeout time.Duration, fullCoverage bool) []string {
+// fsyncs on every configuration change regardless. The node announces
+// busPort (its proxy, bus.go) as its cluster bus and dials from source,
+// its own loopback address; it announces 127.0.0.1 as its address, so
+// that no node learns another's address from a connection's ends (the
+// proxy's, or a source address).
+func serverArgs(port int, dir string, nodeTimeout time.Duration, fullCoverage bool, busPort int, source string) []string {
 	cov := "no"
 	if fullCoverage {
 		cov = "yes"
@@ -57,6 +61,9 @@ func serverArgs(port int, dir string, nodeTimeout time.Duration, fullCoverage bo
 		// A replica starts its full sync at once instead of waiting 5 s
 		// for other replicas to share it; a master has one.
 		"--repl-diskless-sync-delay", "0",
+		"--cluster-announce-ip", "127.0.0.1",
+		"--cluster-announce-bus-port", strconv.Itoa(busPort),
+		"--bind-source-addr", source,
 	}
 }
 

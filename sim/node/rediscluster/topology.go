@@ -15,6 +15,7 @@ type entry struct {
 	addr   string   // host:port, without the bus port or hostname
 	flags  []string // myself, master, slave, fail?, fail, handshake, noaddr...
 	master string   // the id of the master a replica follows
+	epoch  int64    // its config epoch, as the asked node knows it
 	slots  [][2]int // the ranges it serves, both ends included
 }
 
@@ -48,6 +49,11 @@ func parseNodes(text string) ([]entry, error) {
 		if f[3] != "-" {
 			e.master = f[3]
 		}
+		epoch, err := strconv.ParseInt(f[6], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("CLUSTER NODES config epoch %q: %w", f[6], err)
+		}
+		e.epoch = epoch
 		for _, s := range f[8:] {
 			if strings.HasPrefix(s, "[") {
 				continue
