@@ -4,14 +4,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
 
 // TestPatchIsTheOnlyChange checks that locksim.patch, applied to the
-// upstream file it was made against (upstream/cmd_scripting.go.orig,
-// imports rewritten to this path), gives this copy's cmd_scripting.go:
-// the patch says exactly what locksim changed, and update.sh can apply it
-// to a new release.
+// upstream files it was made against (upstream/<file>.orig, imports
+// rewritten to this path), gives this copy's files: the patch says exactly
+// what locksim changed, and update.sh can apply it to a new release.
 func TestPatchIsTheOnlyChange(t *testing.T) {
 	bin, err := exec.LookPath("patch")
 	if err != nil {
@@ -20,21 +20,52 @@ func TestPatchIsTheOnlyChange(t *testing.T) {
 		}
 		t.Skip("skipping: patch is missing (apt-get install patch)")
 	}
-	out := filepath.Join(t.TempDir(), "cmd_scripting.go")
-	cmd := exec.Command(bin, "--quiet", "-o", out, "upstream/cmd_scripting.go.orig", "locksim.patch")
+	p, err := os.ReadFile("locksim.patch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := patchedFiles(p)
+	if len(files) == 0 {
+		t.Fatal("locksim.patch names no file")
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		orig, err := os.ReadFile(filepath.Join("upstream", f+".orig"))
+		if err != nil {
+			t.Fatalf("locksim.patch changes %s, but its upstream copy is missing: %v", f, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patchFile, err := filepath.Abs("locksim.patch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--quiet", "-p1", "-d", dir, "-i", patchFile)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("locksim.patch does not apply to upstream/cmd_scripting.go.orig: %v\n%s", err, b)
+		t.Fatalf("locksim.patch does not apply to upstream/*.orig: %v\n%s", err, b)
 	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
+	for _, f := range files {
+		got, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("upstream/%s.orig + locksim.patch differs from %s: regenerate the patch as LOCKSIM.md says", f, f)
+		}
 	}
-	want, err := os.ReadFile("cmd_scripting.go")
-	if err != nil {
-		t.Fatal(err)
+}
+
+// patchedFiles are the files a unified diff changes, in its order.
+func patchedFiles(patch []byte) []string {
+	var files []string
+	for _, m := range regexp.MustCompile(`(?m)^\+\+\+ b/(\S+)`).FindAllSubmatch(patch, -1) {
+		files = append(files, string(m[1]))
 	}
-	if string(got) != string(want) {
-		t.Fatal("upstream/cmd_scripting.go.orig + locksim.patch differs from cmd_scripting.go: regenerate the patch with\n" +
-			"  diff -u --label a/cmd_scripting.go --label b/cmd_scripting.go upstream/cmd_scripting.go.orig cmd_scripting.go > locksim.patch")
-	}
+	return files
 }

@@ -6,8 +6,8 @@
 #
 # It replaces every upstream file (tests and the integration package left
 # out), rewrites the imports to this path, keeps the rewritten upstream
-# cmd_scripting.go as upstream/cmd_scripting.go.orig (what the patch
-# applies to), and applies the patch; a hunk that no longer applies stops
+# copy of every file the patch changes as upstream/<file>.orig (what the
+# patch applies to), and applies the patch; a hunk that no longer applies stops
 # it with patch's own message. Then run: go test ./internal/miniredis/ ./sim/
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -23,6 +23,8 @@ find . -name '*.go' ! -name 'locksim_*' -delete
 cp "$src/LICENSE" "$src/README.md" "$src/CHANGELOG.md" .
 chmod -R u+w .
 gofmt -w .
-cp cmd_scripting.go upstream/cmd_scripting.go.orig
+for f in $(sed -n 's#^+++ b/\([^[:space:]]*\).*#\1#p' locksim.patch); do
+  cp "$f" "upstream/$f.orig"
+done
 patch -p1 < locksim.patch
 echo "miniredis $version with locksim.patch applied; now run: go test ./internal/miniredis/ ./sim/"

@@ -93,11 +93,24 @@ func (c *Cluster) ClientConns(id int) []redis.UniversalClient {
 // another.
 const clientPoolSize = 1024
 
+// memBufferSize is the read and the write buffer of each connection of a
+// client on the in-memory network. go-redis allocates and zeroes its
+// buffers (32 KiB each by default, 128 KiB in its pipeline pool) on every
+// dial, and a run in virtual time dials afresh after every connection a
+// fault or a timeout broke and for every unlock subscription, so at the
+// default size those buffers lead what an explored run allocates. Every
+// command the Go designs send fits in 4 KiB, so a command is still one
+// write, one chunk on the pipe, and a run's events are the same; a longer
+// reply is read in more than one Read, which posts nothing.
+const memBufferSize = 4 << 10
+
 // newNodeClient returns a client of addr, reached on mem when it is not nil.
 func newNodeClient(addr string, mem *network.Mem) *redis.Client {
 	var dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	bufSize := 0 // go-redis's default, 32 KiB a buffer
 	if m := mem; m != nil {
 		dial = m.Dial
+		bufSize = memBufferSize
 	}
 	return redis.NewClient(&redis.Options{
 		Dialer:                dial,
@@ -109,6 +122,11 @@ func newNodeClient(addr string, mem *network.Mem) *redis.Client {
 		ReadTimeout:           clientTimeout,
 		WriteTimeout:          clientTimeout,
 		PoolSize:              clientPoolSize,
+		ReadBufferSize:        bufSize,
+		WriteBufferSize:       bufSize,
+		// The pipeline pool's buffers default to 128 KiB each.
+		PipelineReadBufferSize:  bufSize,
+		PipelineWriteBufferSize: bufSize,
 		// No CLIENT SETINFO or maintenance-notification handshake: fewer
 		// round trips on every reconnect, nothing the simulator needs.
 		DisableIdentity:          true,

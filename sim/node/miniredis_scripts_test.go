@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -56,19 +57,29 @@ func TestScriptCallsShareNoState(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "nil", got, "the redis module is the call's own")
 
-	sha, err := cl.ScriptLoad(ctx, `return KEYS[1] .. ARGV[1]`).Result()
+	// redis.call's buffers are shared by every server of the process:
+	// two servers, replies shorter and longer than a buffer (4 KiB).
+	m2 := miniredis.NewMiniRedis()
+	require.NoError(t, m2.StartAddr("127.0.0.1:0"))
+	defer m2.Close()
+	cl2 := redis.NewClient(&redis.Options{Addr: m2.Addr(), DisableIdentity: true, MaxRetries: -1})
+	defer cl2.Close()
+	const src = `redis.call('SET', KEYS[1], ARGV[1]); return KEYS[1] .. redis.call('GET', KEYS[1])`
+	sha, err := cl.ScriptLoad(ctx, src).Result()
 	require.NoError(t, err)
+	require.NoError(t, cl2.ScriptLoad(ctx, src).Err())
 	var wg sync.WaitGroup
 	errs := make(chan error, 8*50)
 	for g := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			c := []*redis.Client{cl, cl2}[g%2]
 			for i := range 50 {
-				k, a := fmt.Sprintf("k%d", g), fmt.Sprintf("-%d", i)
-				v, err := cl.EvalSha(ctx, sha, []string{k}, a).Result()
+				k, a := fmt.Sprintf("k%d", g), fmt.Sprintf("-%d-%s", i, strings.Repeat("v", i*200))
+				v, err := c.EvalSha(ctx, sha, []string{k}, a).Result()
 				if err == nil && v != k+a {
-					err = fmt.Errorf("call %s %s returned %v", k, a, v)
+					err = fmt.Errorf("call %s %.20s... returned %.40v...", k, a, v)
 				}
 				if err != nil {
 					errs <- err
