@@ -194,6 +194,9 @@ func (s *Scenario) checkWorld() error {
 	default:
 		return s.errf("backend", "unknown backend; want miniredis, redis or redis-cluster (%s)", shown(s.Backend))
 	}
+	if sim.Backend(s.written) == sim.BackendRedisCluster && sim.Backend(s.Backend) != sim.BackendRedisCluster {
+		return s.errf("backend", "the scenario is written for a Redis Cluster: the slots, redirects and elections it plays are not on backend %s", orMiniredis(s.Backend))
+	}
 	if err := node.CheckServer(sim.Server(s.Server)); err != nil {
 		return s.errf("server", "unknown server; want %s (%s)", node.ServerNames(), shown(s.Server))
 	}

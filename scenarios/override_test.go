@@ -49,3 +49,24 @@ func TestOverrideErrorsNameTheFlag(t *testing.T) {
 	_, err := FaultFree(nil)
 	assert.ErrorContains(t, err, "--algos")
 }
+
+// TestClusterScenarioKeepsItsBackend: a scenario written for a Redis
+// Cluster refuses any other backend a command line asks for, whether or
+// not it has cluster faults (cluster-crossslot has none: its finding is the
+// cluster's CROSSSLOT refusal, which one node never gives), so that its
+// expectation is never judged on a run that could not play it.
+func TestClusterScenarioKeepsItsBackend(t *testing.T) {
+	for _, backend := range []string{"miniredis", "redis"} {
+		s, err := Lookup("cluster-crossslot")
+		require.NoError(t, err)
+		require.NoError(t, s.Override(Overrides{Backend: backend}))
+		_, err = s.Config("rwlock")
+		require.ErrorContains(t, err, "backend: the scenario is written for a Redis Cluster")
+		require.ErrorContains(t, err, "not on backend "+backend)
+	}
+	s, err := Lookup("cluster-crossslot")
+	require.NoError(t, err)
+	require.NoError(t, s.Override(Overrides{Backend: "redis-cluster"}))
+	_, err = s.Config("rwlock")
+	require.NoError(t, err)
+}

@@ -105,7 +105,7 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 		// shape has checked what the decoder checks; this is a safety net.
 		return nil, p.yamlError(err)
 	}
-	s.file, s.lines = filename, p.lines()
+	s.file, s.lines, s.written = filename, p.lines(), s.Backend
 	// A file that names no backend is checked for the one its settings
 	// need: persistence or Sentinel, which only redis-server has, are for
 	// a run with --backend redis, which Config checks once the command

@@ -71,6 +71,10 @@ type Scenario struct {
 	// algorithm the file did not list) still name a line.
 	file  string
 	lines map[string]int
+	// written is the backend the file names, which a command line's
+	// --backend does not change: a file written for a Redis Cluster plays
+	// slots, redirects and elections that no other backend has.
+	written string
 }
 
 // Options are the lock options a scenario may set (lock.Options).
