@@ -23,6 +23,15 @@ func StartWatchdog(o Options, l *Lease, renew func(context.Context) error) {
 // renew must update the lease's window on success and return ErrNotHeld when
 // the lock is gone.
 func startWatchdog(o Options, l *Lease, renew func(context.Context) error) {
+	startWatchdogUntil(o, l, renew, false)
+}
+
+// startWatchdogUntil is startWatchdog; with giveUp it also stops after a
+// renewal whose outcome is unknown (a timeout, a reset connection), as
+// Redisson's watchdog did before it rescheduled on failure
+// (redisson/redisson #775): the lease then runs out at its last renewal's
+// TTL while its holder works on.
+func startWatchdogUntil(o Options, l *Lease, renew func(context.Context) error, giveUp bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -45,8 +54,11 @@ func startWatchdog(o Options, l *Lease, renew func(context.Context) error) {
 				return
 			case ctx.Err() != nil:
 				return
+			case giveUp:
+				return
 			}
-			// Any other error is an unknown outcome: try again next period.
+			// Any other error is an unknown outcome: try again next period
+			// (unless giveUp).
 		}
 	}()
 	l.mu.Lock()
