@@ -102,10 +102,10 @@ var registry = map[string]Info{}
 // builtins is how many names of order are package lock's own designs.
 var builtins = len(order)
 
-// Builtin reports whether name is one of package lock's own designs, which
-// every locksim binary knows; a design added with Register is known only
-// to the program that registered it.
-func Builtin(name string) bool { return slices.Contains(order[:builtins], name) }
+// Builtin reports whether name is one of package lock's own designs or
+// their variants, which every locksim binary knows; a design added with
+// Register is known only to the program that registered it.
+func Builtin(name string) bool { return slices.Contains(order[:builtins], name) || IsVariant(name) }
 
 func register(i Info) {
 	if _, dup := registry[i.Name]; dup || !slices.Contains(order, i.Name) {

@@ -24,6 +24,7 @@ func TestVariantsAreLookedUpNotListed(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, v.Name, i.Name)
 		require.True(t, lock.IsVariant(v.Name))
+		require.True(t, lock.Builtin(v.Name), "every locksim binary knows it")
 		require.NotContains(t, lock.Names(), v.Name)
 		require.Contains(t, i.Weakness, "a variant of ")
 	}
