@@ -171,4 +171,7 @@ const notReplayed = `
 - mike-marcacci/node-redlock #309, #313: a release after expiry or abort
   retries for seconds. A cost of the library's own retries, which the
   adapters turn off (one round per call; locksim's loop retries).
+- redisson/redisson #1763, #5761, #5256, #7272 and the redis/redis-py
+  reports that do not apply to 4.3.4: each with its reason in
+  [scenarios/wild/README.md](../scenarios/wild/README.md).
 `
