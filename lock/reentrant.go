@@ -111,7 +111,7 @@ func (r *reentrant) Acquire(ctx context.Context, key string) (*Lease, error) {
 	}
 	l := r.lease(key, owner, Exclusive, start)
 	if r.opts.Watchdog {
-		startWatchdogUntil(r.opts, l, func(ctx context.Context) error { return r.Extend(ctx, l) }, r.variant.renewalGivesUp)
+		startWatchdog(r.opts, l, func(ctx context.Context) error { return r.Extend(ctx, l) }, r.variant)
 	}
 	return l, nil
 }
