@@ -11,11 +11,13 @@ import (
 )
 
 // TestWildCorpus replays every reported bug of scenarios/wild on every
-// pinned version it names, on miniredis and on redis-server: the buggy
-// version shows the verdict its report describes and the fixed one is
-// safe. The adapters are built once into the user cache (the first run
-// downloads the pinned modules); without the go command the test skips,
-// or fails under LOCKSIM_REQUIRE_REDIS=1.
+// design it names (a pinned version, a bundled process design, or one of
+// locksim's own designs beside its variant), on miniredis and on
+// redis-server: the buggy version or form shows the verdict its report
+// describes and the fixed one the verdict its scenario argues. The
+// adapters are built once into the user cache (the first run downloads
+// the pinned modules); without the go command the test skips, or fails
+// under LOCKSIM_REQUIRE_REDIS=1.
 func TestWildCorpus(t *testing.T) {
 	corpus, err := scenarios.Wild()
 	if err != nil {
