@@ -231,7 +231,7 @@ func Lookup(name string) (Info, error) {
 				return f(arg)
 			}
 		}
-		if hint := suggest.Hint(name, Names()); hint != "" {
+		if hint := suggest.Hint(name, slices.Concat(Names(), variantNames)); hint != "" {
 			return Info{}, fmt.Errorf("unknown algorithm %q%s", name, hint)
 		}
 		return Info{}, fmt.Errorf("unknown algorithm %q (see 'locksim algos')", name)
