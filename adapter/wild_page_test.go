@@ -20,7 +20,11 @@ const wildPage = "../docs/wild.md"
 // TestWildCorpus's business for the corpus, the matrix's for the
 // catalogue.
 func TestWildPage(t *testing.T) {
-	for _, algo := range lock.PinnedNames() {
+	corpus, err := scenarios.Wild()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, algo := range slices.Concat(lock.PinnedNames(), wildOwn(corpus)) {
 		requireDesign(t, algo)
 	}
 	want, err := wildScoreboard()
@@ -66,6 +70,7 @@ func wildScoreboard() (string, error) {
 		return "", err
 	}
 	pins := lock.PinnedNames()
+	columns := slices.Concat(pins, wildOwn(corpus))
 	var b strings.Builder
 	b.WriteString(`# Bugs from the wild: the scoreboard
 
@@ -74,7 +79,11 @@ replayed by locksim at the version that had them and at the one that
 fixed them (the corpus: [scenarios/wild/](../scenarios/wild/), each
 scenario's ` + "`doc:`" + ` citing its report), and what the catalogue's fault
 families expect of the same versions. Each column is a pinned version run
-as a process design ([process-designs.md](process-designs.md#pinned-versions)).
+as a process design ([process-designs.md](process-designs.md#pinned-versions)),
+then the designs of locksim's own that the corpus runs: a failure reported
+against a library locksim cannot run (Redisson is Java) is replayed through
+the design with the same mechanism, at its fixed form (the design) and its
+reported one (a variant, ` + "`locksim algos`" + ` lists them).
 This page is generated from the scenarios' expectations by ` + "`go test ./adapter\n-run WildPage -update`" + `; ` + "`go test ./adapter -run WildCorpus`" + ` replays
 the corpus on miniredis and redis-server and fails when a run differs, and
 the corpus and the whole catalogue run on every pinned version with
@@ -87,18 +96,18 @@ the corpus and the whole catalogue run on every pinned version with
 	fmt.Fprintf(&b, "```sh\ngo run ./cmd/locksim matrix --algos %s \\\n  --scenarios %s\n```\n\n", strings.Join(pins, ","), strings.Join(names, ","))
 	b.WriteString("## Reported bugs\n\nBold: the bug is there at that version (the verdict and checks the run must show); safe: it is not.\n\n")
 	b.WriteString("| report | scenario |")
-	for _, p := range pins {
+	for _, p := range columns {
 		b.WriteString(" " + p + " |")
 	}
-	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(pins)) + "\n")
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(columns)) + "\n")
 	for _, s := range corpus {
 		fmt.Fprintf(&b, "| %s | `%s` |", s.Source, s.Name)
-		for _, p := range pins {
+		for _, p := range columns {
 			b.WriteString(" " + wildCell(s, p) + " |")
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\n## Fault families\n\nPer family, how many of the catalogue's scenarios that apply to the version it is expected to come through safe, of those that apply (n/a: none does; a scenario the version cannot play, such as a client clock fault its Go child does not follow, is left out).\n\n")
+	b.WriteString("\n## Fault families\n\nPer family, how many of the catalogue's scenarios that apply to the version it is expected to come through safe, of those that apply (n/a: none does; a scenario the version cannot play, such as a client clock fault its Go child does not follow, is left out). The pinned versions only: locksim's own designs have the catalogue's matrix ([catalogue.md](catalogue.md)), and a variant runs only where the corpus names it.\n\n")
 	b.WriteString("| family |")
 	for _, p := range pins {
 		b.WriteString(" " + p + " |")
@@ -128,6 +137,22 @@ the corpus and the whole catalogue run on every pinned version with
 	}
 	b.WriteString(notReplayed)
 	return b.String(), nil
+}
+
+// wildOwn are the designs the corpus names that are not pinned versions:
+// locksim's own designs and their variants (reentrant beside
+// reentrant-renewal-gives-up) and the bundled process designs, in the
+// order the corpus first names them.
+func wildOwn(corpus []*scenarios.Scenario) []string {
+	var out []string
+	for _, s := range corpus {
+		for _, algo := range s.Algorithm {
+			if !slices.Contains(out, algo) && !slices.Contains(lock.PinnedNames(), algo) {
+				out = append(out, algo)
+			}
+		}
+	}
+	return out
 }
 
 // notReplayed are the reports read for the corpus that it does not replay,
@@ -162,4 +187,7 @@ const notReplayed = `
   the release throws "Lost mutex", by default an unhandled rejection that
   ends the process. After the release: no lock is held, and the refresh
   runs on locksim's watchdog, which the release stops first.
+- redisson/redisson #1763, #5761, #5256, #7272 and the redis/redis-py
+  reports that do not apply to 4.3.4: each with its reason in
+  [scenarios/wild/README.md](../scenarios/wild/README.md).
 `

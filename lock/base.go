@@ -18,6 +18,9 @@ type base struct {
 	nodes []redis.UniversalClient
 	// notify is the notified waiter's subscriber (Options.Wait notify).
 	notify *notifier
+	// variant is the choice a variant of the design makes the other way
+	// (variants.go); zero for the built-in design.
+	variant variant
 }
 
 func newBase(name string, nodes []redis.UniversalClient, o Options) base {

@@ -77,7 +77,7 @@ func (f *fenced) Acquire(ctx context.Context, key string) (*Lease, error) {
 	start, _ := l.Window()
 	l.renewed(start, Validity(f.opts.TTL, f.now().Sub(start), f.opts.Drift))
 	if f.watchdog {
-		startWatchdog(f.opts, l, func(ctx context.Context) error { return f.Extend(ctx, l) })
+		startWatchdog(f.opts, l, func(ctx context.Context) error { return f.Extend(ctx, l) }, f.variant)
 	}
 	return l, nil
 }

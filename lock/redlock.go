@@ -185,7 +185,7 @@ func (r *redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 		l := NewLease(key, token, Exclusive, start, validity)
 		l.Granted, l.Asked = t.granted(), len(r.nodes)
 		if r.opts.Watchdog {
-			startWatchdog(r.opts, l, func(ctx context.Context) error { return r.Extend(ctx, l) })
+			startWatchdog(r.opts, l, func(ctx context.Context) error { return r.Extend(ctx, l) }, r.variant)
 		}
 		return l, nil
 	}

@@ -25,6 +25,18 @@ func init() {
 		},
 		Expires: true, Reentrant: true, Watchdog: true, Extendable: true, Notify: true,
 	})
+	registerVariant("reentrant", Info{
+		Name:     "reentrant-renewal-gives-up",
+		Summary:  "reentrant whose watchdog stops after one renewal with an unknown outcome (a timeout) instead of trying again next period",
+		Weakness: "a renewal that times out (a failover, a slow link) ends the renewals: the lock expires at its last renewal's TTL while the holder works on",
+		Source:   "Redisson RedissonLock.renewExpiration before its fix of redisson/redisson #775 (no reschedule when the update failed)",
+		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
+			b := newBase("reentrant-renewal-gives-up", n, o)
+			b.variant.renewalGivesUp = true
+			return &reentrant{base: b}, nil
+		},
+		Expires: true, Reentrant: true, Watchdog: true, Extendable: true, Notify: true,
+	})
 }
 
 // reentrant is the lock of 《分布式锁-By Redis》, modelled on
@@ -99,7 +111,7 @@ func (r *reentrant) Acquire(ctx context.Context, key string) (*Lease, error) {
 	}
 	l := r.lease(key, owner, Exclusive, start)
 	if r.opts.Watchdog {
-		startWatchdog(r.opts, l, func(ctx context.Context) error { return r.Extend(ctx, l) })
+		startWatchdog(r.opts, l, func(ctx context.Context) error { return r.Extend(ctx, l) }, r.variant)
 	}
 	return l, nil
 }

@@ -106,10 +106,10 @@ var registry = map[string]Info{}
 // builtins is how many names of order are package lock's own designs.
 var builtins = len(order)
 
-// Builtin reports whether name is one of package lock's own designs, which
-// every locksim binary knows; a design added with Register is known only
-// to the program that registered it.
-func Builtin(name string) bool { return slices.Contains(order[:builtins], name) }
+// Builtin reports whether name is one of package lock's own designs or
+// their variants, which every locksim binary knows; a design added with
+// Register is known only to the program that registered it.
+func Builtin(name string) bool { return slices.Contains(order[:builtins], name) || IsVariant(name) }
 
 func register(i Info) {
 	if _, dup := registry[i.Name]; dup || !slices.Contains(order, i.Name) {
@@ -235,7 +235,7 @@ func Lookup(name string) (Info, error) {
 				return f(arg)
 			}
 		}
-		if hint := suggest.Hint(name, Names()); hint != "" {
+		if hint := suggest.Hint(name, slices.Concat(Names(), variantNames)); hint != "" {
 			return Info{}, fmt.Errorf("unknown algorithm %q%s", name, hint)
 		}
 		return Info{}, fmt.Errorf("unknown algorithm %q (see 'locksim algos')", name)

@@ -159,7 +159,7 @@ func (r *rwCounted) acquire(ctx context.Context, key string, mode Mode) (*Lease,
 	}
 	l := r.lease(key, owner, mode, start)
 	if r.opts.Watchdog {
-		startWatchdog(r.opts, l, func(ctx context.Context) error { return r.Extend(ctx, l) })
+		startWatchdog(r.opts, l, func(ctx context.Context) error { return r.Extend(ctx, l) }, r.variant)
 	}
 	return l, nil
 }

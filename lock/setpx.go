@@ -57,7 +57,7 @@ func (s *setPX) Acquire(ctx context.Context, key string) (*Lease, error) {
 	}
 	l := s.lease(key, token, Exclusive, start)
 	if s.opts.Watchdog {
-		startWatchdog(s.opts, l, func(ctx context.Context) error { return s.Extend(ctx, l) })
+		startWatchdog(s.opts, l, func(ctx context.Context) error { return s.Extend(ctx, l) }, s.variant)
 	}
 	return l, nil
 }

@@ -20,6 +20,18 @@ func init() {
 		},
 		Expires: true, NeedsReplica: true,
 	})
+	registerVariant("setpx-wait", Info{
+		Name:     "setpx-wait-unchecked",
+		Summary:  "SET key token NX PX ttl, then WAIT 1 <timeout>, granting the lock whatever WAIT answered",
+		Weakness: "a lock no replica has is granted all the same: a failover loses it, as setpx's does, and the WAIT only costs its timeout",
+		Source:   "Redisson RedissonBaseLock.evalWriteAsync before its fix of redisson/redisson #3994 (the WAIT's synced replicas not checked)",
+		New: func(n []redis.UniversalClient, o Options) (Locker, error) {
+			b := newBase("setpx-wait-unchecked", n, o)
+			b.variant.waitUnchecked = true
+			return &setPXWait{base: b}, nil
+		},
+		Expires: true, NeedsReplica: true,
+	})
 }
 
 // setPXWait is setpx that waits for one replica to acknowledge the SET
@@ -61,7 +73,7 @@ func (s *setPXWait) Acquire(ctx context.Context, key string) (*Lease, error) {
 		// The key is set; whether a replica has it is not known.
 		return nil, s.unknown("acquire", key, fmt.Errorf("WAIT: %w", err))
 	}
-	if acks < 1 {
+	if acks < 1 && !s.variant.waitUnchecked {
 		// Not on a replica: a failover could lose it. Give it back.
 		rctx, rcancel := s.cmdCtx(ctx)
 		defer rcancel()

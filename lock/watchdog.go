@@ -13,7 +13,7 @@ import (
 // is gone), passing o.Hook before and after each renewal so that a paused
 // client's watchdog pauses with it. Release must call l.StopWatchdog first.
 func StartWatchdog(o Options, l *Lease, renew func(context.Context) error) {
-	startWatchdog(o.Defaulted(), l, renew)
+	startWatchdog(o.Defaulted(), l, renew, variant{})
 }
 
 // startWatchdog renews l every TTL/3 (client clock) until the lease is
@@ -22,7 +22,13 @@ func StartWatchdog(o Options, l *Lease, renew func(context.Context) error) {
 // process pause stops the whole process, as Redisson's watchdog would be.
 // renew must update the lease's window on success and return ErrNotHeld when
 // the lock is gone.
-func startWatchdog(o Options, l *Lease, renew func(context.Context) error) {
+//
+// A design's variant with renewalGivesUp also stops after a renewal whose
+// outcome is unknown (a timeout, a reset connection), as Redisson's
+// watchdog did before it rescheduled on failure (redisson/redisson #775):
+// the lease then runs out at its last renewal's TTL while its holder
+// works on.
+func startWatchdog(o Options, l *Lease, renew func(context.Context) error, v variant) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -44,6 +50,8 @@ func startWatchdog(o Options, l *Lease, renew func(context.Context) error) {
 				_ = o.Hook(ctx, Event{Point: vocab.PointWatchdogLost, Key: l.Key, Lease: l})
 				return
 			case ctx.Err() != nil:
+				return
+			case v.renewalGivesUp:
 				return
 			}
 			// Any other error is an unknown outcome: try again next period.

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -29,7 +30,7 @@ func algosCmd() *cobra.Command {
 					Unavailable string `json:"unavailable,omitempty"`
 				}
 				var rows []row
-				for _, i := range lock.Algorithms() {
+				for _, i := range slices.Concat(lock.Algorithms(), lock.Variants()) {
 					rows = append(rows, row{i.Name, i.Summary, i.Weakness, i.Source, i.Like, i.Process, i.Missing()})
 				}
 				for _, n := range lock.PinnedNames() {
@@ -42,7 +43,9 @@ func algosCmd() *cobra.Command {
 				return enc.Encode(rows)
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			for _, i := range lock.Algorithms() {
+			// the variants of the built-in designs follow them: each is run
+			// only where a scenario or --algos names it
+			for _, i := range slices.Concat(lock.Algorithms(), lock.Variants()) {
 				fmt.Fprintf(tw, "%s\t%s\n\tweakness: %s\n\tsource: %s\n", i.Name, i.Summary, i.Weakness, i.Source)
 				if i.Like != "" {
 					fmt.Fprintf(tw, "\tshould behave like: %s\n", i.Like)
