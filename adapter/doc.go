@@ -31,7 +31,11 @@
 // clock (Redlock's TTL - elapsed - drift); without it locksim applies the
 // single-node arithmetic, TTL less the time the acquire took less
 // TTL*drift. wait_ms is the acquire's own deadline for retrying (0: one
-// attempt; locksim's loop retries as for every design). The child exits
+// attempt; locksim's loop retries as for every design). A hello reply with
+// "checks":true says the child answers {"op":"check","key":...,"token":...}
+// with its library's own validity check of a held lock (ok: act on it;
+// refused: no longer valid), which the client's validity check then asks
+// instead of reading the lease's deadline (lock.Checker). The child exits
 // when its stdin closes.
 //
 // The bundled adapters' children run with libfaketime preloaded, and

@@ -13,19 +13,25 @@ import (
 
 // RedsyncVersions are the published versions of go-redsync/redsync that
 // run as redsync@<version>, each pinned by adapter/go/redsync/pins/<version>:
-// v4.3.0 (go-redis v8, before Mutex.Until), v4.12.0 (an extend that hits a
-// node error releases the lock on every node), v4.12.1 (its fix) and
-// v4.18.0 (the version the in-process design "redsync" links).
-var RedsyncVersions = []string{"v4.3.0", "v4.12.0", "v4.12.1", "v4.18.0"}
+// v4.3.0 (go-redis v8, before Mutex.Until: an application checks the lock
+// with Valid), v4.4.1 (Mutex.Until, Valid deprecated for it, and an extend whose replies come after
+// the expiry fails), v4.12.0 (an extend that hits a node error releases the
+// lock on every node), v4.12.1 (its fix) and v4.18.0 (the version the
+// in-process design "redsync" links).
+var RedsyncVersions = []string{"v4.3.0", "v4.4.1", "v4.12.0", "v4.12.1", "v4.18.0"}
 
 // redsyncPin is the adapter build of one redsync version: go-redis v8
-// before v4.5.0 gave redsync its go-redis v9 pool.
+// before redsync had a go-redis v9 pool, and the validity check of its
+// time (valid_query.go before Mutex.Until, valid_until.go after).
 func redsyncPin(version string) GoPin {
-	lib := "lib_goredis9.go"
-	if version == "v4.3.0" {
+	lib, valid := "lib_goredis9.go", "valid_until.go"
+	switch version {
+	case "v4.3.0":
+		lib, valid = "lib_goredis8.go", "valid_query.go"
+	case "v4.4.1":
 		lib = "lib_goredis8.go"
 	}
-	return GoPin{Library: "redsync", Version: version, Files: []string{"main.go", lib}}
+	return GoPin{Library: "redsync", Version: version, Files: []string{"main.go", lib, valid}}
 }
 
 func init() {
