@@ -25,7 +25,8 @@
 // A reply is one line of at most 1 MiB; a longer one ends the child.
 //
 // result is ok, refused (a definite no: the lock is held by someone else,
-// or no longer held by this owner) or error (anything else: the outcome is
+// or no longer held by this owner; to hello, the library cannot run on
+// these servers, a bad setting of the run) or error (anything else: the outcome is
 // unknown). An ok acquire may carry validity_ms, how long from the moment
 // the child read the request the lock may be relied on, by the child's
 // clock (Redlock's TTL - elapsed - drift); without it locksim applies the

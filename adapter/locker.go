@@ -72,6 +72,12 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 	ctx, cancel := context.WithTimeout(context.Background(), helloTimeout)
 	defer cancel()
 	r, err := c.call(ctx, hello)
+	if err == nil && r.Result == resultRefused {
+		// a definite no: the library cannot run on these servers, which
+		// is the run's setting, not locksim failing
+		_ = l.Close()
+		return nil, fmt.Errorf("%s: %s", name, r.Error)
+	}
 	if err == nil && r.Result != resultOK {
 		err = fmt.Errorf("hello refused: %s", r.Error)
 	}

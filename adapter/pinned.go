@@ -103,3 +103,45 @@ func nodeRedlockInfo(version string) lock.Info {
 		}),
 	}
 }
+
+// RueidislockVersions are the published versions of
+// github.com/redis/rueidis whose rueidislock runs as
+// rueidislock@<version>, each pinned by adapter/go/rueidislock/pins:
+// v1.0.69 (each timed extension adds the interval to the keys' previous
+// deadline, so late timers eat the lock's margin, redis/rueidis #923) and
+// v1.0.71 (the fix, PR #924, released in v1.0.70: each extension sets the
+// deadline a whole validity from its moment).
+var RueidislockVersions = []string{"v1.0.69", "v1.0.71"}
+
+func init() {
+	must(lock.RegisterPinned(lock.Pinned{Library: "rueidislock", Versions: RueidislockVersions, New: rueidislockInfo}))
+}
+
+// rueidislockInfo is the design rueidislock@version: the library's lock
+// in a Go child per client, on node 0. The library extends the keys on its
+// own timers and cancels the lock's context when it loses them; locksim
+// does not renew it, and the client's validity check asks that context.
+func rueidislockInfo(version string) lock.Info {
+	pin := GoPin{Library: "rueidislock", Version: version, Files: []string{"main.go"}}
+	name := "rueidislock@" + version
+	return lock.Info{
+		Name:     name,
+		Summary:  fmt.Sprintf("github.com/redis/rueidis/rueidislock %s in a Go child per client: SET NX PXAT on one key of node 0, extended by the library's own timers, watched by client-side caching", version),
+		Weakness: "one Redis: a restart without the key or a failover loses the lock; the library's context is cancelled on a loss, but work already under way goes on; needs RESP3 CLIENT TRACKING (not on miniredis)",
+		Source:   fmt.Sprintf("github.com/redis/rueidis %s (rueidislock/lock.go); adapter/go/rueidislock, pinned by pins/%s", version, version),
+		New: func(nodes []redis.UniversalClient, o lock.Options) (lock.Locker, error) {
+			bin, err := pin.Build()
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", lock.ErrNoStart, err)
+			}
+			return newLocker(name, Command{Argv: []string{bin}}, nodes, o)
+		},
+		Like: "setpx", Process: true, Peer: true, Expires: true,
+		Unavailable: once(func() string {
+			if _, err := pin.Build(); err != nil {
+				return err.Error()
+			}
+			return ""
+		}),
+	}
+}
