@@ -17,7 +17,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -118,14 +117,14 @@ func (a *adapter) hello(req request) reply {
 		return reply{Result: "error", Error: "hello without nodes"}
 	}
 	a.ttl = time.Duration(req.Options.TTLms) * time.Millisecond
+	// the run's node timeout bounds each command when it sets one; else
+	// the library's own connection timeouts do, as for locksim's
+	// single-node designs
 	nodeT := time.Duration(req.Options.NodeTimeoutMs) * time.Millisecond
-	if nodeT <= 0 {
-		nodeT = time.Second
-	}
 	l, err := rueidislock.NewLocker(rueidislock.LockerOption{
 		ClientOption: rueidis.ClientOption{
 			InitAddress: req.Nodes[:1], ForceSingleClient: true, DisableRetry: true,
-			ConnWriteTimeout: nodeT, Dialer: net.Dialer{Timeout: time.Second},
+			ConnWriteTimeout: nodeT,
 		},
 		KeyValidity: a.ttl, KeyMajority: 1, NoLoopTracking: true,
 	})
