@@ -57,7 +57,7 @@ func TestWildCorpus(t *testing.T) {
 // that behaves like its library's reference (redsync, redlock), and an
 // unknown version is one line listing the pinned ones.
 func TestPinnedVersions(t *testing.T) {
-	like := map[string]string{"redsync": "redsync", "node-redlock": "redlock"}
+	like := map[string]string{"redsync": "redsync", "node-redlock": "redlock", "rueidislock": "setpx"}
 	for _, n := range lock.PinnedNames() {
 		i, err := lock.Lookup(n)
 		lib, _, _ := strings.Cut(n, "@")
