@@ -541,7 +541,7 @@ func (c *Client) release(ctx context.Context, l *lock.Lease) {
 	case errors.Is(err, lock.ErrNotHeld):
 		op.Outcome, op.Err = Fail, err.Error()
 	default:
-		op.Outcome, op.Err = Fail, "the library's check failed: "+err.Error()
+		op.Outcome, op.Err = Unknown, err.Error()
 	}
 	c.w.rec.Add(op)
 }
