@@ -25,13 +25,18 @@
 // A reply is one line of at most 1 MiB; a longer one ends the child.
 //
 // result is ok, refused (a definite no: the lock is held by someone else,
-// or no longer held by this owner) or error (anything else: the outcome is
+// or no longer held by this owner; to hello, the library cannot run on
+// these servers, a bad setting of the run) or error (anything else: the outcome is
 // unknown). An ok acquire may carry validity_ms, how long from the moment
 // the child read the request the lock may be relied on, by the child's
 // clock (Redlock's TTL - elapsed - drift); without it locksim applies the
 // single-node arithmetic, TTL less the time the acquire took less
 // TTL*drift. wait_ms is the acquire's own deadline for retrying (0: one
-// attempt; locksim's loop retries as for every design). The child exits
+// attempt; locksim's loop retries as for every design). A hello reply with
+// "checks":true says the child answers {"op":"check","key":...,"token":...}
+// with its library's own validity check of a held lock (ok: act on it;
+// refused: no longer valid), which the client's validity check then asks
+// instead of reading the lease's deadline (lock.Checker). The child exits
 // when its stdin closes.
 //
 // The bundled adapters' children run with libfaketime preloaded, and

@@ -20,12 +20,16 @@ type locker struct {
 	c     *child
 	clock *childClock // nil when the child's clock is its own
 	o     lock.Options
+	// checks: the child answers "check" with its library's own validity
+	// check (its hello said so)
+	checks bool
 }
 
 var (
 	_ lock.Locker         = (*locker)(nil)
 	_ lock.Extender       = (*locker)(nil)
 	_ lock.ProcessControl = (*locker)(nil)
+	_ lock.Checker        = (*locker)(nil)
 )
 
 // newLocker starts the child of cmd for one client and says hello: the
@@ -62,6 +66,12 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 	ctx, cancel := context.WithTimeout(context.Background(), helloTimeout)
 	defer cancel()
 	r, err := c.call(ctx, hello)
+	if err == nil && r.Result == resultRefused {
+		// a definite no: the library cannot run on these servers, which
+		// is the run's setting, not locksim failing
+		_ = l.Close()
+		return nil, fmt.Errorf("%s: %s", name, r.Error)
+	}
 	if err == nil && r.Result != resultOK {
 		err = fmt.Errorf("hello refused: %s", r.Error)
 	}
@@ -69,6 +79,7 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 		_ = l.Close()
 		return nil, fmt.Errorf("%s: %w: %w", name, lock.ErrNoStart, err)
 	}
+	l.checks = r.Checks
 	return l, nil
 }
 
@@ -139,6 +150,24 @@ func (l *locker) Extend(ctx context.Context, le *lock.Lease) error {
 	}
 	le.Renew(start, l.validity(r, start))
 	return nil
+}
+
+// StillValid asks the child's library whether le may still be acted on,
+// when its hello said it has a check of its own.
+func (l *locker) StillValid(ctx context.Context, le *lock.Lease) (valid, ok bool, err error) {
+	if !l.checks {
+		return false, false, nil
+	}
+	r, err := l.call(ctx, request{Op: "check", Key: le.Key, Token: le.Token})
+	switch {
+	case err != nil:
+		return false, true, fmt.Errorf("%s: check %s: %w", l.name, le.Key, err)
+	case r.Result == resultOK:
+		return true, true, nil
+	case r.Result == resultRefused:
+		return false, true, nil
+	}
+	return false, true, fmt.Errorf("%s: check %s: %s", l.name, le.Key, r.Error)
 }
 
 func (l *locker) answer(op, key string, r reply, err error) error {

@@ -13,19 +13,25 @@ import (
 
 // RedsyncVersions are the published versions of go-redsync/redsync that
 // run as redsync@<version>, each pinned by adapter/go/redsync/pins/<version>:
-// v4.3.0 (go-redis v8, before Mutex.Until), v4.12.0 (an extend that hits a
-// node error releases the lock on every node), v4.12.1 (its fix) and
-// v4.18.0 (the version the in-process design "redsync" links).
-var RedsyncVersions = []string{"v4.3.0", "v4.12.0", "v4.12.1", "v4.18.0"}
+// v4.3.0 (go-redis v8, before Mutex.Until: an application checks the lock
+// with Valid), v4.4.1 (Mutex.Until, Valid deprecated for it, and an extend whose replies come after
+// the expiry fails), v4.12.0 (an extend that hits a node error releases the
+// lock on every node), v4.12.1 (its fix) and v4.18.0 (the version the
+// in-process design "redsync" links).
+var RedsyncVersions = []string{"v4.3.0", "v4.4.1", "v4.12.0", "v4.12.1", "v4.18.0"}
 
 // redsyncPin is the adapter build of one redsync version: go-redis v8
-// before v4.5.0 gave redsync its go-redis v9 pool.
+// before redsync had a go-redis v9 pool, and the validity check of its
+// time (valid_query.go before Mutex.Until, valid_until.go after).
 func redsyncPin(version string) GoPin {
-	lib := "lib_goredis9.go"
-	if version == "v4.3.0" {
+	lib, valid := "lib_goredis9.go", "valid_until.go"
+	switch version {
+	case "v4.3.0":
+		lib, valid = "lib_goredis8.go", "valid_query.go"
+	case "v4.4.1":
 		lib = "lib_goredis8.go"
 	}
-	return GoPin{Library: "redsync", Version: version, Files: []string{"main.go", lib}}
+	return GoPin{Library: "redsync", Version: version, Files: []string{"main.go", lib, valid}}
 }
 
 func init() {
@@ -156,6 +162,48 @@ func (nl nodeLock) info(version string) lock.Info {
 				return name + ": its packages are not installed (run npm ci in " + d + ")"
 			}
 			return probe(name, exec.Command(Node, "--version"), "install Node.js")
+		}),
+	}
+}
+
+// RueidislockVersions are the published versions of
+// github.com/redis/rueidis whose rueidislock runs as
+// rueidislock@<version>, each pinned by adapter/go/rueidislock/pins:
+// v1.0.69 (each timed extension adds the interval to the keys' previous
+// deadline, so late timers eat the lock's margin, redis/rueidis #923) and
+// v1.0.71 (the fix, PR #924, released in v1.0.70: each extension sets the
+// deadline a whole validity from its moment).
+var RueidislockVersions = []string{"v1.0.69", "v1.0.71"}
+
+func init() {
+	must(lock.RegisterPinned(lock.Pinned{Library: "rueidislock", Versions: RueidislockVersions, New: rueidislockInfo}))
+}
+
+// rueidislockInfo is the design rueidislock@version: the library's lock
+// in a Go child per client, on node 0. The library extends the keys on its
+// own timers and cancels the lock's context when it loses them; locksim
+// does not renew it, and the client's validity check asks that context.
+func rueidislockInfo(version string) lock.Info {
+	pin := GoPin{Library: "rueidislock", Version: version, Files: []string{"main.go"}}
+	name := "rueidislock@" + version
+	return lock.Info{
+		Name:     name,
+		Summary:  fmt.Sprintf("github.com/redis/rueidis/rueidislock %s in a Go child per client: SET NX PXAT on one key of node 0, extended by the library's own timers, watched by client-side caching", version),
+		Weakness: "one Redis: a restart without the key or a failover loses the lock; the library's context is cancelled on a loss, but work already under way goes on; needs RESP3 CLIENT TRACKING (not on miniredis)",
+		Source:   fmt.Sprintf("github.com/redis/rueidis %s (rueidislock/lock.go); adapter/go/rueidislock, pinned by pins/%s", version, version),
+		New: func(nodes []redis.UniversalClient, o lock.Options) (lock.Locker, error) {
+			bin, err := pin.Build()
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", lock.ErrNoStart, err)
+			}
+			return newLocker(name, Command{Argv: []string{bin}}, nodes, o)
+		},
+		Like: "setpx", Process: true, Peer: true, Expires: true,
+		Unavailable: once(func() string {
+			if _, err := pin.Build(); err != nil {
+				return err.Error()
+			}
+			return ""
 		}),
 	}
 }

@@ -39,6 +39,9 @@ type reply struct {
 	Error      string   `json:"error,omitempty"`
 	Name       string   `json:"name,omitempty"`
 	Version    string   `json:"version,omitempty"`
+	// Checks, in the hello reply, says the child answers "check": the
+	// library's own validity check of a held token (lock.Checker).
+	Checks bool `json:"checks,omitempty"`
 }
 
 const (

@@ -212,7 +212,7 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 		if len(inner) > 0 {
 			newest = inner[len(inner)-1]
 		}
-		valid = c.check(newest)
+		valid = c.check(ctx, newest)
 	}
 	if err := c.point(ctx, vocab.PointAfterCheck); err != nil {
 		return err
@@ -393,12 +393,26 @@ func (c *Client) abandon() {
 }
 
 // check is the validity check antirez asks for: is the lease still valid by
-// this client's clock?
-func (c *Client) check(l *lock.Lease) bool {
+// this client's clock? A design whose library has a check of its own
+// (lock.Checker) answers instead, as the application would ask it.
+func (c *Client) check(ctx context.Context, l *lock.Lease) bool {
 	op := Op{Kind: KindCheck, Client: c.ID, Key: l.Key, Mode: l.Mode.String(), Token: l.Token, Call: c.w.rec.Now(), Outcome: OK}
-	valid := l.Remaining(c.Clock.Now()) > 0
-	if !valid {
-		op.Outcome, op.Err = Fail, "lease already expired by the client's clock"
+	valid, own, err := false, false, error(nil)
+	if lc, ok := c.locker.(lock.Checker); ok {
+		valid, own, err = lc.StillValid(ctx, l)
+	}
+	switch {
+	case !own:
+		valid = l.Remaining(c.Clock.Now()) > 0
+		if !valid {
+			op.Outcome, op.Err = Fail, "lease already expired by the client's clock"
+		}
+	case err != nil:
+		// the library's check did not answer: the client does not act
+		valid = false
+		op.Outcome, op.Err = Fail, "the library's check failed: "+err.Error()
+	case !valid:
+		op.Outcome, op.Err = Fail, "the library's check says the lock is no longer valid"
 	}
 	op.Return = c.w.rec.Now()
 	c.w.rec.Add(op)

@@ -208,6 +208,15 @@ func columns(cfg Config) ([]string, error) {
 			}
 		}
 	}
+	// a design a scenario names that lock.Names leaves out (a pinned
+	// library version) is a column too
+	for _, s := range cfg.Scenarios {
+		for _, a := range s.Algorithm {
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
 	return out, nil
 }
 

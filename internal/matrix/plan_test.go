@@ -5,6 +5,7 @@ import (
 	"runtime/metrics"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -307,4 +308,21 @@ expect: {redlock: any, "*": {verdict: skip, reason: "a Redlock scenario"}}
 			assert.NotContains(t, c.Reason, tc.not)
 		})
 	}
+}
+
+// TestPlanMatrixPinnedColumns: without --algos, the pinned versions a
+// scenario names are its columns, as the designs it applies to are.
+func TestPlanMatrixPinnedColumns(t *testing.T) {
+	require.NoError(t, lock.RegisterPinned(lock.Pinned{Library: "planlib", Versions: []string{"v1", "v2"}, New: func(v string) lock.Info {
+		return lock.Info{Name: "planlib@" + v, Like: "setpx", Process: true, Expires: true, New: func(_ []redis.UniversalClient, _ lock.Options) (lock.Locker, error) {
+			return nil, errors.New("not run")
+		}}
+	}}))
+	s := mustParse(t, `name: pinned
+algorithm: [planlib@v1, planlib@v2]
+expect: {"*": safe}
+`)
+	cols, err := columns(Config{Scenarios: []*scenarios.Scenario{s}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"planlib@v1", "planlib@v2"}, cols)
 }

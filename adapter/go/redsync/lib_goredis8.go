@@ -18,10 +18,6 @@ func newPool(addr string, nodeT time.Duration) redsyncredis.Pool {
 	}))
 }
 
-// timeoutOption is empty: these versions have no timeout factor, and a
+// timeoutOption is empty: these versions (before v4.5.0) have no timeout factor, and a
 // round waits for the node clients' own timeouts.
 func timeoutOption(_, _ time.Duration) []redsync.Option { return nil }
-
-// validity is absent: these versions do not expose the mutex's deadline
-// (Mutex.Until came with v4.4.0), so locksim applies its own arithmetic.
-func validity(*redsync.Mutex, time.Time) *float64 { return nil }

@@ -23,10 +23,3 @@ func newPool(addr string, nodeT time.Duration) redsyncredis.Pool {
 func timeoutOption(nodeT, ttl time.Duration) []redsync.Option {
 	return []redsync.Option{redsync.WithTimeoutFactor(float64(nodeT) / float64(ttl))}
 }
-
-// validity is the library's own deadline (Mutex.Until) from t0, when the
-// request was read.
-func validity(m *redsync.Mutex, t0 time.Time) *float64 {
-	v := float64(m.Until().Sub(t0)) / float64(time.Millisecond)
-	return &v
-}

@@ -2,7 +2,8 @@
 // at a pinned version: one process per simulated client, speaking
 // locksim's line protocol (package adapter) on stdin and stdout. Every
 // lock call is the library's own: Mutex.LockContext with one try,
-// ExtendContext and UnlockContext over one go-redis client per node.
+// ExtendContext and UnlockContext over one go-redis client per node, and
+// the check before acting is the one the version offers (stillValid).
 //
 // locksim builds it once per version into its cache, with the go.mod and
 // go.sum of pins/<version>; the files it copies for that version select the
@@ -45,6 +46,7 @@ type reply struct {
 	Error      string   `json:"error,omitempty"`
 	Name       string   `json:"name,omitempty"`
 	Version    string   `json:"version,omitempty"`
+	Checks     bool     `json:"checks,omitempty"`
 }
 
 // version is the pinned library version, set by locksim's build (-X).
@@ -91,6 +93,8 @@ func (a *adapter) serve(req request, t0 time.Time) reply {
 		return a.extend(req, t0)
 	case "release":
 		return a.release(req)
+	case "check":
+		return a.check(req)
 	}
 	return reply{Result: "error", Error: "unknown op " + req.Op}
 }
@@ -106,7 +110,7 @@ func (a *adapter) hello(req request) reply {
 		pools[i] = newPool(addr, a.nodeT)
 	}
 	a.rs = redsync.New(pools...)
-	return reply{Result: "ok", Name: "redsync", Version: version}
+	return reply{Result: "ok", Name: "redsync", Version: version, Checks: true}
 }
 
 func (a *adapter) acquire(req request, t0 time.Time) reply {
@@ -142,6 +146,23 @@ func (a *adapter) extend(req request, t0 time.Time) reply {
 		return reply{Result: "ok", ValidityMs: validity(m, t0)}
 	}
 	return failed(err)
+}
+
+// check is the application's look before it acts on the lock: the
+// library's own validity check at this version (stillValid).
+func (a *adapter) check(req request) reply {
+	m, ok := a.held[req.Token]
+	if !ok {
+		return reply{Result: "refused", Error: "not held by this client"}
+	}
+	valid, err := stillValid(context.Background(), m)
+	switch {
+	case valid:
+		return reply{Result: "ok"}
+	case err != nil:
+		return failed(err)
+	}
+	return reply{Result: "refused", Error: "the library says the lock is no longer valid"}
 }
 
 func (a *adapter) release(req request) reply {
