@@ -31,8 +31,10 @@
 // In virtual time (Config.VirtualTime) Run plays the run under a
 // vtime.Scheduler seeded with the run's seed: the in-memory network's
 // deliveries (memPipe), read deadlines, sleeps, fault timers, gates and
-// observer ticks go through it, so that one seed gives one history, byte
-// for byte; Replay checks that.
+// the ticks of observers that read through a connection go through it, so
+// that one seed gives one history, byte for byte; Replay checks that. The
+// observer of in-process nodes reads as its tick wakes it, before the
+// instant's first pick.
 //
 // sim imports its subsystems, which never import it: sim/node (the
 // nodes), sim/network (the links) and sim/recorder (the recorder). The

@@ -138,8 +138,11 @@ type memProxy struct {
 	upstream string
 	toxics   []memToxic
 	conns    map[*memConn]struct{}
-	rnd      *rand.Rand
 	closed   bool
+
+	// seed and stream seed the relays' generators of wire delays, with
+	// the connection's name and direction (relay.go).
+	seed, stream uint64
 }
 
 type memToxic struct {
@@ -151,7 +154,7 @@ func (t *memToxi) create(name, upstream string) (string, error) {
 	h := fnv.New64a()
 	h.Write([]byte(strings.TrimPrefix(name, t.prefix)))
 	p := &memProxy{name: name, net: t.net, upstream: upstream, conns: map[*memConn]struct{}{},
-		rnd: rand.New(rand.NewPCG(t.seed, h.Sum64()))}
+		seed: t.seed, stream: h.Sum64()}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, dup := t.proxies[name]; dup {
@@ -275,9 +278,12 @@ func (t *memToxi) close() error {
 }
 
 // memConn is one connection through a proxy: the proxy's end of the
-// client's pipe, and its connection upstream.
+// client's pipe, its connection upstream, and the relays that carry each
+// direction from one to the other (relay.go).
 type memConn struct {
+	proxy          *memProxy
 	client, server net.Conn
+	up, down       *relay
 	once           sync.Once
 	closed         chan struct{}
 }
@@ -285,13 +291,18 @@ type memConn struct {
 func (c *memConn) close() {
 	c.once.Do(func() {
 		close(c.closed)
+		c.up.stop()
+		c.down.stop()
 		c.client.Close()
 		c.server.Close()
+		c.proxy.mu.Lock()
+		delete(c.proxy.conns, c)
+		c.proxy.mu.Unlock()
 	})
 }
 
 // accept is a dial to the proxy: it connects upstream at once, as
-// toxiproxy does for each accepted connection, and pumps both ways.
+// toxiproxy does for each accepted connection, and relays both ways.
 func (p *memProxy) accept(link string) (net.Conn, error) {
 	p.mu.Lock()
 	closed, upstream := p.closed, p.upstream
@@ -307,7 +318,15 @@ func (p *memProxy) accept(link string) (net.Conn, error) {
 		mine.Close()
 		return theirs, nil
 	}
-	c := &memConn{client: mine, server: server, closed: make(chan struct{})}
+	c := &memConn{proxy: p, client: mine, server: server, closed: make(chan struct{})}
+	// Every in-memory connection is a memPipe: what the client writes
+	// arrives at the relay upstream as it is written, what the node
+	// writes at the relay downstream.
+	in, out := mine.(*pipeEnd), server.(*pipeEnd)
+	c.up = newRelay(p, c, link, "upstream", out)
+	c.down = newRelay(p, c, link, "downstream", in)
+	in.rd.relayTo(c.up.arrive)
+	out.rd.relayTo(c.down.arrive)
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -316,8 +335,6 @@ func (p *memProxy) accept(link string) (net.Conn, error) {
 	}
 	p.conns[c] = struct{}{}
 	p.mu.Unlock()
-	go p.pump(c, c.client, c.server, "upstream")
-	go p.pump(c, c.server, c.client, "downstream")
 	return theirs, nil
 }
 
@@ -341,60 +358,12 @@ func (p *memProxy) closeConns() {
 	}
 }
 
-// pumpBufs are the pumps' read buffers, reused: a run in virtual time
-// proxies a connection for every dial, each pumped both ways. A pump
-// reads up to 32 KiB at a time, more than any chunk a client or a node
-// writes, so a chunk stays one chunk through the proxy. Write copies what
-// it posts, so a buffer is free again once its pump returns.
-var pumpBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-
-// pump carries one direction of c, chunk by chunk, through the toxics in
-// force on that stream when the chunk arrives.
-func (p *memProxy) pump(c *memConn, src, dst net.Conn, stream string) {
-	defer func() {
-		c.close()
-		p.mu.Lock()
-		delete(p.conns, c)
-		p.mu.Unlock()
-	}()
-	bp := pumpBufs.Get().(*[]byte)
-	defer pumpBufs.Put(bp)
-	buf := *bp
-	for {
-		n, err := src.Read(buf)
-		if n > 0 {
-			arrived := time.Now()
-			drop, reset, delay := p.fate(stream)
-			switch {
-			case reset:
-				return
-			case drop:
-			default:
-				if wait := delay - time.Since(arrived); wait > 0 {
-					t := time.NewTimer(wait)
-					select {
-					case <-t.C:
-					case <-c.closed:
-						t.Stop()
-						return
-					}
-				}
-				if _, err := dst.Write(buf[:n]); err != nil {
-					return
-				}
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// fate is what the toxics in force on stream do to a chunk arriving now.
-func (p *memProxy) fate(stream string) (drop, reset bool, delay time.Duration) {
+// fate is what the toxics in force on stream do to a chunk arriving now,
+// its wire delay and latency jitter drawn from rnd.
+func (p *memProxy) fate(stream string, rnd *rand.Rand) (drop, reset bool, delay time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delay = WireDelay + time.Duration(p.rnd.Int64N(int64(2*WireJitter)+1)) - WireJitter
+	delay = WireDelay + time.Duration(rnd.Int64N(int64(2*WireJitter)+1)) - WireJitter
 	for _, x := range p.toxics {
 		if x.stream != stream {
 			continue
@@ -407,7 +376,7 @@ func (p *memProxy) fate(stream string) (drop, reset bool, delay time.Duration) {
 		case "latency":
 			d := x.latency
 			if x.jitter > 0 {
-				d += time.Duration(p.rnd.Int64N(int64(2*x.jitter))) - x.jitter
+				d += time.Duration(rnd.Int64N(int64(2*x.jitter))) - x.jitter
 			}
 			delay += max(d, 0)
 		}

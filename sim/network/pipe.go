@@ -44,10 +44,27 @@ type pipeHalf struct {
 	buf     []byte   // delivered, not yet read
 	eof     bool     // the writer's close was delivered
 	ready   chan struct{}
+	// relay, when set, takes every chunk (nil: the close) as it is
+	// written, in the writer's goroutine, instead of the scheduler and
+	// the reader: the half is a proxy's end, and the relay carries the
+	// chunk on to the proxy's other side (relay.go).
+	relay func(chunk []byte)
+}
+
+// relayTo hands every chunk written from now on to f.
+func (h *pipeHalf) relayTo(f func(chunk []byte)) {
+	h.mu.Lock()
+	h.relay = f
+	h.mu.Unlock()
 }
 
 func (h *pipeHalf) post(chunk []byte) {
 	h.mu.Lock()
+	if f := h.relay; f != nil {
+		h.mu.Unlock()
+		f(chunk)
+		return
+	}
 	h.sent++
 	key := h.key + "#" + strconv.Itoa(h.sent)
 	h.transit = append(h.transit, chunk)
