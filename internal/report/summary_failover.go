@@ -87,13 +87,21 @@ func firstAcquireAfter(h history.History, t time.Duration) (time.Duration, bool)
 	return first, found
 }
 
-// clusterElections lists the Redis Cluster's elections the faults
-// measured (history.Target.Election), one line each.
+// clusterElections lists what the faults measured of the Redis Cluster,
+// one line each: a master cut off from the majority refusing writes
+// (history.Target.Refused), and an election (history.Target.Election).
 func clusterElections(b *strings.Builder, h history.History) {
 	n := 0
 	for _, op := range h.Ops {
 		t := op.Target
-		if op.Kind != history.KindFault || t == nil || t.Election <= 0 || len(t.Nodes) < 2 {
+		if op.Kind != history.KindFault || t == nil {
+			continue
+		}
+		if t.Refused > 0 && len(t.Nodes) > 0 {
+			fmt.Fprintf(b, "- fault %d (`%s`) at %s: slot %d's master, node %d, cut off from the majority, **refused writes (CLUSTERDOWN) after %s**\n",
+				op.FaultID, op.Fault, fmtMS(op.Call), t.Slot, t.Nodes[0], fmtMS(t.Refused))
+		}
+		if t.Election <= 0 || len(t.Nodes) < 2 {
 			continue
 		}
 		n++
