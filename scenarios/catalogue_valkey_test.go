@@ -27,9 +27,11 @@ var valkeyShapes = map[string]string{
 // TestCatalogueOnValkey runs the catalogue on the redis backend with
 // --server valkey: valkey-server nodes and valkey-sentinel processes in
 // place of Redis's, under the same expectations, so that a verdict that
-// differs between the two servers fails here. Every pair in the full suite
-// (CI's catalogue step), one pair of each cluster shape otherwise. Each
-// run's verdict.json must name Valkey as its server.
+// differs between the two servers fails here. In the full suite (CI's
+// catalogue step) every scenario, with the design docs/servers.md runs it
+// with (Scenario.FirstAsserted), every design of a Redis Cluster scenario
+// and one pair of each shape; that shape sample alone otherwise. Each run's
+// verdict.json must name Valkey as its server.
 func TestCatalogueOnValkey(t *testing.T) {
 	full := os.Getenv(catalogueEnv) == "full"
 	switch {
@@ -46,8 +48,9 @@ func TestCatalogueOnValkey(t *testing.T) {
 			s.Backend = string(sim.BackendRedis)
 		}
 		s.Server = string(sim.ServerValkey)
+		first, _ := s.FirstAsserted()
 		for _, algo := range s.Algorithms() {
-			if full || valkeyShapes[s.Name] == algo {
+			if valkeyShapes[s.Name] == algo || full && (algo == first || clusterOnly(s)) {
 				pairs = append(pairs, pair{s, algo})
 				shapes[s.Name] = true
 			}

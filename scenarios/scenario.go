@@ -182,6 +182,19 @@ func (s *Scenario) Expect(algo string) (Expectation, bool) {
 	return s.Expectations.For(algo)
 }
 
+// FirstAsserted is the first of the scenario's designs, in its own order,
+// whose expectation is a verdict (neither skip nor any): the one design a
+// sample of the catalogue runs the scenario with (every scenario on
+// another server, say); false when it asserts a verdict of none.
+func (s *Scenario) FirstAsserted() (string, bool) {
+	for _, algo := range s.Algorithms() {
+		if e, ok := s.Expect(algo); ok && e.Asserted() {
+			return algo, true
+		}
+	}
+	return "", false
+}
+
 // Failover is a scenario's failover: block (sim.FailoverConfig).
 type Failover struct {
 	Mode            string    `yaml:"mode,omitempty"`

@@ -56,14 +56,11 @@ func serverRows() ([]serverRow, error) {
 			continue
 		}
 		s.Backend = string(sim.BackendRedis)
-		i := slices.IndexFunc(s.Algorithms(), func(algo string) bool {
-			e, ok := s.Expect(algo)
-			return ok && e.Asserted()
-		})
-		if i < 0 {
+		algo, ok := s.FirstAsserted()
+		if !ok {
 			return nil, fmt.Errorf("scenario %s expects a verdict of none of its designs %v", s.Name, s.Algorithms())
 		}
-		out = append(out, serverRow{s.Name, s.Algorithms()[i], false})
+		out = append(out, serverRow{s.Name, algo, false})
 	}
 	return out, nil
 }
