@@ -269,7 +269,7 @@ func (ClusterCutReplication) Validate(cfg sim.Config) error {
 func (f ClusterCutReplication) Start(w *sim.World) error {
 	ctx, cancel := context.WithTimeout(context.Background(), clusterOpTimeout)
 	defer cancel()
-	rc, _, owner, _, err := keyMaster(ctx, w)
+	rc, slot, owner, idx, err := keyMaster(ctx, w)
 	if err != nil {
 		return err
 	}
@@ -277,6 +277,7 @@ func (f ClusterCutReplication) Start(w *sim.World) error {
 		return err
 	}
 	w.Stash(f.String(), owner)
+	w.Stash(targetKey(f), history.Target{Kind: vocab.KindClusterCutReplication, Nodes: []int{idx}, Slot: slot})
 	return nil
 }
 
@@ -290,8 +291,10 @@ func (f ClusterCutReplication) Stop(w *sim.World) error {
 	return w.Cluster().RedisCluster().HealReplication(ctx, v.(string))
 }
 
-func (ClusterCutReplication) Target() history.Target {
-	return history.Target{Kind: vocab.KindClusterCutReplication, Link: true}
+// TargetIn is the master whose replication the fault cut, and its slot,
+// so that a timeline draws the fault on that master's row alone.
+func (f ClusterCutReplication) TargetIn(w *sim.World) history.Target {
+	return targetOrKind(w, f, vocab.KindClusterCutReplication)
 }
 
 // ClusterReshard moves the first lock key's slot to the next master (in
@@ -349,7 +352,9 @@ func (f ClusterReshard) Start(w *sim.World) error {
 	if _, err := m.MigrateKeys(ctx); err != nil {
 		return err
 	}
-	w.Stash(f.String(), resharding{m: m, slot: slot, from: idx, to: w.Cluster().NodeIndex(to)})
+	r := resharding{m: m, slot: slot, from: idx, to: w.Cluster().NodeIndex(to)}
+	w.Stash(f.String(), r)
+	w.Stash(targetKey(f), history.Target{Kind: vocab.KindClusterReshard, Nodes: []int{r.from, r.to}, Slot: slot})
 	return nil
 }
 
@@ -368,8 +373,22 @@ func (f ClusterReshard) Stop(w *sim.World) error {
 	return r.m.FinishMigration(ctx)
 }
 
-func (ClusterReshard) Target() history.Target {
-	return history.Target{Kind: vocab.KindClusterReshard}
+// TargetIn is the slot's old owner and the master it moved to.
+func (f ClusterReshard) TargetIn(w *sim.World) history.Target {
+	return targetOrKind(w, f, vocab.KindClusterReshard)
+}
+
+// targetKey is where a cluster fault keeps, from its start, the target
+// its record names (the nodes it found acting on the lock key's slot).
+func targetKey(f sim.Fault) string { return "target: " + f.String() }
+
+// targetOrKind takes back the target f kept at its start; a fault that
+// did not start names only its kind.
+func targetOrKind(w *sim.World, f sim.Fault, kind vocab.Kind) history.Target {
+	if v, ok := w.Unstash(targetKey(f)); ok {
+		return v.(history.Target)
+	}
+	return history.Target{Kind: kind}
 }
 
 var (
@@ -381,10 +400,10 @@ var (
 	_ sim.WorldTargeter = ClusterFailover{}
 	_ sim.Fault         = ClusterCutReplication{}
 	_ sim.Validator     = ClusterCutReplication{}
-	_ sim.Targeter      = ClusterCutReplication{}
+	_ sim.WorldTargeter = ClusterCutReplication{}
 	_ sim.Fault         = ClusterReshard{}
 	_ sim.Validator     = ClusterReshard{}
-	_ sim.Targeter      = ClusterReshard{}
+	_ sim.WorldTargeter = ClusterReshard{}
 )
 
 func init() {

@@ -12,6 +12,7 @@ import (
 	"github.com/locksim/locksim/internal/report"
 	"github.com/locksim/locksim/scenarios"
 	"github.com/locksim/locksim/sim/simtest"
+	"github.com/locksim/locksim/vocab"
 )
 
 // TestClusterReshardRedirects: in cluster-reshard-while-held the waiting
@@ -44,6 +45,13 @@ func TestClusterReshardRedirects(t *testing.T) {
 	asks, moved := 0, 0
 	for _, op := range h.Ops {
 		switch {
+		case op.Kind == history.KindFault && op.Target != nil && op.Target.Kind == vocab.KindClusterReshard:
+			// the record names the slot's old owner and the master it went
+			// to, so that the timeline draws the fault on their rows alone
+			if assert.Len(t, op.Target.Nodes, 2, "the reshard's record names both masters") {
+				assert.NotEqual(t, op.Target.Nodes[0], op.Target.Nodes[1])
+			}
+			assert.Positive(t, op.Target.Slot, "the reshard's record names the lock key's slot")
 		case op.Kind != history.KindRedirect:
 		case op.Client == 1 && op.Event == "ASK":
 			asks++
