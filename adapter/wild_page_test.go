@@ -191,12 +191,14 @@ const notReplayed = `
   up its own client alone, and liveness judges waits for the lock (the
   probe, a client that asked while it was free), not how long a release
   keeps its caller.
-- swarthy/redis-semaphore #175 (fixed in 5.3.1): a refresh that finds the
-  key gone sets it again and reports the mutex still held, hiding the
-  lapse. The key is gone only when nobody holds the lock, so the refresh
-  takes a free lock, as a fresh acquire would; the harm is the lapse it
-  hides from a holder that was inside, and locksim's loop, which does not
-  stop on a lost lease, overlaps there at every version.
+- swarthy/redis-semaphore #175 (fixed in 5.3.1, PR #177): 5.3.0's refresh
+  script sets the key again when it finds it gone and answers that the
+  mutex is held, hiding the lapse; 5.3.1's refuses. No check tells the two
+  apart: a lapse inside the holder's section is unsafe at exclusion at
+  both (the fix tells the holder, it cannot undo the overlap), and a lapse
+  before the holder's check lets 5.3.0's holder enter once the other
+  client has left, which is serial, on a key that was free
+  (scenarios/wild/README.md).
 - swarthy/redis-semaphore #205 (fixed in 5.5.1): a refresh that ends after
   the release throws "Lost mutex", by default an unhandled rejection that
   ends the process. After the release: no lock is held, and the refresh
