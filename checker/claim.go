@@ -49,6 +49,9 @@ func sweepClaim(v View, fi faultIndex) claimSweep {
 					until = "never released"
 				}
 				note := fmt.Sprintf("client %d's lease began at %v while client %d's lease was %s", l.Client, l.Start, a.Client, until)
+				if a.Vouched > l.Start {
+					note += fmt.Sprintf(" (client %d's extend returning at %v said its lease had not lapsed)", a.Client, a.Vouched)
+				}
 				if r.first == "" {
 					r.first = fmt.Sprintf("key %q: %s", key, note)
 				}

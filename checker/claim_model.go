@@ -21,7 +21,8 @@ import (
 // The model, per key: a lease (one token of one client) is a stack of
 // levels. An acquire pushes a level its client may rely on from the
 // acquire's return (only once the reply is in hand) on every instant its
-// deadline still lies ahead on the client's clock; it also renews the
+// deadline still lies ahead on the client's clock (with any lapse a later
+// ok extend vouched for, leaseValidity); it also renews the
 // levels still valid at its return, while an extend renews them all; a
 // release pops the innermost level (leaseWindows says why). Two clients'
 // leases must never both be relied on at one instant, unless both are read
@@ -224,7 +225,7 @@ func claimModel() porcupine.Model {
 // one end-of-history operation per key after everything else.
 func claimOps(h history.History) []porcupine.Operation {
 	byID, ids, _ := leaseEvents(h)
-	clocks := clockCourses(h)
+	valid := leaseValidity(byID, ids, clockCourses(h))
 	var ops []porcupine.Operation
 	keys := map[string]bool{}
 	var last time.Duration
@@ -233,7 +234,7 @@ func claimOps(h history.History) []porcupine.Operation {
 		for _, e := range byID[id] {
 			op := &lockOp{kind: e.Kind, client: e.Client, key: e.Key, token: e.Token, read: e.Mode == "read", call: e.Call, ret: e.Return}
 			if e.Kind != history.KindRelease {
-				op.valid = clocks[e.Client].entitled(e.Return, e.Deadline)
+				op.valid = valid.spans[e]
 			}
 			last = max(last, e.Return)
 			ops = append(ops, porcupine.Operation{ClientId: e.Client, Input: op, Call: int64(e.Call), Return: int64(e.Return)})

@@ -147,6 +147,9 @@ type LeaseWindow struct {
 	// end (it lasts beyond it).
 	End   time.Duration `json:"end"`
 	Ended string        `json:"ended"`
+	// Vouched is the return of an ok extend that found this lease lapsed
+	// and said it held (leaseValidity): the window runs through the lapse.
+	Vouched time.Duration `json:"vouched,omitempty"`
 }
 
 func (w LeaseWindow) span() Span {
@@ -226,30 +229,32 @@ func leaseEvents(h history.History) (byID map[leaseID][]*history.Op, ids []lease
 // return, a release from its call):
 //
 //   - an ok acquire's level holds the instants from its return at which
-//     its deadline lay ahead on the client's clock;
+//     its deadline lay ahead on the client's clock, and any lapse a later
+//     ok extend vouched for (leaseValidity);
 //   - an ok acquire also renews every open level that is still valid at
 //     its return, with its own deadline (a reentrant lock's nested acquire
 //     renews the whole hold). A level that had lapsed is not renewed: the
 //     servers may have forgotten it, and the nested acquire then made a
 //     fresh hold of its own, which opens a fresh window and ends with its
 //     own release;
-//   - an ok extend renews every open level from its return on: the servers
-//     still had the hold, and the client relies on it again;
+//   - an ok extend renews every open level from its return on: the lock
+//     says it still had the hold, and the client relies on it again;
 //   - a release ends the innermost level's windows at its call.
 //
 // Releases with nothing open and extends of a closed lease are ignored.
 func leaseWindows(h history.History, end time.Duration) ([]LeaseWindow, int) {
 	byID, ids, unknown := leaseEvents(h)
-	clocks := clockCourses(h)
+	valid := leaseValidity(byID, ids, clockCourses(h))
 	var out []LeaseWindow
 	type level struct {
-		acq   *history.Op
-		spans []Span
+		acq     *history.Op
+		spans   []Span
+		vouched time.Duration
 	}
 	emit := func(l level, stop time.Duration) {
 		for _, s := range clipSpans(l.spans, 0, stop) {
 			w := LeaseWindow{Client: l.acq.Client, Key: l.acq.Key, Token: l.acq.Token, Fence: l.acq.Fence,
-				Read: l.acq.Mode == "read", Start: s.Start, End: s.End, Ended: EndExpired}
+				Read: l.acq.Mode == "read", Start: s.Start, End: s.End, Ended: EndExpired, Vouched: l.vouched}
 			switch {
 			case s.End == forever:
 				w.End, w.Ended = max(end, w.Start), EndOpen
@@ -263,21 +268,21 @@ func leaseWindows(h history.History, end time.Duration) ([]LeaseWindow, int) {
 		evs := byID[id]
 		slices.SortStableFunc(evs, func(a, b *history.Op) int { return cmp.Compare(eventAt(a), eventAt(b)) })
 		var open []level // innermost last
-		renew := func(at time.Duration, spans []Span, lapsedToo bool) {
+		renew := func(e *history.Op, lapsedToo bool) {
 			for i := range open {
-				if lapsedToo || covers(open[i].spans, at) {
-					open[i].spans = unionSpans(open[i].spans, spans)
+				if lapsedToo || covers(open[i].spans, e.Return) {
+					open[i].spans = unionSpans(open[i].spans, valid.spans[e])
+					open[i].vouched = max(open[i].vouched, valid.vouched[e])
 				}
 			}
 		}
 		for _, e := range evs {
 			switch {
 			case e.Kind == history.KindAcquire:
-				valid := clocks[id.client].entitled(e.Return, e.Deadline)
-				renew(e.Return, valid, false)
-				open = append(open, level{e, valid})
+				renew(e, false)
+				open = append(open, level{e, valid.spans[e], valid.vouched[e]})
 			case e.Kind == history.KindExtend:
-				renew(e.Return, clocks[id.client].entitled(e.Return, e.Deadline), true)
+				renew(e, true)
 			case e.Kind == history.KindRelease && len(open) > 0:
 				emit(open[len(open)-1], e.Call)
 				open = open[:len(open)-1]
