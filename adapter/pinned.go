@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 
 	"github.com/redis/go-redis/v9"
 
@@ -109,14 +110,18 @@ func nodeRedlockInfo(version string) lock.Info {
 // ioredis 5, pinned by its package-lock.json.
 func NodeLocksDir() string { return filepath.Join(Dir(), "node-locks") }
 
-// nodeLock is one npm library of adapter/node-locks at its pinned version.
+// nodeLock is one npm library of adapter/node-locks at its pinned versions.
 type nodeLock struct {
 	library, version, pkg string
-	argv                  []string // the script and its arguments, in NodeLocksDir
-	summary, weakness     string
-	source                string
-	like                  string
-	multiNode, watchdog   bool
+	// aliases are more versions of pkg, each installed under the npm alias
+	// pkg-<version> and named to the script after its arguments; the
+	// script runs them as it runs version.
+	aliases             []string
+	argv                []string // the script and its arguments, in NodeLocksDir
+	summary, weakness   string
+	source              string
+	like                string
+	multiNode, watchdog bool
 }
 
 var nodeLocks = []nodeLock{
@@ -124,12 +129,12 @@ var nodeLocks = []nodeLock{
 		summary:  "npm's redis-semaphore %s Mutex over ioredis 5.9.3: SET NX PX on one node, Lua compare-and-delete release, Lua refresh; a Node child per client",
 		weakness: "as setpx: one master, so a failover or a restart without fsync loses the key; no fencing; it reports no validity, so locksim computes it",
 		source:   "npm redis-semaphore %s (lib/RedisMutex.js, lib/mutex/*.js); adapter/node-locks/semaphore.js, pinned by package-lock.json",
-		like:     "setpx", watchdog: true},
+		like:     "setpx", watchdog: true, aliases: redisSemaphoreRefreshVersions},
 	{library: "redis-semaphore-redlock", version: "5.8.0", pkg: "redis-semaphore", argv: []string{"semaphore.js", "redlock"},
 		summary:  "npm's redis-semaphore %s RedlockMutex over ioredis 5.9.3: SET NX PX on every node, a quorum, with no validity or drift of its own; a Node child per client",
 		weakness: "as redlock, and its acquire never compares the time it took with the TTL, so an application that trusts it can enter on a spent lease",
 		source:   "npm redis-semaphore %s (lib/RedlockMutex.js, lib/redlockMutex/*.js); adapter/node-locks/semaphore.js, pinned by package-lock.json",
-		like:     "redlock", multiNode: true, watchdog: true},
+		like:     "redlock", multiNode: true, watchdog: true, aliases: redisSemaphoreRefreshVersions},
 	{library: "sesame-redlock", version: "1.4.0", pkg: "@sesamecare-oss/redlock", argv: []string{"sesame.js"},
 		summary:  "npm's @sesamecare-oss/redlock %s (a fork of redlock 5) over ioredis 5.9.3: Redlock on every node, one round per acquire; a Node child per client",
 		weakness: "as redlock: a node that restarts without its data or whose clock jumps gives a second client a majority; no fencing",
@@ -137,9 +142,18 @@ var nodeLocks = []nodeLock{
 		like:     "redlock", multiNode: true},
 }
 
+// redisSemaphoreRefreshVersions are the redis-semaphore versions either
+// side of its fix of swarthy/redis-semaphore #175 (PR #177): 5.3.0's
+// refresh script sets the key again when it finds it gone and answers
+// that the lock is still held; 5.3.1's refuses, and the library then
+// clears isAcquired and calls onLockLost. Both forms, Mutex and
+// RedlockMutex (on every node), run the script.
+var redisSemaphoreRefreshVersions = []string{"5.3.0", "5.3.1"}
+
 func init() {
 	for _, nl := range nodeLocks {
-		must(lock.RegisterPinned(lock.Pinned{Library: nl.library, Versions: []string{nl.version}, New: nl.info}))
+		versions := append(slices.Clone(nl.aliases), nl.version)
+		must(lock.RegisterPinned(lock.Pinned{Library: nl.library, Versions: versions, New: nl.info}))
 	}
 }
 
@@ -148,6 +162,11 @@ func (nl nodeLock) info(version string) lock.Info {
 	name := nl.library + "@" + version
 	d := NodeLocksDir()
 	argv := append([]string{Node, filepath.Join(d, nl.argv[0])}, nl.argv[1:]...)
+	pkg := nl.pkg
+	if slices.Contains(nl.aliases, version) {
+		pkg = nl.pkg + "-" + version
+		argv = append(argv, pkg)
+	}
 	cmd := Command{Argv: argv, Dir: d, Faketime: FaketimeWall}
 	return lock.Info{
 		Name:     name,
@@ -158,7 +177,7 @@ func (nl nodeLock) info(version string) lock.Info {
 		Like:     nl.like, Process: true, Peer: true, MultiNode: nl.multiNode, Expires: true, Extendable: true, Watchdog: nl.watchdog,
 		ClockFaults: faketimeMissing,
 		Unavailable: once(func() string {
-			if _, err := os.Stat(filepath.Join(d, "node_modules", nl.pkg)); err != nil {
+			if _, err := os.Stat(filepath.Join(d, "node_modules", pkg)); err != nil {
 				return name + ": its packages are not installed (run npm ci in " + d + ")"
 			}
 			return probe(name, exec.Command(Node, "--version"), "install Node.js")

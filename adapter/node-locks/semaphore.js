@@ -9,16 +9,21 @@
 // library prefixes the key with "mutex:". Its release answers nothing and
 // its refresh folds a node's error into a no, so the adapter reads the
 // nodes' replies to the library's scripts off the clients it hands it.
+//
+// A second argument names the installed package to run: an npm alias of
+// another version (redis-semaphore-5.3.0), redis-semaphore (5.8.0) when
+// left out.
 'use strict';
 
 const { connect, serve, version } = require('./serve');
-const { Mutex, RedlockMutex } = require('redis-semaphore');
 
 const kind = process.argv[2];
-if (kind !== 'mutex' && kind !== 'redlock') {
-  process.stderr.write('usage: semaphore.js mutex|redlock\n');
+const pkg = process.argv[3] || 'redis-semaphore';
+if ((kind !== 'mutex' && kind !== 'redlock') || !/^redis-semaphore(-[0-9]+\.[0-9]+\.[0-9]+)?$/.test(pkg) || process.argv.length > 4) {
+  process.stderr.write('usage: semaphore.js mutex|redlock [redis-semaphore[-VERSION]]\n');
   process.exit(2);
 }
+const { Mutex, RedlockMutex } = require(pkg);
 
 let clients = [];
 let options = {};
@@ -69,7 +74,7 @@ function hello(req) {
   const c = connect(kind === 'mutex' ? req.nodes.slice(0, 1) : req.nodes, options);
   clients = c.clients;
   seen = clients.map(observed);
-  return c.ready.then(() => ({ result: 'ok', name: kind === 'mutex' ? 'redis-semaphore' : 'redis-semaphore-redlock', version: version('redis-semaphore') }));
+  return c.ready.then(() => ({ result: 'ok', name: kind === 'mutex' ? 'redis-semaphore' : 'redis-semaphore-redlock', version: version(pkg) }));
 }
 
 function mutex(key, ttl) {
