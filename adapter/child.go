@@ -25,7 +25,8 @@ const replyGuard = 30 * time.Second
 
 // child is one running adapter process: requests go out on its stdin one at
 // a time, a reader goroutine hands each reply line to the request waiting
-// for its id and drops replies nobody waits for any more.
+// for its id and drops replies nobody waits for any more, and hands each
+// event line (reply.Event) to event as it comes.
 type child struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -40,6 +41,10 @@ type child struct {
 	readErr error         // why the reader ended early, set before done closes
 	waited  chan struct{} // closed when cmd.Wait returned
 	stderr  *tailBuffer
+	// event takes an event line; an error is a breach of the protocol,
+	// which fails the request in flight, or else the next one (breaches).
+	event    func(reply) error
+	breaches chan error
 
 	closeOnce sync.Once
 }
@@ -47,8 +52,9 @@ type child struct {
 // startChild runs argv with the environment env, in its own process group, to die
 // with locksim (Pdeathsig) and never to see the terminal's Ctrl-C itself:
 // locksim ends it, and every process it started (tree.go). exited, if not
-// nil, runs once the child is reaped.
-func startChild(argv []string, env []string, dir string, exited func(pid int)) (*child, error) {
+// nil, runs once the child is reaped; event takes the child's event lines,
+// on the reader goroutine, in the order the child wrote them.
+func startChild(argv []string, env []string, dir string, exited func(pid int), event func(reply) error) (*child, error) {
 	becomeSubreaper()
 	mark := newTreeMark()
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -64,7 +70,7 @@ func startChild(argv []string, env []string, dir string, exited func(pid int)) (
 		return nil, err
 	}
 	c := &child{cmd: cmd, stdin: stdin, stdout: stdout, name: strings.Join(argv, " "), replies: make(chan reply, 1),
-		done: make(chan struct{}), waited: make(chan struct{}), stderr: &tailBuffer{max: 2048}}
+		done: make(chan struct{}), waited: make(chan struct{}), stderr: &tailBuffer{max: 2048}, event: event, breaches: make(chan error, 1)}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", c.name, err)
@@ -103,6 +109,18 @@ func (c *child) read(stdout io.Reader) {
 		var r reply
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			r = reply{ID: -1, Result: resultError, Error: fmt.Sprintf("bad reply line %q: %v", trim(sc.Text()), err)}
+		} else if r.Event != "" {
+			err := fmt.Errorf("event %q without a taker", r.Event)
+			if c.event != nil {
+				err = c.event(r)
+			}
+			if err != nil {
+				select {
+				case c.breaches <- fmt.Errorf("bad event line %q: %w", trim(sc.Text()), err):
+				default: // one untold breach is enough to fail the next request
+				}
+			}
+			continue
 		}
 		select {
 		case c.replies <- r:
@@ -141,6 +159,8 @@ func (c *child) call(ctx context.Context, req request) (reply, error) {
 	defer guard.Stop()
 	for {
 		select {
+		case err := <-c.breaches:
+			return reply{}, fmt.Errorf("%s: %w", c.name, err)
 		case r := <-c.replies:
 			if r.ID == -1 {
 				return reply{}, fmt.Errorf("%s: %s", c.name, r.Error)
@@ -150,6 +170,12 @@ func (c *child) call(ctx context.Context, req request) (reply, error) {
 			}
 			if r.ID != req.ID {
 				continue // a late reply to an abandoned request
+			}
+			// a bad event written before the reply fails it
+			select {
+			case err := <-c.breaches:
+				return reply{}, fmt.Errorf("%s: %w", c.name, err)
+			default:
 			}
 			return r, nil
 		case <-c.done:

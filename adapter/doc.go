@@ -39,6 +39,20 @@
 // instead of reading the lease's deadline (lock.Checker). The child exits
 // when its stdin closes.
 //
+// A child whose library extends its locks on its own timers reports each
+// extension, unasked, as an event line without an id:
+//
+//	<- {"event":"extended","token":"9c4e...","result":"ok","validity_ms":1004.2,"sent_ms":504.8}
+//
+// result ok: the key was extended, and validity_ms is the lease's new end,
+// counted as the acquire reply's is (from the moment the child read the
+// acquire request that made the token, by the child's clock); sent_ms, if
+// given, is when the extension was sent, from the same moment. refused:
+// the library found the lock gone; error: the outcome is unknown; neither
+// extends anything. The lease follows the event and the history records
+// it as an extend (lock.Renewal); an event that breaks these rules fails
+// the request in flight, or the next one.
+//
 // The bundled adapters' children run with libfaketime preloaded, and
 // every jump, rate change and reset of the client's clock rewrites the
 // child's spec file (faketime.go), so client clock faults reach the

@@ -2,8 +2,11 @@ package adapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -23,6 +26,24 @@ type locker struct {
 	// checks: the child answers "check" with its library's own validity
 	// check (its hello said so)
 	checks bool
+
+	mu   sync.Mutex
+	held map[string]held // token -> a lease acquired and not yet released
+	// early are the last event lines for tokens not held: the reader may
+	// take an event before Acquire has taken the reply that made its
+	// token, which then applies them; those of released leases are dropped
+	// as newer ones come.
+	early []reply
+}
+
+// maxEarly bounds the event lines kept for tokens not held.
+const maxEarly = 16
+
+// held is a lease the child granted, with the client-clock instant its
+// acquire was sent: the origin locksim counts the child's validities from.
+type held struct {
+	le    *lock.Lease
+	start time.Time
 }
 
 var (
@@ -53,12 +74,13 @@ func newLocker(name string, cmd Command, nodes []redis.UniversalClient, o lock.O
 		exited = removeFaketimeShm
 	}
 	env := append(childEnv(os.Environ(), clock, cmd.Faketime), "PYTHONUNBUFFERED=1")
-	c, err := startChild(cmd.Argv, env, cmd.Dir, exited)
+	l := &locker{name: name, clock: clock, o: o, held: map[string]held{}}
+	c, err := startChild(cmd.Argv, env, cmd.Dir, exited, l.event)
 	if err != nil {
 		clock.close()
 		return nil, fmt.Errorf("%s: %w: %w", name, lock.ErrNoStart, err)
 	}
-	l := &locker{name: name, c: c, clock: clock, o: o}
+	l.c = c
 	hello := request{Op: "hello", Owner: o.Owner, Nodes: addrs, Cluster: cluster, Options: &helloOptions{
 		TTLms: o.TTL.Milliseconds(), Drift: o.Drift, RetryDelayMs: o.Retry.Interval.Milliseconds(),
 		NodeTimeoutMs: o.NodeTimeout.Milliseconds(),
@@ -104,6 +126,17 @@ func (l *locker) Acquire(ctx context.Context, key string) (*lock.Lease, error) {
 			return nil, fmt.Errorf("%s: acquire %s: ok without a token", l.name, key)
 		}
 		le := lock.NewLease(key, r.Token, lock.Exclusive, start, l.validity(r, start))
+		l.mu.Lock()
+		h := held{le: le, start: start}
+		l.held[r.Token] = h
+		l.early = slices.DeleteFunc(l.early, func(e reply) bool {
+			if e.Token != r.Token {
+				return false
+			}
+			l.extended(h, e)
+			return true
+		})
+		l.mu.Unlock()
 		if l.o.Watchdog {
 			// only designs whose Info says Watchdog get the option: locksim
 			// renews through the child's extend, as an application would
@@ -135,6 +168,11 @@ func (l *locker) validity(r reply, start time.Time) time.Duration {
 
 func (l *locker) Release(ctx context.Context, le *lock.Lease) error {
 	le.StopWatchdog()
+	// the holder stops relying on the lease as it calls release: an
+	// extension the child reports from now on extends nothing of it
+	l.mu.Lock()
+	delete(l.held, le.Token)
+	l.mu.Unlock()
 	if err := l.o.Hook(ctx, lock.Event{Point: vocab.PointBeforeReleaseCommand, Key: le.Key, Lease: le}); err != nil {
 		return err
 	}
@@ -150,6 +188,64 @@ func (l *locker) Extend(ctx context.Context, le *lock.Lease) error {
 	}
 	le.Renew(start, l.validity(r, start))
 	return nil
+}
+
+// event takes the child's event lines (protocol.go): an extension its
+// library made on its own (eventExtended) renews the lease it names, from
+// the acquire's start, and goes to Options.Renewed. One for a token the
+// client does not hold waits for its acquire (early); a released lease's
+// is never applied.
+func (l *locker) event(e reply) error {
+	switch {
+	case e.Event != eventExtended:
+		return fmt.Errorf("unknown event (the protocol's events: %s)", eventExtended)
+	case e.Token == "":
+		return errors.New("extended without the token it extended")
+	case e.Result == resultOK && e.ValidityMs == nil:
+		return errors.New("extended ok without validity_ms, the new end of the lease")
+	case e.Result != resultOK && e.Result != resultRefused && e.Result != resultError:
+		return fmt.Errorf("extended with result %q (ok, refused or error)", e.Result)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h, ok := l.held[e.Token]
+	if !ok {
+		if len(l.early) == maxEarly {
+			l.early = slices.Delete(l.early, 0, 1)
+		}
+		l.early = append(l.early, e)
+		return nil
+	}
+	l.extended(h, e)
+	return nil
+}
+
+// extended applies an extended event (checked) to the lease h, with l.mu
+// held, so that a lease's events apply in the order the child wrote them.
+func (l *locker) extended(h held, e reply) {
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	r := lock.Renewal{Lease: h.le}
+	if e.SentMs != nil {
+		r.Sent = h.start.Add(ms(*e.SentMs))
+	}
+	switch e.Result {
+	case resultOK:
+		// a validity already spent is the smallest one: 0 would mean
+		// the lock never expires
+		v := max(ms(*e.ValidityMs), time.Nanosecond)
+		h.le.Renew(h.start, v)
+		r.Deadline = h.start.Add(v)
+		if !r.Sent.IsZero() {
+			r.TTL = max(r.Deadline.Sub(r.Sent), time.Nanosecond)
+		}
+	case resultRefused:
+		r.Err = fmt.Errorf("%s: the library's own extension: %w: %s", l.name, lock.ErrNotHeld, e.Error)
+	default:
+		r.Err = fmt.Errorf("%s: the library's own extension: %s", l.name, e.Error)
+	}
+	if l.o.Renewed != nil {
+		l.o.Renewed(r)
+	}
 }
 
 // StillValid asks the child's library whether le may still be acted on,

@@ -180,7 +180,7 @@ func wildOwn(corpus []*scenarios.Scenario) []string {
 // familiesUnasserted are the pinned libraries whose catalogue runs differ
 // from what they inherit from their Like, with the reason.
 var familiesUnasserted = map[string]string{
-	"rueidislock": "the library extends its key on its own timers, unseen by the history, so its runs differ from setpx's expectations in three scenarios (delayed-write, gc-pause-before-check, watchdog-long-hold-no-watchdog; [scenarios/wild/README.md](../scenarios/wild/README.md#rueidislock-and-the-catalogue))",
+	"rueidislock": "the library extends its key on its own timers while the holder's process runs, which setpx (its Like, whose expectations it inherits) does not, so delayed-write and watchdog-long-hold-no-watchdog are safe, their moment never reached, where setpx's are unsafe; and its check asks the library's context, which a process frozen past its TTL still finds alive when it wakes, so gc-pause-before-check can be unsafe at v1.0.71 ([scenarios/wild/README.md](../scenarios/wild/README.md#rueidislock-and-the-catalogue))",
 }
 
 const notReplayed = `

@@ -2,6 +2,7 @@ package lock
 
 import (
 	"context"
+	"time"
 
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/vocab"
@@ -31,3 +32,25 @@ type Event struct {
 type Hook func(ctx context.Context, ev Event) error
 
 func noHook(context.Context, Event) error { return nil }
+
+// Renewal is one renewal that a design's lock library made on its own
+// timers, which the client never asked for: a process design's child
+// reports each one after the fact (package adapter's "extended" event).
+// Since it is told after the fact, it is no point: no fault fires at it
+// and no pause holds it (Options.Renewed, not the hook, receives it).
+type Renewal struct {
+	Lease *Lease
+	// Sent is no later than when the library sent the renewal, by the
+	// client's clock; the zero time when it is not known.
+	Sent time.Time
+	// Err is nil when the renewal extended the lock: Deadline is then the
+	// new end of the lease's validity by the client's clock, and the
+	// lease's window already reads so (Lease.Renew). ErrNotHeld: the
+	// library found the lock gone; another error: its outcome is unknown.
+	// A renewal that did not extend the lock leaves the lease as it was.
+	Err      error
+	Deadline time.Time
+	// TTL is the expiry the renewal set on the nodes, by their clocks; 0
+	// when it is not known.
+	TTL time.Duration
+}

@@ -41,6 +41,9 @@ type Options struct {
 	Wait  Wait
 	Clock Clock
 	Hook  Hook
+	// Renewed is told of each renewal a design's lock library made on its
+	// own timers, out of the client's reach (Renewal) [nothing].
+	Renewed func(Renewal)
 	// Seed seeds the design's own random choices (retry jitter); 0 keeps a
 	// fixed default so runs stay reproducible.
 	Seed uint64
@@ -82,6 +85,9 @@ func (o Options) Defaulted() Options {
 	}
 	if o.Hook == nil {
 		o.Hook = noHook
+	}
+	if o.Renewed == nil {
+		o.Renewed = func(Renewal) {}
 	}
 	return o
 }

@@ -62,7 +62,7 @@ func newClient(id int, w *World, sched *schedule) (*Client, error) {
 		w.rec.Add(Op{Kind: KindClock, Client: id, Call: at, Return: at, Outcome: OK, Reading: reading, Rate: rate})
 	}
 	o := cfg.Options
-	o.Clock, o.Hook = c.Clock, c.hook
+	o.Clock, o.Hook, o.Renewed = c.Clock, c.hook, c.renewed
 	o.Owner = fmt.Sprintf("client-%d", id)
 	o.Seed = cfg.Seed*1000 + uint64(id)
 	n := 0
@@ -124,6 +124,38 @@ func (c *Client) hook(ctx context.Context, ev lock.Event) error {
 		c.mu.Unlock()
 	}
 	return nil
+}
+
+// renewed records a renewal the design's library made on its own timers
+// (lock.Renewal) as an extend, as the watchdog's renewals are: the lease's
+// deadline, a reading of the client's clock, follows it when it extended
+// the lock. It passes no gate and reaches no point: the renewal is over
+// when the client hears of it. Its call is when it was sent, as far as the
+// report says (else when it was heard of); its return, when it was heard
+// of.
+func (c *Client) renewed(r lock.Renewal) {
+	now := c.w.rec.Now()
+	call := now
+	if !r.Sent.IsZero() {
+		if ago := c.Clock.Now().Sub(r.Sent); ago > 0 {
+			call = max(now-c.Clock.TrueDuration(ago), 0)
+		}
+	}
+	op := Op{Kind: KindExtend, Client: c.ID, Key: r.Lease.Key, Mode: r.Lease.Mode.String(), Token: r.Lease.Token,
+		Call: call, Return: now, Outcome: OK}
+	switch {
+	case r.Err == nil:
+		op.Deadline = c.Clock.Reading(r.Deadline)
+		op.TTL = r.TTL
+		if op.TTL <= 0 {
+			op.TTL = c.ttl(r.Lease)
+		}
+	case errors.Is(r.Err, lock.ErrNotHeld):
+		op.Outcome, op.Err = Fail, r.Err.Error()
+	default:
+		op.Outcome, op.Err = Unknown, r.Err.Error()
+	}
+	c.w.rec.Add(op)
 }
 
 // takeWait ends the wait for the unlock message in progress, if any, and
