@@ -22,8 +22,25 @@ import (
 // same as the run; summary.md, verdict.json and the command line all print
 // what it returns.
 func Warnings(h history.History, clients int) []string {
+	return warnings(h, clients, nil)
+}
+
+// CheckWithWarnings is Check and Warnings of one history, reading its
+// View once for both and computing the warnings beside the check.
+func CheckWithWarnings(h history.History, cfg Config, clients int) (Result, []string) {
+	began := time.Now()
+	v := Read(h)
+	ws := make(chan []string, 1)
+	go func() { ws <- warnings(h, clients, &v) }()
+	r := check(h, cfg, v, began)
+	return r, <-ws
+}
+
+// warnings is Warnings with h's View when the caller has read it (nil:
+// warnings reads what it needs).
+func warnings(h history.History, clients int, v *View) []string {
 	errs, atEnd := faultWarnings(h)
-	return append(append(errs, coverage(h, clients)...), atEnd...)
+	return append(append(errs, coverage(h, clients, v)...), atEnd...)
 }
 
 // faultWarnings: the harness's errors on fault records, and the faults the
@@ -58,22 +75,30 @@ func faultWarnings(h history.History) (errs, atEnd []string) {
 // others did. Each names the attempts and their outcomes, the most
 // frequent error, and the faults that were on during every one of the
 // failed attempts. A client that never reached its first acquire is
-// counted too when clients says it exists.
-func coverage(h history.History, clients int) []string {
-	type tally struct {
-		attempts, ok, refused, unknown int
-		errs                           map[string]int
-		failed                         []*history.Op
+// counted too when clients says it exists. v is h's View, nil when it
+// is still to be read.
+//
+// A history may name a million clients, most of them once: a client costs
+// its tally and its line, its errors and failed attempts are kept only
+// when there are some and faults to cover them, and a client the history
+// never names costs only its line.
+func coverage(h history.History, clients int, v *View) []string {
+	var faults []FaultWindow
+	if v != nil {
+		faults = v.Faults
+	} else {
+		faults = faultWindows(h)
 	}
 	byClient := map[int]*tally{}
 	get := func(c int) *tally {
-		if byClient[c] == nil {
-			byClient[c] = &tally{errs: map[string]int{}}
+		t := byClient[c]
+		if t == nil {
+			t = &tally{}
+			byClient[c] = t
 		}
-		return byClient[c]
+		return t
 	}
 	var all tally
-	all.errs = map[string]int{}
 	// An attempt its client's crash cut short is the scenario's doing,
 	// not the lock failing: it is not counted, and a client whose only
 	// attempts ended so is not said to have never acquired.
@@ -103,19 +128,28 @@ func coverage(h history.History, clients int) []string {
 				x.unknown++
 			}
 			if op.Err != "" {
+				if x.errs == nil {
+					x.errs = map[string]int{}
+				}
 				x.errs[errTail(op.Err)]++
 			}
-			x.failed = append(x.failed, op)
+			if len(faults) > 0 {
+				x.failed = append(x.failed, op)
+			}
 		}
 	}
+	// absent counts the clients below clients that the history never
+	// names: each is a client that never tried.
+	absent := 0
 	for c := range clients {
-		get(c)
+		if byClient[c] == nil {
+			absent++
+		}
 	}
-	if len(byClient) == 0 {
+	named := len(byClient) + absent
+	if named == 0 {
 		return nil
 	}
-	v := Read(h)
-	faults := v.Faults
 	// what says how the attempts in t went and which faults covered them.
 	what := func(t *tally) string {
 		s := fmt.Sprintf("%s: %s", plural(t.attempts, "attempt"), outcomes(t.refused, t.unknown))
@@ -139,6 +173,56 @@ func coverage(h history.History, clients int) []string {
 			s += " (is a fault making every acquire fail, e.g. a delay longer than node_timeout?)"
 		}
 		return []string{s}
+	}
+	out := faultCoverage(h, faults, v)
+	next := 0 // the next client below clients to say never tried, unless named
+	neverTried := func(c int) {
+		out = append(out, fmt.Sprintf("client %d never tried to acquire the lock: the run tested %s", c, others(named-1)))
+	}
+	for _, c := range slices.Sorted(maps.Keys(byClient)) {
+		for ; next < min(c, clients); next++ {
+			if byClient[next] == nil {
+				neverTried(next)
+			}
+		}
+		t := byClient[c]
+		switch {
+		case t.ok > 0, t.attempts == 0 && crashed[c]:
+		case t.attempts == 0:
+			neverTried(c)
+		default:
+			out = append(out, fmt.Sprintf("client %d never acquired the lock (%s): the run tested %s", c, what(t), others(named-1)))
+		}
+	}
+	for ; next < clients; next++ {
+		if byClient[next] == nil {
+			neverTried(next)
+		}
+	}
+	return out
+}
+
+// tally is how a client's (or all clients') acquire attempts went: errs
+// counts their errors by reason (nil: none), failed lists the failed
+// ones when there are faults to cover them.
+type tally struct {
+	attempts, ok, refused, unknown int
+	errs                           map[string]int
+	failed                         []*history.Op
+}
+
+// faultCoverage says of each fault under which nobody got the lock: every
+// attempt made while it was on failed, and no lease window overlapped it
+// (so the failures were not a holder's doing). v is h's View, nil when it
+// is still to be read.
+func faultCoverage(h history.History, faults []FaultWindow, v *View) []string {
+	if len(faults) == 0 {
+		return nil
+	}
+	if v == nil {
+		var leases []LeaseWindow
+		leases, _ = leaseWindows(h, historyEnd(h))
+		v = &View{Leases: leases}
 	}
 	var out []string
 	// The clients' acquires and the lease windows, by start, each with its
@@ -218,16 +302,6 @@ func coverage(h history.History, clients int) []string {
 			s += " (is the delay longer than node_timeout?)"
 		}
 		out = append(out, s)
-	}
-	for _, c := range slices.Sorted(maps.Keys(byClient)) {
-		t := byClient[c]
-		switch {
-		case t.ok > 0, t.attempts == 0 && crashed[c]:
-		case t.attempts == 0:
-			out = append(out, fmt.Sprintf("client %d never tried to acquire the lock: the run tested %s", c, others(len(byClient)-1)))
-		default:
-			out = append(out, fmt.Sprintf("client %d never acquired the lock (%s): the run tested %s", c, what(t), others(len(byClient)-1)))
-		}
 	}
 	return out
 }

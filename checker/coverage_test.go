@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/locksim/locksim/checker/histgen"
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/vocab"
 )
@@ -116,4 +117,25 @@ func TestWarningsHarnessErrorsAndFaultsAtTheEnd(t *testing.T) {
 		"fault 1 still on at the run's end (900ms), before its own end: failover 0 (at 100ms); only the liveness probe saw what followed its heal",
 		"fault 3 still on at the run's end (900ms), before its own end: pause-client 0 (at 500ms); only the liveness probe saw what followed its heal",
 	}, Warnings(h, 1))
+}
+
+// CheckWithWarnings says what Check and Warnings say apart, on histories
+// with faults and without, many clients or few, and a saved client count
+// above the clients the history names.
+func TestCheckWithWarningsAgrees(t *testing.T) {
+	for name, h := range map[string]history.History{
+		"realistic":        realisticHistory(3, 20_000, 8, -1),
+		"realistic-unsafe": realisticHistory(3, 20_000, 8, 300),
+		"many-clients":     histgen.ManyClients(2, 20_000, 5000, -1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, clients := range []int{0, 5000, 6000} {
+				want, wantWarnings := Check(h, Config{}), Warnings(h, clients)
+				got, gotWarnings := CheckWithWarnings(h, Config{}, clients)
+				assert.Equal(t, want.Verdict, got.Verdict)
+				assert.Equal(t, want.Checks, got.Checks)
+				assert.Equal(t, wantWarnings, gotWarnings)
+			}
+		})
+	}
 }
