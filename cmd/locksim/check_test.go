@@ -171,3 +171,22 @@ func TestAggregateWarnings(t *testing.T) {
 	assert.Equal(t, want, got)
 	assert.Equal(t, ws[:3], aggregateWarnings(ws[:3]))
 }
+
+// TestPerClientWarning: only "client <n> " followed by a per-client kind
+// is a warning about one client.
+func TestPerClientWarning(t *testing.T) {
+	for w, want := range map[string][2]string{
+		"client 12 never acquired the lock (1 attempt: all 1 failed): the run tested x": {"12", "never acquired the lock"},
+		"client 0 never tried to acquire the lock: the run tested x":                    {"0", "never tried to acquire the lock"},
+		"client x never tried to acquire the lock":                                      {},
+		"client  never tried to acquire the lock":                                       {},
+		"client 3never tried to acquire the lock":                                       {},
+		"client 3 was starved":                                                          {},
+		"no acquire succeeded while fault 1 was on":                                     {},
+		"client 7": {},
+	} {
+		client, kind, ok := perClientWarning(w)
+		assert.Equal(t, want[0] != "", ok, w)
+		assert.Equal(t, want, [2]string{client, kind}, w)
+	}
+}
