@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/locksim/locksim/run"
+	"github.com/locksim/locksim/sim"
 )
 
 func checkCmd() *cobra.Command {
@@ -43,6 +44,12 @@ have (a million fit 1 GiB): checking needs no goroutine per client.`,
 				// keeps it near its size, where main's pace for runs
 				// would let it grow to several times that.
 				debug.SetGCPercent(100)
+			}
+			if os.Getenv("GOMEMLIMIT") == "" {
+				// What ReadDir admits fits the memory budget; near it
+				// the collector works harder rather than let garbage
+				// take the machine's memory.
+				debug.SetMemoryLimit(sim.HistoryLimit().Bytes)
 			}
 			dir := args[0]
 			saved, err := run.ReadDir(cmd.Context(), dir)
