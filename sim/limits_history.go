@@ -2,10 +2,10 @@ package sim
 
 import "fmt"
 
-// bytesPerCheckedClient is what checking a history costs per client it
-// names, beside the client's operations: its tally and its warning in the
-// coverage report. Measured at about 300 bytes per client (a history of a
-// million clients, docs/results.md); doubled for room.
+// bytesPerCheckedClient is what checking a history costs per client,
+// beside the client's operations: its tally and its warning line. A
+// million clients measured about 350 bytes allocated each
+// (docs/results.md); the rest is room.
 const bytesPerCheckedClient = 1 << 10
 
 // HistoryLimits are the most a saved history may hold for locksim check to
