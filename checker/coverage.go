@@ -89,31 +89,23 @@ func coverage(h history.History, clients int, v *View) []string {
 	} else {
 		faults = faultWindows(h)
 	}
-	byClient := map[int]*tally{}
-	get := func(c int) *tally {
-		t := byClient[c]
-		if t == nil {
-			t = &tally{}
-			byClient[c] = t
-		}
-		return t
-	}
+	byClient := newClientTallies(h)
 	var all tally
 	// An attempt its client's crash cut short is the scenario's doing,
 	// not the lock failing: it is not counted, and a client whose only
 	// attempts ended so is not said to have never acquired.
-	crashed := map[int]bool{}
+	crashed := false
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if op.Client == history.NoClient || op.Client < 0 {
 			continue
 		}
-		t := get(op.Client)
+		t := byClient.get(op.Client)
 		if op.Kind != history.KindAcquire {
 			continue
 		}
 		if crashEnded(op) {
-			crashed[op.Client] = true
+			t.crashed, crashed = true, true
 			continue
 		}
 		for _, x := range []*tally{t, &all} {
@@ -142,11 +134,11 @@ func coverage(h history.History, clients int, v *View) []string {
 	// names: each is a client that never tried.
 	absent := 0
 	for c := range clients {
-		if byClient[c] == nil {
+		if byClient.lookup(c) == nil {
 			absent++
 		}
 	}
-	named := len(byClient) + absent
+	named := byClient.named + absent
 	if named == 0 {
 		return nil
 	}
@@ -163,7 +155,7 @@ func coverage(h history.History, clients int, v *View) []string {
 	}
 	if all.ok == 0 {
 		switch {
-		case all.attempts == 0 && len(crashed) > 0:
+		case all.attempts == 0 && crashed:
 			return nil // every attempt ended in its client's crash
 		case all.attempts == 0:
 			return []string{"no client made an acquire attempt: the run tested nothing"}
@@ -179,23 +171,22 @@ func coverage(h history.History, clients int, v *View) []string {
 	neverTried := func(c int) {
 		out = append(out, fmt.Sprintf("client %d never tried to acquire the lock: the run tested %s", c, others(named-1)))
 	}
-	for _, c := range slices.Sorted(maps.Keys(byClient)) {
+	byClient.each(func(c int, t *tally) {
 		for ; next < min(c, clients); next++ {
-			if byClient[next] == nil {
+			if byClient.lookup(next) == nil {
 				neverTried(next)
 			}
 		}
-		t := byClient[c]
 		switch {
-		case t.ok > 0, t.attempts == 0 && crashed[c]:
+		case t.ok > 0, t.attempts == 0 && t.crashed:
 		case t.attempts == 0:
 			neverTried(c)
 		default:
 			out = append(out, fmt.Sprintf("client %d never acquired the lock (%s): the run tested %s", c, what(t), others(named-1)))
 		}
-	}
+	})
 	for ; next < clients; next++ {
-		if byClient[next] == nil {
+		if byClient.lookup(next) == nil {
 			neverTried(next)
 		}
 	}
@@ -204,11 +195,77 @@ func coverage(h history.History, clients int, v *View) []string {
 
 // tally is how a client's (or all clients') acquire attempts went: errs
 // counts their errors by reason (nil: none), failed lists the failed
-// ones when there are faults to cover them.
+// ones when there are faults to cover them; crashed, that an attempt
+// ended in the client's crash; named, that the history names the client.
 type tally struct {
 	attempts, ok, refused, unknown int
 	errs                           map[string]int
 	failed                         []*history.Op
+	crashed, named                 bool
+}
+
+// clientTallies are the tallies of the clients a history names, indexed
+// by client when the largest index is within twice the history's
+// operations (a slice no larger than the history's own order), else in a
+// map: a history of a million clients costs no hashing per operation,
+// and one naming client 1<<40 no slice of that size.
+type clientTallies struct {
+	dense  []tally
+	sparse map[int]*tally
+	named  int
+}
+
+func newClientTallies(h history.History) *clientTallies {
+	most := -1
+	for i := range h.Ops {
+		most = max(most, h.Ops[i].Client)
+	}
+	if most < 2*len(h.Ops)+1024 {
+		return &clientTallies{dense: make([]tally, most+1)}
+	}
+	return &clientTallies{sparse: map[int]*tally{}}
+}
+
+// get is client c's tally (c >= 0), which the history names.
+func (ts *clientTallies) get(c int) *tally {
+	var t *tally
+	if ts.sparse == nil {
+		t = &ts.dense[c]
+	} else if t = ts.sparse[c]; t == nil {
+		t = &tally{}
+		ts.sparse[c] = t
+	}
+	if !t.named {
+		t.named = true
+		ts.named++
+	}
+	return t
+}
+
+// lookup is client c's tally, nil when the history does not name c.
+func (ts *clientTallies) lookup(c int) *tally {
+	if ts.sparse != nil {
+		return ts.sparse[c]
+	}
+	if c < len(ts.dense) && ts.dense[c].named {
+		return &ts.dense[c]
+	}
+	return nil
+}
+
+// each calls f with every named client's tally, by client.
+func (ts *clientTallies) each(f func(c int, t *tally)) {
+	if ts.sparse != nil {
+		for _, c := range slices.Sorted(maps.Keys(ts.sparse)) {
+			f(c, ts.sparse[c])
+		}
+		return
+	}
+	for c := range ts.dense {
+		if ts.dense[c].named {
+			f(c, &ts.dense[c])
+		}
+	}
 }
 
 // faultCoverage says of each fault under which nobody got the lock: every

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -138,4 +139,29 @@ func TestCheckWithWarningsAgrees(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Clients far apart (an index beyond twice the history's length) are
+// tallied in a map rather than a slice of that size, and warned about as
+// densely numbered clients are: by client, the clients the run had but
+// the history never names among them, a crashed client's cut attempt not
+// counted.
+func TestWarningsSparseClients(t *testing.T) {
+	far := 1 << 40
+	h := history.History{Ops: []history.Op{
+		{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 0, Return: 1, Outcome: history.OK, Token: "t0"},
+		{Kind: history.KindAcquire, Client: far, Key: "k", Call: 1, Return: 2, Outcome: history.Fail, Reason: history.ReasonRefused},
+		{Kind: history.KindAcquire, Client: 7, Key: "k", Call: 1, Return: 3, Outcome: history.Unknown, Err: "x: client crashed"},
+		{Kind: history.KindRelease, Client: 0, Key: "k", Call: 4, Return: 5, Outcome: history.OK, Token: "t0"},
+	}}
+	got := Warnings(h, 3)
+	want := []string{
+		"client 1 never tried to acquire the lock: the run tested only the other clients' cycles",
+		"client 2 never tried to acquire the lock: the run tested only the other clients' cycles",
+		fmt.Sprintf("client %d never acquired the lock (1 attempt: all 1 failed): the run tested only the other clients' cycles", far),
+	}
+	assert.Equal(t, want, got)
+	h.Ops[1].Client = 9 // within reach: the slice
+	want[2] = "client 9 never acquired the lock (1 attempt: all 1 failed): the run tested only the other clients' cycles"
+	assert.Equal(t, want, Warnings(h, 3))
 }
