@@ -31,7 +31,8 @@ its scenario, 2 when DIR is not a run directory or holds more than this
 machine can check (more clients, operations or bytes than fit its memory
 budget: half of what is available), 3 when the check exceeded --timeout
 or was interrupted. A history may name far more clients than a run may
-have (a million fit 1 GiB): checking needs no goroutine per client.`,
+have (a million when 2 GB are available): checking needs no goroutine
+per client.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
