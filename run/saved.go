@@ -42,8 +42,9 @@ func bad(err error) error { return &BadDirError{err} }
 // count and every client the history names within the checking bound
 // (derived from memory, not run's bound of a goroutine per client), the
 // history no larger than this machine's memory budget for a run, with no
-// more operations than fit it. Bad input is a *BadDirError naming the file and the limit;
-// an interruption (ctx) while reading is any other error.
+// more operations than fit it. Bad input is a *BadDirError naming the
+// file and the limit; an interruption (ctx) while reading is any other
+// error.
 func ReadDir(ctx context.Context, dir string) (Saved, error) {
 	vpath := filepath.Join(dir, report.FileVerdict)
 	if err := regfile.Check(vpath); err != nil {
