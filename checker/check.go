@@ -14,7 +14,11 @@ import (
 // timeout), so a history.jsonl re-checked offline gets the same verdict.
 func Check(h history.History, cfg Config) Result {
 	began := time.Now()
-	v := Read(h)
+	return check(h, cfg, Read(h), began)
+}
+
+// check is Check over h's View v, read since began.
+func check(h history.History, cfg Config, v View, began time.Time) Result {
 	fi := faultIndex(v.Faults)
 
 	log, err := resourceOps(h, cfg)

@@ -22,8 +22,25 @@ import (
 // same as the run; summary.md, verdict.json and the command line all print
 // what it returns.
 func Warnings(h history.History, clients int) []string {
+	return warnings(h, clients, nil)
+}
+
+// CheckWithWarnings is Check and Warnings of one history, reading its
+// View once for both and computing the warnings beside the check.
+func CheckWithWarnings(h history.History, cfg Config, clients int) (Result, []string) {
+	began := time.Now()
+	v := Read(h)
+	ws := make(chan []string, 1)
+	go func() { ws <- warnings(h, clients, &v) }()
+	r := check(h, cfg, v, began)
+	return r, <-ws
+}
+
+// warnings is Warnings with h's View when the caller has read it (nil:
+// warnings reads what it needs).
+func warnings(h history.History, clients int, v *View) []string {
 	errs, atEnd := faultWarnings(h)
-	return append(append(errs, coverage(h, clients)...), atEnd...)
+	return append(append(errs, coverage(h, clients, v)...), atEnd...)
 }
 
 // faultWarnings: the harness's errors on fault records, and the faults the
@@ -58,37 +75,37 @@ func faultWarnings(h history.History) (errs, atEnd []string) {
 // others did. Each names the attempts and their outcomes, the most
 // frequent error, and the faults that were on during every one of the
 // failed attempts. A client that never reached its first acquire is
-// counted too when clients says it exists.
-func coverage(h history.History, clients int) []string {
-	type tally struct {
-		attempts, ok, refused, unknown int
-		errs                           map[string]int
-		failed                         []*history.Op
+// counted too when clients says it exists. v is h's View, nil when it
+// is still to be read.
+//
+// A history may name a million clients, most of them once: a client costs
+// its tally and its line, its errors and failed attempts are kept only
+// when there are some and faults to cover them, and a client the history
+// never names costs only its line.
+func coverage(h history.History, clients int, v *View) []string {
+	var faults []FaultWindow
+	if v != nil {
+		faults = v.Faults
+	} else {
+		faults = faultWindows(h)
 	}
-	byClient := map[int]*tally{}
-	get := func(c int) *tally {
-		if byClient[c] == nil {
-			byClient[c] = &tally{errs: map[string]int{}}
-		}
-		return byClient[c]
-	}
+	byClient := newClientTallies(h)
 	var all tally
-	all.errs = map[string]int{}
 	// An attempt its client's crash cut short is the scenario's doing,
 	// not the lock failing: it is not counted, and a client whose only
 	// attempts ended so is not said to have never acquired.
-	crashed := map[int]bool{}
+	crashed := false
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if op.Client == history.NoClient || op.Client < 0 {
 			continue
 		}
-		t := get(op.Client)
+		t := byClient.get(op.Client)
 		if op.Kind != history.KindAcquire {
 			continue
 		}
 		if crashEnded(op) {
-			crashed[op.Client] = true
+			t.crashed, crashed = true, true
 			continue
 		}
 		for _, x := range []*tally{t, &all} {
@@ -103,19 +120,28 @@ func coverage(h history.History, clients int) []string {
 				x.unknown++
 			}
 			if op.Err != "" {
+				if x.errs == nil {
+					x.errs = map[string]int{}
+				}
 				x.errs[errTail(op.Err)]++
 			}
-			x.failed = append(x.failed, op)
+			if len(faults) > 0 {
+				x.failed = append(x.failed, op)
+			}
 		}
 	}
+	// absent counts the clients below clients that the history never
+	// names: each is a client that never tried.
+	absent := 0
 	for c := range clients {
-		get(c)
+		if byClient.lookup(c) == nil {
+			absent++
+		}
 	}
-	if len(byClient) == 0 {
+	named := byClient.named + absent
+	if named == 0 {
 		return nil
 	}
-	v := Read(h)
-	faults := v.Faults
 	// what says how the attempts in t went and which faults covered them.
 	what := func(t *tally) string {
 		s := fmt.Sprintf("%s: %s", plural(t.attempts, "attempt"), outcomes(t.refused, t.unknown))
@@ -129,7 +155,7 @@ func coverage(h history.History, clients int) []string {
 	}
 	if all.ok == 0 {
 		switch {
-		case all.attempts == 0 && len(crashed) > 0:
+		case all.attempts == 0 && crashed:
 			return nil // every attempt ended in its client's crash
 		case all.attempts == 0:
 			return []string{"no client made an acquire attempt: the run tested nothing"}
@@ -139,6 +165,121 @@ func coverage(h history.History, clients int) []string {
 			s += " (is a fault making every acquire fail, e.g. a delay longer than node_timeout?)"
 		}
 		return []string{s}
+	}
+	out := faultCoverage(h, faults, v)
+	next := 0 // the next client below clients to say never tried, unless named
+	neverTried := func(c int) {
+		out = append(out, fmt.Sprintf("client %d never tried to acquire the lock: the run tested %s", c, others(named-1)))
+	}
+	byClient.each(func(c int, t *tally) {
+		for ; next < min(c, clients); next++ {
+			if byClient.lookup(next) == nil {
+				neverTried(next)
+			}
+		}
+		switch {
+		case t.ok > 0, t.attempts == 0 && t.crashed:
+		case t.attempts == 0:
+			neverTried(c)
+		default:
+			out = append(out, fmt.Sprintf("client %d never acquired the lock (%s): the run tested %s", c, what(t), others(named-1)))
+		}
+	})
+	for ; next < clients; next++ {
+		if byClient.lookup(next) == nil {
+			neverTried(next)
+		}
+	}
+	return out
+}
+
+// tally is how a client's (or all clients') acquire attempts went: errs
+// counts their errors by reason (nil: none), failed lists the failed
+// ones when there are faults to cover them; crashed, that an attempt
+// ended in the client's crash; named, that the history names the client.
+type tally struct {
+	attempts, ok, refused, unknown int
+	errs                           map[string]int
+	failed                         []*history.Op
+	crashed, named                 bool
+}
+
+// clientTallies are the tallies of the clients a history names, indexed
+// by client when the largest index is within twice the history's
+// operations (a slice no larger than the history's own order), else in a
+// map: a history of a million clients costs no hashing per operation,
+// and one naming client 1<<40 no slice of that size.
+type clientTallies struct {
+	dense  []tally
+	sparse map[int]*tally
+	named  int
+}
+
+func newClientTallies(h history.History) *clientTallies {
+	most := -1
+	for i := range h.Ops {
+		most = max(most, h.Ops[i].Client)
+	}
+	if most < 2*len(h.Ops)+1024 {
+		return &clientTallies{dense: make([]tally, most+1)}
+	}
+	return &clientTallies{sparse: map[int]*tally{}}
+}
+
+// get is client c's tally (c >= 0), which the history names.
+func (ts *clientTallies) get(c int) *tally {
+	var t *tally
+	if ts.sparse == nil {
+		t = &ts.dense[c]
+	} else if t = ts.sparse[c]; t == nil {
+		t = &tally{}
+		ts.sparse[c] = t
+	}
+	if !t.named {
+		t.named = true
+		ts.named++
+	}
+	return t
+}
+
+// lookup is client c's tally, nil when the history does not name c.
+func (ts *clientTallies) lookup(c int) *tally {
+	if ts.sparse != nil {
+		return ts.sparse[c]
+	}
+	if c < len(ts.dense) && ts.dense[c].named {
+		return &ts.dense[c]
+	}
+	return nil
+}
+
+// each calls f with every named client's tally, by client.
+func (ts *clientTallies) each(f func(c int, t *tally)) {
+	if ts.sparse != nil {
+		for _, c := range slices.Sorted(maps.Keys(ts.sparse)) {
+			f(c, ts.sparse[c])
+		}
+		return
+	}
+	for c := range ts.dense {
+		if ts.dense[c].named {
+			f(c, &ts.dense[c])
+		}
+	}
+}
+
+// faultCoverage says of each fault under which nobody got the lock: every
+// attempt made while it was on failed, and no lease window overlapped it
+// (so the failures were not a holder's doing). v is h's View, nil when it
+// is still to be read.
+func faultCoverage(h history.History, faults []FaultWindow, v *View) []string {
+	if len(faults) == 0 {
+		return nil
+	}
+	if v == nil {
+		var leases []LeaseWindow
+		leases, _ = leaseWindows(h, historyEnd(h))
+		v = &View{Leases: leases}
 	}
 	var out []string
 	// The clients' acquires and the lease windows, by start, each with its
@@ -218,16 +359,6 @@ func coverage(h history.History, clients int) []string {
 			s += " (is the delay longer than node_timeout?)"
 		}
 		out = append(out, s)
-	}
-	for _, c := range slices.Sorted(maps.Keys(byClient)) {
-		t := byClient[c]
-		switch {
-		case t.ok > 0, t.attempts == 0 && crashed[c]:
-		case t.attempts == 0:
-			out = append(out, fmt.Sprintf("client %d never tried to acquire the lock: the run tested %s", c, others(len(byClient)-1)))
-		default:
-			out = append(out, fmt.Sprintf("client %d never acquired the lock (%s): the run tested %s", c, what(t), others(len(byClient)-1)))
-		}
 	}
 	return out
 }

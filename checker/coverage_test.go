@@ -1,11 +1,13 @@
 package checker
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/locksim/locksim/checker/histgen"
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/vocab"
 )
@@ -116,4 +118,50 @@ func TestWarningsHarnessErrorsAndFaultsAtTheEnd(t *testing.T) {
 		"fault 1 still on at the run's end (900ms), before its own end: failover 0 (at 100ms); only the liveness probe saw what followed its heal",
 		"fault 3 still on at the run's end (900ms), before its own end: pause-client 0 (at 500ms); only the liveness probe saw what followed its heal",
 	}, Warnings(h, 1))
+}
+
+// CheckWithWarnings says what Check and Warnings say apart, on histories
+// with faults and without, many clients or few, and a saved client count
+// above the clients the history names.
+func TestCheckWithWarningsAgrees(t *testing.T) {
+	for name, h := range map[string]history.History{
+		"realistic":        realisticHistory(3, 20_000, 8, -1),
+		"realistic-unsafe": realisticHistory(3, 20_000, 8, 300),
+		"many-clients":     histgen.ManyClients(2, 20_000, 5000, -1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, clients := range []int{0, 5000, 6000} {
+				want, wantWarnings := Check(h, Config{}), Warnings(h, clients)
+				got, gotWarnings := CheckWithWarnings(h, Config{}, clients)
+				assert.Equal(t, want.Verdict, got.Verdict)
+				assert.Equal(t, want.Checks, got.Checks)
+				assert.Equal(t, wantWarnings, gotWarnings)
+			}
+		})
+	}
+}
+
+// Clients far apart (an index beyond twice the history's length) are
+// tallied in a map rather than a slice of that size, and warned about as
+// densely numbered clients are: by client, the clients the run had but
+// the history never names among them, a crashed client's cut attempt not
+// counted.
+func TestWarningsSparseClients(t *testing.T) {
+	far := 1 << 40
+	h := history.History{Ops: []history.Op{
+		{Kind: history.KindAcquire, Client: 0, Key: "k", Call: 0, Return: 1, Outcome: history.OK, Token: "t0"},
+		{Kind: history.KindAcquire, Client: far, Key: "k", Call: 1, Return: 2, Outcome: history.Fail, Reason: history.ReasonRefused},
+		{Kind: history.KindAcquire, Client: 7, Key: "k", Call: 1, Return: 3, Outcome: history.Unknown, Err: "x: client crashed"},
+		{Kind: history.KindRelease, Client: 0, Key: "k", Call: 4, Return: 5, Outcome: history.OK, Token: "t0"},
+	}}
+	got := Warnings(h, 3)
+	want := []string{
+		"client 1 never tried to acquire the lock: the run tested only the other clients' cycles",
+		"client 2 never tried to acquire the lock: the run tested only the other clients' cycles",
+		fmt.Sprintf("client %d never acquired the lock (1 attempt: all 1 failed): the run tested only the other clients' cycles", far),
+	}
+	assert.Equal(t, want, got)
+	h.Ops[1].Client = 9 // within reach: the slice
+	want[2] = "client 9 never acquired the lock (1 attempt: all 1 failed): the run tested only the other clients' cycles"
+	assert.Equal(t, want, Warnings(h, 3))
 }

@@ -2,14 +2,10 @@ package checker
 
 import (
 	"bytes"
-	"cmp"
-	"fmt"
-	"math/rand/v2"
 	"runtime"
-	"slices"
 	"testing"
-	"time"
 
+	"github.com/locksim/locksim/checker/histgen"
 	"github.com/locksim/locksim/history"
 	"github.com/locksim/locksim/vocab"
 )
@@ -37,7 +33,7 @@ func BenchmarkCheckLargeHistory(b *testing.B) {
 		h    func() history.History
 	}{
 		{"1000-clients", func() history.History { return realisticHistory(1, largeOps, largeClients, -1) }},
-		{"1M-clients", func() history.History { return manyClientsHistory(1, largeOps, 1_000_000) }},
+		{"1M-clients", func() history.History { return histgen.ManyClients(1, largeOps, 1_000_000, -1) }},
 	} {
 		b.Run(c.name, func(b *testing.B) { benchmarkCheckJSONL(b, c.h()) })
 	}
@@ -76,41 +72,4 @@ func benchmarkCheckJSONL(b *testing.B, hist history.History) {
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(held.HeapAlloc-before.HeapAlloc)/largeOps, "held-B/histop")
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/largeOps, "alloc-B/histop")
-}
-
-// manyClientsHistory is a history of n operations in which clients come
-// and go: each round one of clients wins the lock (acquire, enter, exit,
-// release) while three others drawn at random fail an attempt, so that a
-// client count near n/6 makes most clients appear once or twice.
-func manyClientsHistory(seed uint64, n, clients int) history.History {
-	rng := rand.New(rand.NewPCG(seed, 11))
-	ops := make([]history.Op, 0, n+8)
-	t := time.Duration(0)
-	var seq int64
-	for round := 0; len(ops) < n; round++ {
-		w := rng.IntN(clients)
-		token := fmt.Sprintf("c%d-%d", w, round)
-		for range 3 {
-			c := rng.IntN(clients)
-			call := t + time.Duration(rng.IntN(5))*ms
-			ops = append(ops, history.Op{Kind: history.KindAcquire, Client: c, Key: "lock", Call: call, Return: call + ms,
-				Outcome: history.Fail, Reason: history.ReasonRefused})
-		}
-		ops = append(ops, history.Op{Kind: history.KindAcquire, Client: w, Key: "lock", Call: t, Return: t + ms,
-			Outcome: history.OK, Token: token, Deadline: t + 501*ms})
-		for _, k := range []history.Kind{history.KindEnter, history.KindExit} {
-			seq++
-			at := t + 2*ms
-			if k == history.KindExit {
-				at = t + 6*ms
-			}
-			ops = append(ops, history.Op{Kind: k, Client: w, Key: "lock", Call: at - ms/4, Return: at + ms/4,
-				Outcome: history.OK, Token: token, At: at, Seq: seq})
-		}
-		ops = append(ops, history.Op{Kind: history.KindRelease, Client: w, Key: "lock", Call: t + 7*ms, Return: t + 8*ms,
-			Outcome: history.OK, Token: token})
-		t += 10 * ms
-	}
-	slices.SortStableFunc(ops, func(a, b history.Op) int { return cmp.Compare(a.Return, b.Return) })
-	return history.History{Ops: ops[:n]}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/locksim/locksim/checker/histgen"
 	"github.com/locksim/locksim/vocab"
 )
 
@@ -89,8 +90,23 @@ func TestCheckMillionClientsDecides(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("1.4M operations")
 	}
-	h := manyClientsHistory(1, largeOps, 1_000_000)
+	h := histgen.ManyClients(1, largeOps, 1_000_000, -1)
 	r := Check(h, Config{})
 	require.Equal(t, vocab.Safe, r.Verdict, r.Reason)
 	assert.Contains(t, r.Check(vocab.CheckClaim).Detail, "porcupine and the window computation agree")
+}
+
+// The same history with one round in which a second client acquires and
+// enters while the winner is inside is unsafe, at exclusion and at the
+// claim, as `locksim check` checks it (with its warnings).
+func TestCheckMillionClientsUnsafe(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("1.4M operations")
+	}
+	h := histgen.ManyClients(1, largeOps, 1_000_000, 100_000)
+	r, warnings := CheckWithWarnings(h, Config{}, 1_000_000)
+	require.Equal(t, vocab.Unsafe, r.Verdict, r.Reason)
+	assert.Equal(t, vocab.Unsafe, r.Check(vocab.CheckExclusion).Verdict, r.Check(vocab.CheckExclusion).Detail)
+	assert.Equal(t, vocab.Unsafe, r.Check(vocab.CheckClaim).Verdict, r.Check(vocab.CheckClaim).Detail)
+	assert.NotEmpty(t, warnings)
 }

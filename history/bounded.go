@@ -32,7 +32,7 @@ type BoundError struct {
 func (e *BoundError) Error() string {
 	switch e.Limit {
 	case "clients":
-		return fmt.Sprintf("history line %d: client %d: a run has at most %d clients", e.Line, e.Value, e.Max)
+		return fmt.Sprintf("history line %d: client %d: at most %d clients (0 to %d) fit this machine's memory for a check", e.Line, e.Value, e.Max, e.Max-1)
 	}
 	return fmt.Sprintf("history line %d: more than %d operations, the most a run on this machine records", e.Line, e.Max)
 }
@@ -68,9 +68,14 @@ func ReadJSONLBounded(ctx context.Context, r io.Reader, b Bounds) (History, erro
 		if b.Ops > 0 && len(h.Ops) >= b.Ops {
 			return History{}, &BoundError{Limit: "ops", Max: b.Ops, Line: line, Value: len(h.Ops) + 1}
 		}
-		var op Op
-		if err := json.Unmarshal(bs, &op); err != nil {
-			return History{}, fmt.Errorf("history line %d: %w", line, err)
+		h.Ops = append(h.Ops, Op{})
+		op := &h.Ops[len(h.Ops)-1]
+		if !decodeFast(bs, op, in) {
+			*op = Op{}
+			if err := json.Unmarshal(bs, op); err != nil {
+				return History{}, fmt.Errorf("history line %d: %w", line, err)
+			}
+			in.op(op)
 		}
 		if err := op.validate(); err != nil {
 			return History{}, fmt.Errorf("history line %d: %w", line, err)
@@ -78,8 +83,6 @@ func ReadJSONLBounded(ctx context.Context, r io.Reader, b Bounds) (History, erro
 		if b.Clients > 0 && op.Client >= b.Clients {
 			return History{}, &BoundError{Limit: "clients", Max: b.Clients, Line: line, Value: op.Client}
 		}
-		in.op(&op)
-		h.Ops = append(h.Ops, op)
 	}
 	if err := sc.Err(); err != nil {
 		return History{}, fmt.Errorf("history: %w", err)

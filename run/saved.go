@@ -36,13 +36,15 @@ func (e *BadDirError) Unwrap() error { return e.Err }
 // bad marks err as the directory's fault.
 func bad(err error) error { return &BadDirError{err} }
 
-// ReadDir reads what a re-check takes from dir, within the bounds of a
-// run (sim.HistoryLimit): verdict.json and history.jsonl must be regular
-// files (a FIFO would block the read), the saved client count within
-// run's range, the history no larger than this machine's memory budget for
-// a run, with no more operations than fit it and no client beyond the
-// run's bound. Bad input is a *BadDirError naming the file and the limit;
-// an interruption (ctx) while reading is any other error.
+// ReadDir reads what a re-check takes from dir, within what this
+// machine can check (sim.HistoryLimit): verdict.json and history.jsonl
+// must be regular files (a FIFO would block the read), the saved client
+// count and every client the history names within the checking bound
+// (derived from memory, not run's bound of a goroutine per client), the
+// history no larger than this machine's memory budget for a run, with no
+// more operations than fit it. Bad input is a *BadDirError naming the
+// file and the limit; an interruption (ctx) while reading is any other
+// error.
 func ReadDir(ctx context.Context, dir string) (Saved, error) {
 	vpath := filepath.Join(dir, report.FileVerdict)
 	if err := regfile.Check(vpath); err != nil {
@@ -52,8 +54,9 @@ func ReadDir(ctx context.Context, dir string) (Saved, error) {
 	if err != nil {
 		return Saved{}, bad(fmt.Errorf("%s is not a run directory: %w", dir, err))
 	}
+	lim := sim.HistoryLimit()
 	if n := saved.Config.Clients; n != 0 {
-		if err := sim.CheckValue("clients", n); err != nil {
+		if err := lim.CheckClients(n); err != nil {
 			return Saved{}, bad(fmt.Errorf("%s: %w", vpath, err))
 		}
 	}
@@ -63,7 +66,6 @@ func ReadDir(ctx context.Context, dir string) (Saved, error) {
 		return Saved{}, bad(fmt.Errorf("%s: %w", dir, err))
 	}
 	defer f.Close()
-	lim := sim.HistoryLimit()
 	if err := lim.CheckSize(fi.Size()); err != nil {
 		return Saved{}, bad(fmt.Errorf("%s: %w", hpath, err))
 	}
@@ -120,8 +122,8 @@ func (s Saved) Check(ctx context.Context, bound time.Duration) (Recheck, error) 
 	h, cfg := s.History, checker.Config{Fencing: s.File.Config.Fencing, Timeout: bound}
 	done := make(chan answer, 1)
 	go func() {
-		r := checker.Check(h, cfg)
-		done <- answer{r, checker.Warnings(h, s.File.Config.Clients)}
+		r, warnings := checker.CheckWithWarnings(h, cfg, s.File.Config.Clients)
+		done <- answer{r, warnings}
 	}()
 	select {
 	case a := <-done:

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/locksim/locksim/run"
+	"github.com/locksim/locksim/sim"
 )
 
 func checkCmd() *cobra.Command {
@@ -26,10 +27,12 @@ needs acted, every requirement happened) is read from the history too.
 The run directory is not changed. --timeout bounds the whole check,
 --check-timeout the checker itself (as on run and matrix). Exit 0 when the
 verdict is as the run expected, 1 when it differs or the run did not play
-its scenario, 2 when DIR is not a run directory or holds more than a run
-makes (more clients than a run may have, more operations or bytes than
-this machine's memory budget for a run), 3 when the check exceeded
---timeout or was interrupted.`,
+its scenario, 2 when DIR is not a run directory or holds more than this
+machine can check (more clients, operations or bytes than fit its memory
+budget: half of what is available), 3 when the check exceeded --timeout
+or was interrupted. A history may name far more clients than a run may
+have (a million when 2 GB are available): checking needs no goroutine
+per client.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
@@ -42,6 +45,12 @@ this machine's memory budget for a run), 3 when the check exceeded
 				// keeps it near its size, where main's pace for runs
 				// would let it grow to several times that.
 				debug.SetGCPercent(100)
+			}
+			if os.Getenv("GOMEMLIMIT") == "" {
+				// What ReadDir admits fits the memory budget; near it
+				// the collector works harder rather than let garbage
+				// take the machine's memory.
+				debug.SetMemoryLimit(sim.HistoryLimit().Bytes)
 			}
 			dir := args[0]
 			saved, err := run.ReadDir(cmd.Context(), dir)

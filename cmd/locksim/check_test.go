@@ -85,11 +85,11 @@ func executeWithin(t *testing.T, ctx context.Context, args ...string) (string, s
 }
 
 // TestCheckBadInputTable: locksim check refuses, in one line naming the
-// file and the limit and with exit 2, a run directory holding more than a
-// run makes, or files it cannot read without blocking: a FIFO as
-// history.jsonl or verdict.json, a history naming a client beyond run's
-// 1000, a verdict recording more clients than that, a history larger than
-// this machine's memory budget for a run (a sparse file).
+// file and the limit and with exit 2, a run directory holding more than
+// this machine can check, or files it cannot read without blocking: a
+// FIFO as history.jsonl or verdict.json, a history larger than this
+// machine's memory budget (a sparse file). The clients' bound is
+// TestCheckClientBound's.
 func TestCheckBadInputTable(t *testing.T) {
 	run := checkedRun(t)
 	for _, tc := range []struct {
@@ -99,14 +99,6 @@ func TestCheckBadInputTable(t *testing.T) {
 	}{
 		{"history is a FIFO", func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, report.FileHistory)) }, []string{report.FileHistory, "a FIFO"}},
 		{"verdict is a FIFO", func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, report.FileVerdict)) }, []string{report.FileVerdict, "a FIFO"}},
-		{"history names client 1000", func(t *testing.T, dir string) {
-			f, err := os.OpenFile(filepath.Join(dir, report.FileHistory), os.O_APPEND|os.O_WRONLY, 0)
-			require.NoError(t, err)
-			_, err = fmt.Fprintln(f, `{"kind":"acquire","client":1000,"key":"k","call":1,"return":2,"outcome":"fail"}`)
-			require.NoError(t, err)
-			require.NoError(t, f.Close())
-		}, []string{report.FileHistory, "client 1000", "at most 1000 clients"}},
-		{"verdict records 1000000 clients", func(t *testing.T, dir string) { setSavedClients(t, dir, 1000000) }, []string{report.FileVerdict, "clients 1000000", "at most 1000"}},
 		{"history larger than memory", func(t *testing.T, dir string) {
 			require.NoError(t, os.Truncate(filepath.Join(dir, report.FileHistory), 1<<40))
 		}, []string{report.FileHistory, "larger than", "MiB"}},
@@ -178,4 +170,23 @@ func TestAggregateWarnings(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, ws[:3], aggregateWarnings(ws[:3]))
+}
+
+// TestPerClientWarning: only "client <n> " followed by a per-client kind
+// is a warning about one client.
+func TestPerClientWarning(t *testing.T) {
+	for w, want := range map[string][2]string{
+		"client 12 never acquired the lock (1 attempt: all 1 failed): the run tested x": {"12", "never acquired the lock"},
+		"client 0 never tried to acquire the lock: the run tested x":                    {"0", "never tried to acquire the lock"},
+		"client x never tried to acquire the lock":                                      {},
+		"client  never tried to acquire the lock":                                       {},
+		"client 3never tried to acquire the lock":                                       {},
+		"client 3 was starved":                                                          {},
+		"no acquire succeeded while fault 1 was on":                                     {},
+		"client 7": {},
+	} {
+		client, kind, ok := perClientWarning(w)
+		assert.Equal(t, want[0] != "", ok, w)
+		assert.Equal(t, want, [2]string{client, kind}, w)
+	}
 }

@@ -2,14 +2,37 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
 
-// perClientWarning matches the warnings checker.Warnings says of one
-// client; the rest of the line is the client's detail.
-var perClientWarning = regexp.MustCompile(`^client (\d+) (never acquired the lock|never tried to acquire the lock)`)
+// perClientKinds are the warnings checker.Warnings says of one client,
+// as "client <n> <kind>" and the client's detail.
+var perClientKinds = []string{"never acquired the lock", "never tried to acquire the lock"}
+
+// perClientWarning splits a warning about one client into the client's
+// number and the warning's kind; ok is false for any other warning. A
+// history of a million clients has as many such lines, so they are read
+// without a regular expression.
+func perClientWarning(w string) (client, kind string, ok bool) {
+	rest, found := strings.CutPrefix(w, "client ")
+	if !found {
+		return "", "", false
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	if i == 0 || i == len(rest) || rest[i] != ' ' {
+		return "", "", false
+	}
+	for _, k := range perClientKinds {
+		if strings.HasPrefix(rest[i+1:], k) {
+			return rest[:i], k, true
+		}
+	}
+	return "", "", false
+}
 
 // warningsShown is how many warnings of one per-client kind are printed
 // before the rest are counted in one line.
@@ -30,25 +53,25 @@ func aggregateWarnings(ws []string) []string {
 	var kinds []string
 	var out []string
 	for _, w := range ws {
-		m := perClientWarning.FindStringSubmatch(w)
-		if m == nil {
+		client, kind, ok := perClientWarning(w)
+		if !ok {
 			out = append(out, w)
 			continue
 		}
-		g := groups[m[2]]
+		g := groups[kind]
 		if g == nil {
 			g = &group{}
-			groups[m[2]] = g
-			kinds = append(kinds, m[2])
+			groups[kind] = g
+			kinds = append(kinds, kind)
 		}
 		g.n++
 		switch {
 		case g.n <= warningsShown:
 			out = append(out, w)
 		case g.n == warningsShown+1:
-			g.first, g.last = m[1], m[1]
+			g.first, g.last = client, client
 		default:
-			g.last = m[1]
+			g.last = client
 		}
 	}
 	for _, k := range kinds {

@@ -46,8 +46,8 @@ func TestReadmeReliability(t *testing.T) {
 			[]string{"locksim:<run id>:", "guard key, `locksim:guard`", "refuses to start"}},
 		{[]string{"process group", "killed as a group", "subreaper"},
 			[]string{"process group of its own", "its group", "subreaper"}},
-		{[]string{"`locksim check`", "1000 clients", "size and operations", "exit 2"},
-			[]string{"`locksim check`", "1000 clients", "no more operations", "(exit 2)"}},
+		{[]string{"`locksim check`", "clients at 1 KiB each", "size and operations", "exit 2"},
+			[]string{"`locksim check`", "as many clients as fit in it at 1 KiB each", "no more operations", "(exit 2)"}},
 	} {
 		for _, w := range what.readme {
 			assert.Contains(t, text, w, "README's Reliability section")
