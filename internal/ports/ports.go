@@ -11,10 +11,10 @@
 //     connection lives. Reserved ports lie outside the kernel's ephemeral
 //     range (/proc/sys/net/ipv4/ip_local_port_range), which is where both
 //     come from.
-//   - Another locksim picks it the same way. A reservation holds an
-//     exclusive flock on a file named after the port in a directory
-//     every locksim on the host shares; the kernel drops the lock when
-//     the process ends, however it ends, so nothing is left held.
+//   - Another locksim picks it the same way. A reservation holds a Unix
+//     socket in the abstract namespace named after the port, which only
+//     one socket on the host can hold at a time; the kernel drops it when
+//     the process ends, however it ends, and it leaves no file behind.
 //
 // A program that binds a fixed port of its own can still take one; what
 // restarts on a reserved port retries for a bounded time and then names
@@ -27,7 +27,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,8 +41,8 @@ const (
 	maxPort = 65535
 	// tries bounds the candidates Reserve draws before it gives up.
 	tries = 2000
-	// dirName is the directory of lock files, in os.TempDir().
-	dirName = "locksim-ports"
+	// lockPrefix begins the abstract socket name that holds a port.
+	lockPrefix = "@locksim-port-"
 	// rangeFile is where Linux keeps its ephemeral port range.
 	rangeFile = "/proc/sys/net/ipv4/ip_local_port_range"
 	// minSpace is the fewest ports outside the ephemeral range worth
@@ -55,7 +55,7 @@ const (
 type Reservation struct {
 	port  int
 	ports []int
-	locks []*os.File
+	locks []net.Listener // nil where the port is held in this process only
 
 	once sync.Once
 }
@@ -72,9 +72,9 @@ func (r *Reservation) Release() {
 		return
 	}
 	r.once.Do(func() {
-		for i, f := range r.locks {
-			if f != nil {
-				_ = f.Close() // closing the last descriptor drops the flock
+		for i, l := range r.locks {
+			if l != nil {
+				_ = l.Close()
 			} else {
 				local.release(r.ports[i])
 			}
@@ -156,43 +156,23 @@ func reserveExactly(ps []int) (*Reservation, error) {
 	return r, nil
 }
 
-// lock takes port q's lock: an exclusive flock on its file, or, where the
-// shared directory cannot be used, a lock within this process (a nil
-// file).
-func lock(q int) (*os.File, error) {
-	f, err := openLockFile(q)
-	if err != nil {
-		if !local.take(q) {
-			return nil, errHeld
-		}
-		return nil, nil
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		_ = f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errHeld
-		}
+// lock takes port q's lock: the abstract socket named after it, or,
+// where there are no abstract sockets (not Linux), a lock within this
+// process (a nil listener).
+func lock(q int) (net.Listener, error) {
+	l, err := net.Listen("unix", lockPrefix+strconv.Itoa(q))
+	switch {
+	case err == nil:
+		return l, nil
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, errHeld
+	case runtime.GOOS == "linux":
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	return f, nil
-}
-
-// openLockFile opens port q's lock file. The files stay: removing one
-// while another run has it open would let a third lock a new file of the
-// same name while the second locks the old one. A flock needs no write
-// access, so a file another user made serves as well.
-func openLockFile(q int) (*os.File, error) {
-	dir := filepath.Join(os.TempDir(), dirName)
-	path := filepath.Join(dir, strconv.Itoa(q))
-	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o644)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o777); err != nil {
-			return nil, err
-		}
-		_ = os.Chmod(dir, 0o777|os.ModeSticky) // every user's runs share it
-		f, err = os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o644)
+	if !local.take(q) {
+		return nil, errHeld
 	}
-	return f, err
+	return nil, nil
 }
 
 // ephemeral is the kernel's ephemeral port range; where it cannot be
