@@ -4,14 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
+	"time"
 
 	toxiserver "github.com/Shopify/toxiproxy/v2"
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
 	"github.com/rs/zerolog"
+
+	"github.com/locksim/locksim/internal/ports"
 )
 
 // toxiAPI is what the network needs from toxiproxy. Two implementations:
@@ -29,20 +34,59 @@ type toxiAPI interface {
 }
 
 // localToxi is toxiproxy's own proxy collection, run in this process.
-type localToxi struct{ srv *toxiserver.ApiServer }
+//
+// Each proxy listens on a reserved port (internal/ports): a retarget
+// closes its listener and opens it again on the same port, which its
+// clients know, and in between neither another run nor the kernel (a
+// bind of port 0, an outgoing connection's source port) may take it.
+type localToxi struct {
+	srv *toxiserver.ApiServer
+
+	mu       sync.Mutex
+	reserved map[string]*ports.Reservation // by proxy name
+}
+
+const (
+	// listenTries bounds the reserved ports a new proxy tries when some
+	// other program binds one first.
+	listenTries = 5
+	// relistenBound is how long a retarget keeps trying to listen on its
+	// port again while some other program holds it; relistenEvery spaces
+	// the tries.
+	relistenBound = 2 * time.Second
+	relistenEvery = 20 * time.Millisecond
+)
 
 func newLocalToxi() *localToxi {
-	return &localToxi{srv: toxiserver.NewServer(toxiserver.NewMetricsContainer(nil), zerolog.Nop())}
+	return &localToxi{
+		srv:      toxiserver.NewServer(toxiserver.NewMetricsContainer(nil), zerolog.Nop()),
+		reserved: map[string]*ports.Reservation{},
+	}
 }
 
 func (l *localToxi) create(name, upstream string) (string, error) {
-	p := toxiserver.NewProxy(l.srv, name, "127.0.0.1:0", upstream)
-	if err := l.srv.Collection.Add(p, true); err != nil {
-		return "", err
+	var last error
+	for range listenTries {
+		r, err := ports.Reserve()
+		if err != nil {
+			return "", err
+		}
+		p := toxiserver.NewProxy(l.srv, name, r.Addr(), upstream)
+		if last = l.srv.Collection.Add(p, true); last != nil {
+			r.Release()
+			if !errors.Is(last, syscall.EADDRINUSE) {
+				return "", last
+			}
+			continue
+		}
+		l.mu.Lock()
+		l.reserved[name] = r
+		l.mu.Unlock()
+		p.Lock()
+		defer p.Unlock()
+		return p.Listen, nil
 	}
-	p.Lock()
-	defer p.Unlock()
-	return p.Listen, nil // the port the kernel gave
+	return "", last
 }
 
 func (l *localToxi) proxy(name string) (*toxiserver.Proxy, error) {
@@ -62,8 +106,17 @@ func (l *localToxi) retarget(name, upstream string) error {
 	listen := p.Listen
 	p.Unlock()
 	// Same listen address, new upstream: toxiproxy stops the proxy (closing
-	// its connections) and starts it again on the same port.
-	return p.Update(&toxiserver.Proxy{Listen: listen, Upstream: upstream, Enabled: true})
+	// its connections) and starts it again on the same port, which is
+	// reserved; a program that binds it meanwhile delays the start.
+	err = p.Update(&toxiserver.Proxy{Listen: listen, Upstream: upstream, Enabled: true})
+	for first := time.Now(); err != nil && errors.Is(err, syscall.EADDRINUSE); {
+		if time.Since(first) >= relistenBound {
+			return fmt.Errorf("proxy %s: listen again on %s: held by another program for %v: %w", name, listen, relistenBound, err)
+		}
+		time.Sleep(relistenEvery)
+		err = p.Start() // stopped and retargeted: only the listener is missing
+	}
+	return err
 }
 
 func (l *localToxi) addToxic(proxy, name, typ, stream string, attrs map[string]any) error {
@@ -93,9 +146,25 @@ func (l *localToxi) removeToxic(proxy, name string) error {
 	})
 }
 
-func (l *localToxi) remove(name string) error { return l.srv.Collection.Remove(name) }
+func (l *localToxi) remove(name string) error {
+	err := l.srv.Collection.Remove(name)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reserved[name].Release()
+	delete(l.reserved, name)
+	return err
+}
 
-func (l *localToxi) close() error { return l.srv.Collection.Clear() }
+func (l *localToxi) close() error {
+	err := l.srv.Collection.Clear()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for name, r := range l.reserved {
+		r.Release()
+		delete(l.reserved, name)
+	}
+	return err
+}
 
 // remoteToxi drives a toxiproxy server elsewhere (toxiproxy-server, or a
 // shared one near real hosts) through its HTTP API. Its proxies listen on
@@ -105,18 +174,25 @@ type remoteToxi struct {
 	host   string
 	listen string
 
-	mu      sync.Mutex
-	proxies map[string]*toxiclient.Proxy
+	mu       sync.Mutex
+	proxies  map[string]*toxiclient.Proxy
+	reserved map[string]*ports.Reservation // by proxy name, on this host
 }
+
+// loopbackAny asks a toxiproxy server on this host for any loopback port.
+const loopbackAny = "127.0.0.1:0"
 
 func newRemoteToxi(addr string) (*remoteToxi, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("toxiproxy address %q: want host:port of its API (%v)", addr, err)
 	}
-	r := &remoteToxi{c: toxiclient.NewClient(addr), host: host, listen: "0.0.0.0:0", proxies: map[string]*toxiclient.Proxy{}}
+	r := &remoteToxi{
+		c: toxiclient.NewClient(addr), host: host, listen: "0.0.0.0:0",
+		proxies: map[string]*toxiclient.Proxy{}, reserved: map[string]*ports.Reservation{},
+	}
 	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
-		r.listen = "127.0.0.1:0" // nobody else needs to reach it
+		r.listen = loopbackAny // nobody else needs to reach it
 	}
 	if _, err := r.c.Version(); err != nil {
 		return nil, fmt.Errorf("toxiproxy at %s: %w", addr, err)
@@ -125,8 +201,20 @@ func newRemoteToxi(addr string) (*remoteToxi, error) {
 }
 
 func (r *remoteToxi) create(name, upstream string) (string, error) {
-	p, err := r.c.CreateProxy(name, r.listen, upstream)
+	listen := r.listen
+	var res *ports.Reservation
+	if listen == loopbackAny {
+		// On this host: a reserved port, which a retarget (the server
+		// closes the listener and opens it again) cannot lose.
+		var err error
+		if res, err = ports.Reserve(); err != nil {
+			return "", err
+		}
+		listen = res.Addr()
+	}
+	p, err := r.c.CreateProxy(name, listen, upstream)
 	if err != nil {
+		res.Release()
 		return "", err
 	}
 	_, port, err := net.SplitHostPort(p.Listen)
@@ -135,6 +223,9 @@ func (r *remoteToxi) create(name, upstream string) (string, error) {
 	}
 	r.mu.Lock()
 	r.proxies[name] = p
+	if res != nil {
+		r.reserved[name] = res
+	}
 	r.mu.Unlock()
 	return net.JoinHostPort(r.host, port), nil
 }
@@ -184,13 +275,22 @@ func (r *remoteToxi) remove(name string) error {
 	if err != nil {
 		return err
 	}
+	err = p.Delete()
 	r.mu.Lock()
 	delete(r.proxies, name)
+	r.reserved[name].Release()
+	delete(r.reserved, name)
 	r.mu.Unlock()
-	return p.Delete()
+	return err
 }
 
 func (r *remoteToxi) close() error {
+	r.mu.Lock()
+	for name, res := range r.reserved {
+		res.Release() // a proxy whose removal failed: the run is over
+		delete(r.reserved, name)
+	}
+	r.mu.Unlock()
 	// The client uses http.DefaultTransport; its idle keep-alive
 	// connections would otherwise outlive the run.
 	if t, ok := http.DefaultTransport.(*http.Transport); ok {

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -142,7 +143,7 @@ func (c *Cluster) startSentinel(ctx context.Context, k int, bin string, extra []
 		if err == nil {
 			return &sentinelProc{idx: k, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), proc: proc}, nil
 		}
-		if !portTaken(dir) || attempt == startAttempts {
+		if !errors.Is(err, errPortTaken) || attempt == startAttempts {
 			return nil, fmt.Errorf("sentinel %d: %w", k, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/internal/miniredis"
 	"github.com/locksim/locksim/internal/miniredis/server"
+	"github.com/locksim/locksim/internal/ports"
 	"github.com/locksim/locksim/sim/network"
 )
 
@@ -33,6 +34,9 @@ type miniNode struct {
 	// mem is the in-memory network the node is served on, nil when it
 	// listens on a loopback port.
 	mem *network.Mem
+	// reserved is that loopback port, held until close so that a restart
+	// finds it free (internal/ports).
+	reserved *ports.Reservation
 	// writes feeds the failover emulation (cluster_failover.go); it is
 	// on only in clusters with replicas.
 	writes writeLog
@@ -86,7 +90,19 @@ func startMiniNode(idx int, mem *network.Mem) (*miniNode, error) {
 func (n *miniNode) serve() error {
 	if n.mem == nil {
 		if n.addr == "" {
-			return n.srv.StartAddr("127.0.0.1:0")
+			var err error
+			for range startAttempts { // another program may bind it first
+				var r *ports.Reservation
+				if r, err = ports.Reserve(); err != nil {
+					return err
+				}
+				if err = n.srv.StartAddr(r.Addr()); err == nil {
+					n.reserved = r
+					return nil
+				}
+				r.Release()
+			}
+			return err
 		}
 		return n.srv.Restart()
 	}
@@ -290,5 +306,6 @@ func (n *miniNode) close() error {
 	n.closed = true
 	n.mu.Unlock()
 	n.killLocked()
+	n.reserved.Release()
 	return nil
 }

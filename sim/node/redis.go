@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -12,10 +13,12 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/internal/ports"
 )
 
 const (
-	startAttempts = 5               // fresh ports tried when another process steals one
+	startAttempts = 5               // fresh ports tried when another program binds one first
 	ctlTimeout    = 2 * time.Second // bound on one harness command to a node
 )
 
@@ -25,6 +28,7 @@ const (
 type redisNode struct {
 	idx         int
 	port        int
+	reserved    *ports.Reservation // port, held until close so that a restart finds it free
 	addr        string
 	dir         string // this node's data directory, inside the cluster's temp dir
 	bin         string
@@ -66,14 +70,16 @@ func startRedisNode(ctx context.Context, idx int, bin, dir string, p Persistence
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("node %d: %w", idx, err)
 		}
-		if n.port, err = freePort(); err != nil {
+		if n.reserved, err = ports.Reserve(); err != nil {
 			return nil, fmt.Errorf("node %d: %w", idx, err)
 		}
+		n.port = n.reserved.Port()
 		n.proc, err = startRedisProc(ctx, bin, n.port, dir, p)
 		if err == nil {
 			break
 		}
-		if !portTaken(dir) {
+		n.reserved.Release()
+		if !errors.Is(err, errPortTaken) {
 			return nil, fmt.Errorf("node %d: %w", idx, err)
 		}
 		if attempt == startAttempts {
@@ -221,9 +227,9 @@ func (n *redisNode) restart(keepData bool) error {
 		}
 	}
 	lead := n.clock.lead()
-	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout+time.Second)
-	defer cancel()
-	proc, err := startRedisProc(ctx, n.bin, n.port, n.dir, n.persistence)
+	proc, err := restartProc(context.Background(), func(ctx context.Context) (*redisProc, error) {
+		return startRedisProc(ctx, n.bin, n.port, n.dir, n.persistence)
+	}, n.port)
 	if err != nil {
 		return err
 	}
@@ -308,6 +314,7 @@ func (n *redisNode) close() error {
 	n.mu.Lock()
 	n.closed = true
 	n.killLocked()
+	n.reserved.Release()
 	n.mu.Unlock()
 	if n.stopLoop != nil {
 		n.stopLoop()

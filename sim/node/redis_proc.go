@@ -23,7 +23,15 @@ const (
 	logTailBytes   = 4096
 	addrInUseText  = "Address already in use"
 	readyPollEvery = 5 * time.Millisecond
+	// restartBound is how long a restart keeps trying its port while some
+	// other program holds it; restartRetryEvery spaces the tries.
+	restartBound      = 5 * time.Second
+	restartRetryEvery = 100 * time.Millisecond
 )
+
+// errPortTaken says the server could not bind its port: something else
+// listens on it, or has it as the source port of a connection.
+var errPortTaken = errors.New("port taken")
 
 // redisProc is one run of a redis-server process.
 type redisProc struct {
@@ -67,6 +75,7 @@ func startRedisProc(ctx context.Context, bin string, port int, dir string, p Per
 // startProc starts bin with args (a redis-server or a redis-sentinel that
 // listens on port and logs into dir) and waits until it answers PING.
 func startProc(ctx context.Context, bin string, args []string, port int, dir string) (*redisProc, error) {
+	marks := logMarks(dir)
 	stdio, err := os.OpenFile(filepath.Join(dir, redisStdioName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open redis-server output file: %w", err)
@@ -100,9 +109,37 @@ func startProc(ctx context.Context, bin string, args []string, port int, dir str
 
 	if err := proc.waitReady(ctx, port); err != nil {
 		proc.kill()
+		if portTakenSince(dir, marks) {
+			err = fmt.Errorf("%w: %w", errPortTaken, err)
+		}
 		return nil, fmt.Errorf("%s on port %d: %w%s", filepath.Base(bin), port, err, lastLogLine(dir))
 	}
 	return proc, nil
+}
+
+// restartProc starts a server again on the port it had, which its
+// clients, replicas and sentinels know it by. The port is reserved
+// (internal/ports), so no other run and no kernel-chosen port takes it;
+// a program that binds it anyway may hold it a moment (a probe), so a
+// start that finds it taken is tried again, every restartRetryEvery,
+// until restartBound or ctx ends.
+func restartProc(ctx context.Context, start func(context.Context) (*redisProc, error), port int) (*redisProc, error) {
+	ctx, cancel := context.WithTimeout(ctx, restartBound+readyTimeout)
+	defer cancel()
+	first := time.Now()
+	for {
+		proc, err := start(ctx)
+		if err == nil || !errors.Is(err, errPortTaken) {
+			return proc, err
+		}
+		if time.Since(first) >= restartBound || ctx.Err() != nil {
+			return nil, fmt.Errorf("port %d stayed taken by another program for %v: %w", port, time.Since(first).Round(time.Millisecond), err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(restartRetryEvery):
+		}
+	}
 }
 
 // waitReady polls PING until the server answers +PONG. A server still
@@ -184,8 +221,43 @@ func (p *redisProc) alive() bool {
 	}
 }
 
-// freePort asks the kernel for a free loopback port. Another process may
-// take it before redis-server binds it; the caller retries on that.
+// logMarks is how long each of the server's logs in dir is, so that a
+// failed start reads only what it wrote itself.
+func logMarks(dir string) map[string]int64 {
+	marks := map[string]int64{}
+	for _, name := range []string{redisStdioName, redisLogName} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			marks[name] = st.Size()
+		}
+	}
+	return marks
+}
+
+// portTakenSince reports whether the server wrote, after marks, that its
+// port was in use.
+func portTakenSince(dir string, marks map[string]int64) bool {
+	for _, name := range []string{redisStdioName, redisLogName} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		from := marks[name]
+		if st, err := f.Stat(); err == nil && st.Size()-from > logTailBytes {
+			from = st.Size() - logTailBytes
+		}
+		b := make([]byte, logTailBytes)
+		n, _ := f.ReadAt(b, from)
+		_ = f.Close()
+		if strings.Contains(string(b[:n]), addrInUseText) {
+			return true
+		}
+	}
+	return false
+}
+
+// freePort asks the kernel for a free loopback port, for a server that
+// never restarts (a sentinel): another process may take it before the
+// server binds it, and the caller tries another on errPortTaken.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -196,18 +268,6 @@ func freePort() (int, error) {
 		return 0, fmt.Errorf("find a free port: %w", err)
 	}
 	return port, nil
-}
-
-// portTaken reports whether the server's last start failed on its port.
-func portTaken(dir string) bool {
-	for _, name := range []string{redisStdioName, redisLogName} {
-		for _, l := range tailLines(filepath.Join(dir, name)) {
-			if strings.Contains(l, addrInUseText) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // lastLogLine is the last line the server wrote, for an error message that

@@ -232,5 +232,5 @@ func (b *busNet) stop() {
 // busPortOf is the bus port a node listening on port has: port+10000, the
 // cluster's default (cluster-port is left unset).
 func busPortOf(port int) string {
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port+10000))
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port+busOffset))
 }

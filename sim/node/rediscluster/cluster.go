@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locksim/locksim/internal/ports"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
@@ -105,14 +106,17 @@ type Cluster struct {
 }
 
 type node struct {
-	idx   int // in start order
-	addr  string
-	port  int
-	bus   *busProxy
-	dir   string
-	args  []string
-	id    string
-	admin *redis.Client
+	idx  int // in start order
+	addr string
+	port int
+	// reserved holds port and its bus port (port+10000) until Stop, so
+	// that a restart finds them free (internal/ports).
+	reserved *ports.Reservation
+	bus      *busProxy
+	dir      string
+	args     []string
+	id       string
+	admin    *redis.Client
 
 	mu     sync.Mutex
 	proc   *proc // nil once killed, until restarted
@@ -223,19 +227,21 @@ func (c *Cluster) startNode(ctx context.Context, i int) (*node, error) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return nil, err
 		}
-		port, err := freePort()
+		reserved, err := reservePorts()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("node %d: %w", i, err)
 		}
+		port := reserved.Port()
 		bus.setUpstream(busPortOf(port))
 		args := serverArgs(port, dir, c.opts.NodeTimeout, c.opts.FullCoverage, bus.port(), sourceAddr(i))
 		p, err := startProc(ctx, c.opts.Server, args, port, dir)
 		if err == nil {
 			addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-			return &node{idx: i, addr: addr, port: port, bus: bus, dir: dir, args: args, proc: p, admin: adminClient(addr)}, nil
+			return &node{idx: i, addr: addr, port: port, reserved: reserved, bus: bus, dir: dir, args: args, proc: p, admin: adminClient(addr)}, nil
 		}
+		reserved.Release()
 		last = err
-		if !portTaken(dir) || ctx.Err() != nil {
+		if !errors.Is(err, errPortTaken) || ctx.Err() != nil {
 			break
 		}
 	}
@@ -399,6 +405,7 @@ func (c *Cluster) Stop() error {
 		if err := n.admin.Close(); err != nil && !errors.Is(err, redis.ErrClosed) {
 			errs = append(errs, err)
 		}
+		n.reserved.Release()
 	}
 	if err := os.RemoveAll(c.root); err != nil {
 		errs = append(errs, fmt.Errorf("rediscluster: remove %s: %w", c.root, err))

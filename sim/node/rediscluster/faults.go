@@ -61,9 +61,9 @@ func (c *Cluster) Restart(ctx context.Context, addr string) error {
 	if n.proc != nil {
 		return fmt.Errorf("rediscluster: restart %s: it is running", addr)
 	}
-	p, err := startProc(ctx, c.opts.Server, n.args, n.port, n.dir)
+	p, err := restartProc(ctx, c.opts.Server, n.args, n.port, n.dir)
 	if err != nil {
-		return fmt.Errorf("rediscluster: restart %s: %w", addr, err)
+		return fmt.Errorf("rediscluster: restart node %d (%s): %w", n.idx, addr, err)
 	}
 	n.proc = p
 	return nil

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/locksim/locksim/internal/ports"
 )
 
 const (
@@ -24,7 +26,18 @@ const (
 	termGrace      = 500 * time.Millisecond
 	logTailBytes   = 4096
 	addrInUseText  = "Address already in use"
+	// busOffset is how far above its port a node's own bus listens: the
+	// cluster's default (cluster-port is left unset).
+	busOffset = 10000
+	// restartBound is how long a restart keeps trying its ports while
+	// some other program holds one; restartRetryEvery spaces the tries.
+	restartBound      = 5 * time.Second
+	restartRetryEvery = 100 * time.Millisecond
 )
+
+// errPortTaken says the server could not bind its port or its bus port:
+// something else listens on it, or has it as a connection's source port.
+var errPortTaken = errors.New("port taken")
 
 // proc is one run of a server process.
 type proc struct {
@@ -70,6 +83,7 @@ func serverArgs(port int, dir string, nodeTimeout time.Duration, fullCoverage bo
 // startProc starts bin with args, listening on port and logging into dir,
 // and waits until it answers PING.
 func startProc(ctx context.Context, bin string, args []string, port int, dir string) (*proc, error) {
+	marks := logMarks(dir)
 	stdio, err := os.OpenFile(filepath.Join(dir, stdioName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open server output file: %w", err)
@@ -100,9 +114,37 @@ func startProc(ctx context.Context, bin string, args []string, port int, dir str
 	}()
 	if err := p.waitReady(ctx, port); err != nil {
 		p.kill()
+		if portTakenSince(dir, marks) {
+			err = fmt.Errorf("%w: %w", errPortTaken, err)
+		}
 		return nil, fmt.Errorf("%s on port %d: %w%s", filepath.Base(bin), port, err, lastLogLine(dir))
 	}
 	return p, nil
+}
+
+// restartProc starts a killed node again on the port it had, which the
+// other nodes and the clients know it by. Its ports are reserved
+// (internal/ports), so no other run and no kernel-chosen port takes them;
+// a program that binds one anyway may hold it a moment, so a start that
+// finds a port taken is tried again, every restartRetryEvery, until
+// restartBound or ctx ends.
+func restartProc(ctx context.Context, bin string, args []string, port int, dir string) (*proc, error) {
+	ctx, cancel := context.WithTimeout(ctx, restartBound+readyTimeout)
+	defer cancel()
+	first := time.Now()
+	for {
+		p, err := startProc(ctx, bin, args, port, dir)
+		if err == nil || !errors.Is(err, errPortTaken) {
+			return p, err
+		}
+		if time.Since(first) >= restartBound || ctx.Err() != nil {
+			return nil, fmt.Errorf("port %d or its bus port %d stayed taken by another program for %v: %w", port, port+busOffset, time.Since(first).Round(time.Millisecond), err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(restartRetryEvery):
+		}
+	}
 }
 
 func (p *proc) pid() int { return p.cmd.Process.Pid }
@@ -195,41 +237,41 @@ func (p *proc) alive() bool {
 	}
 }
 
-// freePort asks the kernel for a free loopback port. Another process may
-// take it before the server binds it; Start retries on that. A cluster
-// node also listens on port+10000 (its bus), so the port must leave room.
-func freePort() (int, error) {
-	for range 20 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, fmt.Errorf("find a free port: %w", err)
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		if err := l.Close(); err != nil {
-			return 0, fmt.Errorf("find a free port: %w", err)
-		}
-		if port+10000 > 65535 {
-			continue
-		}
-		bus, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port+10000)))
-		if err != nil {
-			continue
-		}
-		if err := bus.Close(); err != nil {
-			return 0, fmt.Errorf("find a free port: %w", err)
-		}
-		return port, nil
-	}
-	return 0, errors.New("find a free port: no port with a free bus port (port+10000) in 20 tries")
+// reservePorts reserves a node's port and its bus port, port+busOffset,
+// for as long as the cluster runs.
+func reservePorts() (*ports.Reservation, error) {
+	return ports.Reserve(busOffset)
 }
 
-// portTaken reports whether the server's last start failed on its port.
-func portTaken(dir string) bool {
+// logMarks is how long each of the server's logs in dir is, so that a
+// failed start reads only what it wrote itself.
+func logMarks(dir string) map[string]int64 {
+	marks := map[string]int64{}
 	for _, name := range []string{stdioName, logName} {
-		for _, l := range tailLines(filepath.Join(dir, name)) {
-			if strings.Contains(l, addrInUseText) {
-				return true
-			}
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			marks[name] = st.Size()
+		}
+	}
+	return marks
+}
+
+// portTakenSince reports whether the server wrote, after marks, that a
+// port of its was in use.
+func portTakenSince(dir string, marks map[string]int64) bool {
+	for _, name := range []string{stdioName, logName} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		from := marks[name]
+		if st, err := f.Stat(); err == nil && st.Size()-from > logTailBytes {
+			from = st.Size() - logTailBytes
+		}
+		b := make([]byte, logTailBytes)
+		n, _ := f.ReadAt(b, from)
+		_ = f.Close()
+		if strings.Contains(string(b[:n]), addrInUseText) {
+			return true
 		}
 	}
 	return false
