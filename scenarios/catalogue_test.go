@@ -163,7 +163,7 @@ func resolvedConfig(t *testing.T, cfg sim.Config) sim.Config {
 // cluster's persistence default applied too.
 func plain(t *testing.T, c sim.Config) sim.Config {
 	c = resolvedConfig(t, c)
-	c.Options.Tokens, c.Options.Clock, c.Options.Hook, c.Options.Owner = nil, nil, nil, ""
+	c.Options.Tokens, c.Options.Clock, c.Options.Hook, c.Options.Renewed, c.Options.Owner = nil, nil, nil, nil, ""
 	if c.Cluster.Persistence == "" {
 		c.Cluster.Persistence = sim.PersistenceNone
 	}

@@ -169,7 +169,13 @@ func (n *Network) api() (toxiAPI, error) {
 		case n.mem != nil:
 			n.toxi = newMemToxi(n.mem, n.cfg.Seed, n.prefix)
 		case n.cfg.Toxiproxy != "":
-			n.toxi, n.toxiErr = newRemoteToxi(n.cfg.Toxiproxy)
+			// A failed connection leaves n.toxi nil, not a nil *remoteToxi
+			// that Close would call.
+			if r, err := newRemoteToxi(n.cfg.Toxiproxy); err != nil {
+				n.toxiErr = err
+			} else {
+				n.toxi = r
+			}
 		default:
 			n.toxi = newLocalToxi()
 		}
