@@ -43,6 +43,11 @@ type miniNode struct {
 	pushMu sync.Mutex // orders clock pushes so SetTime never goes backwards
 
 	waits atomic.Int64 // emulated WAITs, for their scheduler keys
+	// changes counts what can change the keys other than time: commands
+	// let through, kills, restarts, flushes, clock jumps and rate
+	// changes, reverts. The observer skips a read that would find what
+	// the last one did (observe.go).
+	changes atomic.Uint64
 	// life serializes kills and restarts; mu guards up and closed and is
 	// held only briefly, never across the server's Close (killLocked).
 	life   sync.Mutex
@@ -125,6 +130,7 @@ func (n *miniNode) preHook(p *server.Peer, cmd string, args ...string) bool {
 	if !n.gate.pass() {
 		return true // killed while held: drop the command unanswered
 	}
+	n.changes.Add(1)
 	n.pushClock()
 	// Just before the command runs: the state it may change, for a
 	// failover that must undo it.
@@ -163,6 +169,7 @@ func (n *miniNode) JumpClock(d time.Duration) error {
 	if err := n.clock.jump(d); err != nil {
 		return fmt.Errorf("node %d: %w", n.idx, err)
 	}
+	n.changes.Add(1)
 	n.pushClock()
 	// Any database access runs miniredis's TTL tick; doing it now makes the
 	// keys the jump killed vanish at once rather than at the next command.
@@ -174,6 +181,7 @@ func (n *miniNode) SetClockRate(r float64) error {
 	if err := n.clock.setRate(r); err != nil {
 		return fmt.Errorf("node %d: %w", n.idx, err)
 	}
+	n.changes.Add(1)
 	return nil
 }
 
@@ -213,6 +221,7 @@ func (n *miniNode) killLocked() {
 	if !up {
 		return
 	}
+	n.changes.Add(1)
 	// Release held commands first: miniredis's Close waits for every
 	// connection goroutine, and a held one would wait for Resume forever.
 	n.gate.kill()
@@ -249,6 +258,7 @@ func (n *miniNode) Restart(keepData bool) error {
 	// kill, so such a command would at worst see a key that just expired.
 	n.installHook()
 	n.up = true
+	n.changes.Add(1)
 	return nil
 }
 
@@ -263,6 +273,7 @@ func (n *miniNode) FlushAll() error {
 		return fmt.Errorf("node %d: flushall: %w", n.idx, ErrNodePaused)
 	}
 	n.srv.FlushAll()
+	n.changes.Add(1)
 	return nil
 }
 
