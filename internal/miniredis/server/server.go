@@ -454,9 +454,9 @@ func (w *Writer) writeLine(prefix byte, s string) {
 
 // writeNum writes prefix, n in decimal and CRLF.
 func (w *Writer) writeNum(prefix byte, n int) {
-	var b [24]byte
 	_ = w.w.WriteByte(prefix)
-	_, _ = w.w.Write(strconv.AppendInt(b[:0], int64(n), 10))
+	// the buffer's own free space: no allocation
+	_, _ = w.w.Write(strconv.AppendInt(w.w.AvailableBuffer(), int64(n), 10))
 	_, _ = w.w.WriteString("\r\n")
 }
 
