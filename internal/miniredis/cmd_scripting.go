@@ -34,14 +34,40 @@ var (
 // state for every call was most of a script call's cost.
 //
 // locksim patch: upstream builds and closes a fresh state on every call.
-// A state goes back to the pool only after a script that ran without error,
-// its stack emptied; KEYS, ARGV and the redis module are set anew on every
-// call. Real Redis, too, runs every script in one long-lived interpreter.
+// A state goes back to the pool only after a script that ran without error
+// and left its redis module as it found it, its stack emptied; KEYS and
+// ARGV are set anew on every call, and the redis module's functions act on
+// the call at hand (luaCall). Real Redis, too, runs every script in one
+// long-lived interpreter.
 var luaStates = sync.Pool{New: func() interface{} { return newLuaState() }}
 
+// luaVM is a pooled Lua state with its redis module.
+type luaVM struct {
+	l      *lua.LState
+	call   *luaCall
+	mod    *lua.LTable           // the redis module, the globals redis and server
+	fields map[string]lua.LValue // what mod holds
+}
+
+// intact reports whether vm's redis module holds what it was built with,
+// and nothing else: a script that changed it leaves a state not reused.
+func (vm *luaVM) intact() bool {
+	if vm.l.GetMetatable(vm.mod) != lua.LNil {
+		return false
+	}
+	n, ok := 0, true
+	vm.mod.ForEach(func(k, v lua.LValue) {
+		n++
+		name, isString := k.(lua.LString)
+		want, found := vm.fields[string(name)]
+		ok = ok && isString && found && want == v
+	})
+	return ok && n == len(vm.fields)
+}
+
 // newLuaState is a Lua state as upstream's runLuaScript prepared it, less
-// what belongs to one call (KEYS, ARGV, the redis module).
-func newLuaState() *lua.LState {
+// what belongs to one call (KEYS, ARGV, the call the redis module acts on).
+func newLuaState() *luaVM {
 	l := lua.NewState(lua.Options{SkipOpenLibs: true})
 
 	// Taken from the go-lua manual
@@ -78,18 +104,33 @@ func newLuaState() *lua.LState {
 	}
 	_ = doScript(l, protectGlobals)
 	l.SetTop(0)
-	return l
+
+	vm := &luaVM{l: l, call: &luaCall{}, fields: map[string]lua.LValue{}}
+	redisFuncs, redisConstants := mkLua(vm.call)
+	vm.mod = l.CreateTable(0, len(redisFuncs)+len(redisConstants))
+	for fname, fn := range redisFuncs {
+		vm.fields[fname] = l.NewFunction(fn)
+	}
+	for k, v := range redisConstants {
+		vm.fields[k] = v
+	}
+	for k, v := range vm.fields {
+		vm.mod.RawSetString(k, v)
+	}
+	return vm
 }
 
 // Execute lua. Needs to run m.Lock()ed, from within withTx().
 // Returns true if the lua was OK (and hence should be cached).
 func (m *Miniredis) runLuaScript(c *server.Peer, sha, script string, readOnly bool, args []string) bool {
-	l := luaStates.Get().(*lua.LState)
+	vm := luaStates.Get().(*luaVM)
+	l := vm.l
 	reuse := false
 	defer func() {
-		if reuse {
+		vm.call.end()
+		if reuse && vm.intact() {
 			l.SetTop(0)
-			luaStates.Put(l)
+			luaStates.Put(vm)
 			return
 		}
 		l.Close()
@@ -124,16 +165,9 @@ func (m *Miniredis) runLuaScript(c *server.Peer, sha, script string, readOnly bo
 	}
 	globals.RawSetString("ARGV", argvTable)
 
-	redisFuncs, redisConstants := mkLua(m.srv, c, sha, readOnly)
-	redisMod := l.CreateTable(0, len(redisFuncs)+len(redisConstants))
-	for fname, fn := range redisFuncs {
-		redisMod.RawSetString(fname, l.NewFunction(fn))
-	}
-	for k, v := range redisConstants {
-		redisMod.RawSetString(k, v)
-	}
+	vm.call.begin(m.srv, c, sha, readOnly)
 	for _, name := range []string{"redis", "server"} {
-		globals.RawSetString(name, redisMod)
+		globals.RawSetString(name, vm.mod)
 	}
 
 	// lua can call redis.setresp(...), but it's tmp state.

@@ -34,6 +34,9 @@ func TestPatchIsTheOnlyChange(t *testing.T) {
 		if err != nil {
 			t.Fatalf("locksim.patch changes %s, but its upstream copy is missing: %v", f, err)
 		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, f), orig, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -36,8 +36,27 @@ var luaCallBufs = sync.Pool{New: func() any {
 	return cb
 }}
 
-func mkLua(srv *server.Server, c *server.Peer, sha string, readOnly bool) (map[string]lua.LGFunction, map[string]lua.LValue) {
-	mkCall := func(failFast bool) func(l *lua.LState) int {
+// luaCall is the script call a Lua state runs: what the functions of its
+// redis module act on. The module is built once per state (newLuaState),
+// its functions reading the call from here, and the call is set anew for
+// every script (begin).
+//
+// locksim patch: upstream builds the redis module's functions, closures
+// over the call, afresh for every script.
+type luaCall struct {
+	srv      *server.Server
+	c        *server.Peer
+	sha      string
+	readOnly bool
+	// one server.Ctx for a single Lua run, each for redis.call and for
+	// redis.pcall, as upstream has them
+	ctxs [2]*connCtx
+}
+
+// begin makes call the script call c runs.
+func (call *luaCall) begin(srv *server.Server, c *server.Peer, sha string, readOnly bool) {
+	call.srv, call.c, call.sha, call.readOnly = srv, c, sha, readOnly
+	for i := range call.ctxs {
 		// one server.Ctx for a single Lua run
 		pCtx := &connCtx{}
 		if getCtx(c).authenticated {
@@ -46,8 +65,21 @@ func mkLua(srv *server.Server, c *server.Peer, sha string, readOnly bool) (map[s
 		pCtx.nested = true
 		pCtx.nestedSHA = sha
 		pCtx.selectedDB = getCtx(c).selectedDB
+		call.ctxs[i] = pCtx
+	}
+}
 
+// end forgets the call, so that a pooled state holds no peer.
+func (call *luaCall) end() { *call = luaCall{} }
+
+func mkLua(call *luaCall) (map[string]lua.LGFunction, map[string]lua.LValue) {
+	mkCall := func(failFast bool) func(l *lua.LState) int {
+		ctxIndex := 0
+		if !failFast {
+			ctxIndex = 1
+		}
 		return func(l *lua.LState) int {
+			srv, sha, readOnly, pCtx := call.srv, call.sha, call.readOnly, call.ctxs[ctxIndex]
 			top := l.GetTop()
 			if top == 0 {
 				l.Error(lua.LString(fmt.Sprintf("Please specify at least one argument for this redis lib call script: %s, &c.", sha)), 1)
@@ -224,7 +256,7 @@ func mkLua(srv *server.Server, c *server.Peer, sha string, readOnly bool) (map[s
 				l.Error(lua.LString("RESP version must be 2 or 3"), 1)
 				return 0
 			}
-			c.SwitchResp3 = &toresp3
+			call.c.SwitchResp3 = &toresp3
 			return 0
 		},
 	}, luaRedisConstants

@@ -24,6 +24,7 @@ cp "$src/LICENSE" "$src/README.md" "$src/CHANGELOG.md" .
 chmod -R u+w .
 gofmt -w .
 for f in $(sed -n 's#^+++ b/\([^[:space:]]*\).*#\1#p' locksim.patch); do
+  mkdir -p "upstream/$(dirname "$f")"
   cp "$f" "upstream/$f.orig"
 done
 patch -p1 < locksim.patch

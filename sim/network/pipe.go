@@ -26,8 +26,8 @@ import (
 // The two ends are a client's and a server's: the client end tells a peer
 // that closed the way a TCP socket does (SyscallConn, below).
 func memPipe(s *vtime.Scheduler, link string) (client, server net.Conn) {
-	up := &pipeHalf{sched: s, key: link + "/up", ready: make(chan struct{}, 1)}
-	down := &pipeHalf{sched: s, key: link + "/down", ready: make(chan struct{}, 1)}
+	up := &pipeHalf{sched: s, key: link + "/up", keyBuf: []byte(link + "/up#"), ready: make(chan struct{}, 1)}
+	down := &pipeHalf{sched: s, key: link + "/down", keyBuf: []byte(link + "/down#"), ready: make(chan struct{}, 1)}
 	a := &pipeEnd{rd: down, wr: up, link: link, closed: make(chan struct{})}
 	b := &pipeEnd{rd: up, wr: down, link: link, closed: make(chan struct{})}
 	return a, b
@@ -40,6 +40,7 @@ type pipeHalf struct {
 
 	mu      sync.Mutex
 	sent    int      // chunks posted, for their keys
+	keyBuf  []byte   // "<key>#", then a key being built
 	transit [][]byte // posted, not yet delivered; nil is a close
 	buf     []byte   // delivered, not yet read
 	eof     bool     // the writer's close was delivered
@@ -66,7 +67,8 @@ func (h *pipeHalf) post(chunk []byte) {
 		return
 	}
 	h.sent++
-	key := h.key + "#" + strconv.Itoa(h.sent)
+	h.keyBuf = strconv.AppendInt(h.keyBuf[:len(h.key)+1], int64(h.sent), 10)
+	key := string(h.keyBuf)
 	h.transit = append(h.transit, chunk)
 	h.mu.Unlock()
 	h.sched.Post(key, h.deliver)
@@ -80,6 +82,8 @@ func (h *pipeHalf) deliver() {
 		h.transit = h.transit[1:]
 		if c == nil {
 			h.eof = true
+		} else if !h.eof && len(h.buf) == 0 {
+			h.buf = c // the pipe's own copy: read from as it is
 		} else if !h.eof {
 			h.buf = append(h.buf, c...)
 		}
@@ -144,7 +148,13 @@ func (e *pipeEnd) Read(b []byte) (int, error) {
 	}
 }
 
-func (e *pipeEnd) Write(b []byte) (int, error) {
+func (e *pipeEnd) Write(b []byte) (int, error) { return e.write(b, false) }
+
+// writeOwned writes a chunk the caller hands over and never touches again
+// (a relay's): it is posted as it is, not copied.
+func (e *pipeEnd) writeOwned(b []byte) (int, error) { return e.write(b, true) }
+
+func (e *pipeEnd) write(b []byte, owned bool) (int, error) {
 	e.mu.Lock()
 	closed, dl := e.isClosed, e.wDeadline
 	e.mu.Unlock()
@@ -163,7 +173,10 @@ func (e *pipeEnd) Write(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	e.wr.post(append([]byte(nil), b...))
+	if !owned {
+		b = append([]byte(nil), b...)
+	}
+	e.wr.post(b)
 	return len(b), nil
 }
 

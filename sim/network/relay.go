@@ -29,12 +29,13 @@ type relay struct {
 	rnd    *rand.Rand // the wire delays and jitter of this direction
 
 	mu    sync.Mutex
-	queue []relayed   // arrived, not yet handed on, by due time
+	queue []relayed   // arrived, not yet handed on, by due time; its array is reused
 	last  time.Time   // when the latest queued chunk is due
 	timer *time.Timer // armed for queue[0]
 	// sending is held while handing chunks on, so that two timers'
 	// hand-offs never interleave.
 	sending sync.Mutex
+	out     []relayed // the chunks being handed on, under sending; reused
 }
 
 // relayed is one chunk held by a relay, or (end) the connection's close.
@@ -106,14 +107,18 @@ func (r *relay) fire() {
 	for n < len(r.queue) && !r.queue[n].due.After(now) {
 		n++
 	}
-	out := r.queue[:n:n]
-	r.queue = r.queue[n:]
+	r.out = append(r.out[:0], r.queue[:n]...)
+	rest := copy(r.queue, r.queue[n:])
+	clear(r.queue[rest:]) // no chunk held twice
+	r.queue = r.queue[:rest]
 	if len(r.queue) > 0 {
 		r.timer = time.AfterFunc(r.queue[0].due.Sub(now), r.fire)
 	} else {
-		r.queue, r.timer = nil, nil
+		r.timer = nil
 	}
 	r.mu.Unlock()
+	out := r.out
+	defer clear(out)
 	for _, x := range out {
 		select {
 		case <-r.conn.closed:
@@ -124,7 +129,7 @@ func (r *relay) fire() {
 			r.conn.close()
 			return
 		}
-		if _, err := r.dst.Write(x.chunk); err != nil {
+		if _, err := r.dst.writeOwned(x.chunk); err != nil {
 			r.conn.close()
 			return
 		}

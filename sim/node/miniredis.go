@@ -47,6 +47,11 @@ type miniNode struct {
 	pushMu sync.Mutex // orders clock pushes so SetTime never goes backwards
 
 	waits atomic.Int64 // emulated WAITs, for their scheduler keys
+	// changes counts what can change the keys other than time: commands
+	// let through, kills, restarts, flushes, clock jumps and rate
+	// changes, reverts. The observer skips a read that would find what
+	// the last one did (observe.go).
+	changes atomic.Uint64
 	// life serializes kills and restarts; mu guards up and closed and is
 	// held only briefly, never across the server's Close (killLocked).
 	life   sync.Mutex
@@ -141,6 +146,7 @@ func (n *miniNode) preHook(p *server.Peer, cmd string, args ...string) bool {
 	if !n.gate.pass() {
 		return true // killed while held: drop the command unanswered
 	}
+	n.changes.Add(1)
 	n.pushClock()
 	// Just before the command runs: the state it may change, for a
 	// failover that must undo it.
@@ -179,6 +185,7 @@ func (n *miniNode) JumpClock(d time.Duration) error {
 	if err := n.clock.jump(d); err != nil {
 		return fmt.Errorf("node %d: %w", n.idx, err)
 	}
+	n.changes.Add(1)
 	n.pushClock()
 	// Any database access runs miniredis's TTL tick; doing it now makes the
 	// keys the jump killed vanish at once rather than at the next command.
@@ -190,6 +197,7 @@ func (n *miniNode) SetClockRate(r float64) error {
 	if err := n.clock.setRate(r); err != nil {
 		return fmt.Errorf("node %d: %w", n.idx, err)
 	}
+	n.changes.Add(1)
 	return nil
 }
 
@@ -229,6 +237,7 @@ func (n *miniNode) killLocked() {
 	if !up {
 		return
 	}
+	n.changes.Add(1)
 	// Release held commands first: miniredis's Close waits for every
 	// connection goroutine, and a held one would wait for Resume forever.
 	n.gate.kill()
@@ -265,6 +274,7 @@ func (n *miniNode) Restart(keepData bool) error {
 	// kill, so such a command would at worst see a key that just expired.
 	n.installHook()
 	n.up = true
+	n.changes.Add(1)
 	return nil
 }
 
@@ -279,6 +289,7 @@ func (n *miniNode) FlushAll() error {
 		return fmt.Errorf("node %d: flushall: %w", n.idx, ErrNodePaused)
 	}
 	n.srv.FlushAll()
+	n.changes.Add(1)
 	return nil
 }
 

@@ -226,6 +226,7 @@ func scriptKeys(cmd string, args []string) []string {
 // state at t is not known is deleted. A TTL runs on: a key whose TTL would
 // have run out by now is gone.
 func (n *miniNode) revertWritesSince(t time.Time) []string {
+	n.changes.Add(1)
 	changed := n.writes.since(t)
 	db := n.srv.DB(0)
 	for _, k := range changed {

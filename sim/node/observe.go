@@ -26,6 +26,12 @@ const observeInterval = 5 * time.Millisecond
 // and the reads of the other nodes, each in its own goroutine, go on.
 const observeTimeout = 50 * time.Millisecond
 
+// SkipUnchangedReads lets the observer skip a read in memory that would
+// find what the last one did (nodeObserver.unchanged). It is a variable
+// so that a test can compare the histories of runs with and without the
+// skips, which must be byte for byte the same.
+var SkipUnchangedReads = true
+
 // keyView is what one read of a lock key on a node found.
 type keyView struct {
 	answered bool // false: the node did not answer (down, paused redis-server)
@@ -52,6 +58,11 @@ func (v keyView) same(o keyView) bool {
 // in-process miniredis).
 type keyReader interface {
 	readKey(key string) keyView
+	// version is the count of what can have changed the node's keys but
+	// time (miniNode.changes), and the node clock's reading.
+	version() (changes uint64, clock time.Time)
+	// pushClock hands the node clock to the server, as a read does.
+	pushClock()
 }
 
 // Observers read the run's lock keys on every node every observeInterval
@@ -171,16 +182,67 @@ type nodeObserver struct {
 	// conns: clients of the node's masters by address (a failover
 	// changes the master), for nodes read through a connection.
 	conns map[string]*redis.Client
+	// Of the last read in memory: the node read, its version, and per
+	// key the TTL left (0: none or absent). A read that would find the
+	// same is skipped (unchanged).
+	readNode    Node
+	readChanges uint64
+	readClock   time.Time
+	readTTL     []time.Duration
+}
+
+// unchanged reports whether reading r now would find every key as the
+// last read did, but for the TTLs left: the same node, nothing but time
+// acted on it since, and no key's TTL can have run out (miniredis expires a
+// key once the node clock has moved its TTL on). Every key was read before.
+func (o *nodeObserver) unchanged(n Node, changes uint64, clock time.Time) bool {
+	if !SkipUnchangedReads || o.readNode != n || o.readChanges != changes || o.readTTL == nil {
+		return false
+	}
+	elapsed := clock.Sub(o.readClock)
+	for k, ttl := range o.readTTL {
+		if !o.seen[k] || ttl > 0 && elapsed >= ttl {
+			return false
+		}
+	}
+	return true
 }
 
 // read reads every key once and records those whose state changed.
+//
+// A node read in memory whose read would find what the last one did is
+// not read: each key's state is known to have lasted until now, as the
+// read would have shown. The node clock still goes to the server, so that
+// what reads the server without pushing it (a failover's revert) sees the
+// time a read would have left; the TTL tick is left to the next access,
+// which subtracts the same time in one step.
 func (o *nodeObserver) read() {
 	n := o.cluster.Node(o.node)
+	r, inMemory := n.(keyReader)
+	if inMemory {
+		changes, clock := r.version()
+		if o.unchanged(n, changes, clock) {
+			r.pushClock()
+			now := o.rec.Now()
+			for k := range o.prev {
+				o.prev[k] = now
+			}
+			return
+		}
+		if o.readTTL == nil {
+			o.readTTL = make([]time.Duration, len(o.keys))
+		}
+		o.readNode, o.readChanges, o.readClock = n, changes, clock
+	}
 	for k, key := range o.keys {
 		call := o.rec.Now()
 		var v keyView
-		if r, ok := n.(keyReader); ok {
+		if inMemory {
 			v = r.readKey(key)
+			o.readTTL[k] = 0
+			if v.answered && v.present && !v.noTTL {
+				o.readTTL[k] = v.ttl
+			}
 		} else {
 			v = o.readConn(n.Addr(), key)
 		}
@@ -342,6 +404,8 @@ func (o *nodeObserver) close() {
 		_ = c.Close()
 	}
 }
+
+func (n *miniNode) version() (uint64, time.Time) { return n.changes.Load(), n.clock.now() }
 
 // readKey reads key in the server's memory, after pushing the node clock
 // so that what has expired by it is gone. A paused node is read all the

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -441,18 +442,36 @@ type Writer struct {
 	resp3 bool
 }
 
+// writeLine writes prefix, s and CRLF.
+//
+// locksim patch: the Writer's replies are written without fmt, whose
+// formatting was a tenth of a script call's cost; the bytes are the same.
+func (w *Writer) writeLine(prefix byte, s string) {
+	_ = w.w.WriteByte(prefix)
+	_, _ = w.w.WriteString(s)
+	_, _ = w.w.WriteString("\r\n")
+}
+
+// writeNum writes prefix, n in decimal and CRLF.
+func (w *Writer) writeNum(prefix byte, n int) {
+	_ = w.w.WriteByte(prefix)
+	// the buffer's own free space: no allocation
+	_, _ = w.w.Write(strconv.AppendInt(w.w.AvailableBuffer(), int64(n), 10))
+	_, _ = w.w.WriteString("\r\n")
+}
+
 // WriteError writes a redis 'Error'
 func (w *Writer) WriteError(e string) {
-	fmt.Fprintf(w.w, "-%s\r\n", toInline(e))
+	w.writeLine('-', toInline(e))
 }
 
 func (w *Writer) WriteLen(n int) {
-	fmt.Fprintf(w.w, "*%d\r\n", n)
+	w.writeNum('*', n)
 }
 
 func (w *Writer) WriteMapLen(n int) {
 	if w.resp3 {
-		fmt.Fprintf(w.w, "%%%d\r\n", n)
+		w.writeNum('%', n)
 		return
 	}
 	w.WriteLen(n * 2)
@@ -460,7 +479,7 @@ func (w *Writer) WriteMapLen(n int) {
 
 func (w *Writer) WriteSetLen(n int) {
 	if w.resp3 {
-		fmt.Fprintf(w.w, "~%d\r\n", n)
+		w.writeNum('~', n)
 		return
 	}
 	w.WriteLen(n)
@@ -468,7 +487,7 @@ func (w *Writer) WriteSetLen(n int) {
 
 func (w *Writer) WritePushLen(n int) {
 	if w.resp3 {
-		fmt.Fprintf(w.w, ">%d\r\n", n)
+		w.writeNum('>', n)
 		return
 	}
 	w.WriteLen(n)
@@ -476,7 +495,9 @@ func (w *Writer) WritePushLen(n int) {
 
 // WriteBulk writes a bulk string
 func (w *Writer) WriteBulk(s string) {
-	fmt.Fprintf(w.w, "$%d\r\n%s\r\n", len(s), s)
+	w.writeNum('$', len(s))
+	_, _ = w.w.WriteString(s)
+	_, _ = w.w.WriteString("\r\n")
 }
 
 // WriteStrings writes a list of strings (bulk)
@@ -489,7 +510,7 @@ func (w *Writer) WriteStrings(strs []string) {
 
 // WriteInt writes an integer
 func (w *Writer) WriteInt(n int) {
-	fmt.Fprintf(w.w, ":%d\r\n", n)
+	w.writeNum(':', n)
 }
 
 // WriteFloat writes a float
@@ -507,12 +528,12 @@ func (w *Writer) WriteNull() {
 		fmt.Fprint(w.w, "_\r\n")
 		return
 	}
-	fmt.Fprintf(w.w, "$-1\r\n")
+	_, _ = w.w.WriteString("$-1\r\n")
 }
 
 // WriteInline writes a redis inline string
 func (w *Writer) WriteInline(s string) {
-	fmt.Fprintf(w.w, "+%s\r\n", toInline(s))
+	w.writeLine('+', toInline(s))
 }
 
 // WriteRaw writes a raw redis response

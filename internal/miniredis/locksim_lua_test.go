@@ -1,0 +1,73 @@
+package miniredis
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// TestLuaModuleActsOnTheCallAtHand checks the pooled Lua states' redis
+// module: each script's redis.call reaches the server and the connection
+// that ran the script, and a script that changes the module leaves no
+// change to the next.
+func TestLuaModuleActsOnTheCallAtHand(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var cls []*redis.Client
+	for range 2 {
+		m := NewMiniRedis()
+		if err := m.StartAddr("127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		cl := redis.NewClient(&redis.Options{Addr: m.Addr(), DisableIdentity: true, MaxRetries: -1})
+		defer cl.Close()
+		cls = append(cls, cl)
+	}
+	eval := func(cl *redis.Client, src string, keys []string, args ...any) (any, error) {
+		return cl.Eval(ctx, src, keys, args...).Result()
+	}
+	for i := range 20 {
+		cl, other := cls[i%2], cls[1-i%2]
+		v := string(rune('a' + i))
+		if _, err := eval(cl, `return redis.call('SET', KEYS[1], ARGV[1])`, []string{"k"}, v); err != nil {
+			t.Fatal(err)
+		}
+		got, err := cl.Get(ctx, "k").Result()
+		if err != nil || got != v {
+			t.Fatalf("script %d: the server that ran it holds %q, %v; want %q", i, got, err, v)
+		}
+		if i > 0 {
+			prev := string(rune('a' + i - 1))
+			if got, _ := other.Get(ctx, "k").Result(); got != prev {
+				t.Fatalf("script %d reached the other server: it holds %q, want %q", i, got, prev)
+			}
+		}
+	}
+	// redis.call on another DB than the connection's: SELECT in the script.
+	if _, err := eval(cls[0], `redis.call('SELECT', 3); return redis.call('SET', 'db3', 'x')`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := cls[0].Exists(ctx, "db3").Result(); n != 0 {
+		t.Fatal("the script's SELECT moved the connection's DB")
+	}
+	for _, src := range []string{
+		`redis.call = function() return 'stolen' end; return 1`,
+		`redis.extra = 1; return 1`,
+		`redis.LOG_DEBUG = 7; return 1`,
+		`setmetatable(redis, {__index = function() return 'meta' end}); return 1`,
+		`server.call = nil; return 1`,
+	} {
+		if _, err := eval(cls[0], src, nil); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		for _, cl := range cls {
+			got, err := eval(cl, `return tostring(redis.call('PING')['ok']) .. tostring(redis.extra) .. tostring(redis.missing) .. redis.LOG_DEBUG .. tostring(server.call == redis.call)`, nil)
+			if err != nil || got != "PONGnilnil0true" {
+				t.Fatalf("after %s: got %v, %v; want the module as built", src, got, err)
+			}
+		}
+	}
+}
