@@ -111,7 +111,20 @@ func (d *Dir) Discard() { _ = os.RemoveAll(d.path) }
 // rename(2) would replace it) unless replaceEmpty is set. On error the
 // directory stays where it is; the caller decides whether to Discard it.
 func (d *Dir) Publish(final string, replaceEmpty bool) error {
-	if err := syncTree(d.path); err != nil {
+	return d.PublishSynced(final, replaceEmpty, nil)
+}
+
+// PublishSynced is Publish of a directory some of whose subdirectories
+// are results published whole inside it (each by its own Dir's Publish,
+// which synced it): synced lists them, as paths relative to Path, and
+// they are not synced a second time. A matrix holds thousands of run
+// directories; syncing each of their files again would cost it seconds.
+func (d *Dir) PublishSynced(final string, replaceEmpty bool, synced []string) error {
+	skip := make(map[string]bool, len(synced))
+	for _, rel := range synced {
+		skip[filepath.Join(d.path, filepath.FromSlash(rel))] = true
+	}
+	if err := syncTree(d.path, skip); err != nil {
 		return err
 	}
 	if replaceEmpty {
@@ -138,23 +151,32 @@ func (d *Dir) Publish(final string, replaceEmpty bool) error {
 	return nil
 }
 
-// syncTree syncs every regular file and directory under root, so that a
-// rename that publishes root publishes complete files.
-func syncTree(root string) error {
+// syncTree syncs every regular file and directory under root but the
+// directories in skip (and what they hold), so that a rename that
+// publishes root publishes complete files.
+func syncTree(root string, skip map[string]bool) error {
 	return filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
+		if e.IsDir() && skip[path] {
+			return filepath.SkipDir
+		}
 		if !e.IsDir() && !e.Type().IsRegular() {
 			return nil
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return f.Sync()
+		return syncPath(path)
 	})
+}
+
+// syncPath syncs one file or directory; tests count the calls.
+var syncPath = func(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
 }
 
 // WriteSynced writes a new file (it must not exist) through a buffer and

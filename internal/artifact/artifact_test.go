@@ -98,6 +98,34 @@ func TestDirPublish(t *testing.T) {
 	assert.Equal(t, []string{"20261124T000000Z"}, listDir(t, parent), "a discarded directory leaves nothing")
 }
 
+// PublishSynced syncs everything but the subdirectories it is told were
+// synced already, and publishes them with the rest.
+func TestPublishSynced(t *testing.T) {
+	parent := t.TempDir()
+	d, err := NewDir(parent, "m")
+	require.NoError(t, err)
+	for _, rel := range []string{"m.json", "runs/a/run1/h.jsonl", "runs/a/run2/h.jsonl", "runs/b/run1/h.jsonl"} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(d.Path(), rel)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d.Path(), rel), []byte(rel), 0o644))
+	}
+	var synced []string
+	old := syncPath
+	syncPath = func(path string) error {
+		rel, err := filepath.Rel(d.Path(), path)
+		require.NoError(t, err)
+		synced = append(synced, filepath.ToSlash(rel))
+		return old(path)
+	}
+	t.Cleanup(func() { syncPath = old })
+	final := filepath.Join(parent, "m")
+	require.NoError(t, d.PublishSynced(final, false, []string{"runs/a/run1", "runs/b/run1"}))
+	sort.Strings(synced)
+	assert.Equal(t, []string{".", "m.json", "runs", "runs/a", "runs/a/run2", "runs/a/run2/h.jsonl", "runs/b"}, synced)
+	b, err := os.ReadFile(filepath.Join(final, "runs", "b", "run1", "h.jsonl"))
+	require.NoError(t, err)
+	assert.Equal(t, "runs/b/run1/h.jsonl", string(b), "a directory not synced again is published with the rest")
+}
+
 // TestReclaimPartialBeside: the sweep for one results directory removes
 // the dead owners' unfinished siblings in its parent and does not walk
 // below them; a live owner's stays, and so does a published directory.

@@ -69,7 +69,18 @@ func (d *outDir) finish(m *Matrix) error {
 	if err != nil {
 		return err
 	}
-	if err := d.dir.Publish(final, false); err != nil {
+	// Each run directory was synced when its report published it; the
+	// rest (the matrix's files, the directories that hold the runs, the
+	// runs' latest links) is synced here.
+	var runs []string
+	for _, c := range m.Cells {
+		for _, r := range c.Runs {
+			if r.Dir != "" {
+				runs = append(runs, r.Dir)
+			}
+		}
+	}
+	if err := d.dir.PublishSynced(final, false, runs); err != nil {
 		return err
 	}
 	m.Dir = final

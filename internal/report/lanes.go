@@ -61,16 +61,16 @@ type span struct {
 // the servers, which a design's replies do not name (checker.ObservedNodes).
 const backendCluster = "redis-cluster"
 
+// readLanes reads everything the timeline draws: the clients' lanes
+// (readClientLanes) and the node rows.
 func readLanes(h history.History, setup history.Setup) lanes {
-	clients := setup.Clients
-	v := checker.Read(h)
+	l := readClientLanes(h, setup)
 	nodeLanes := checker.Nodes(h, setup.Nodes)
-	var cluster *clusterView
 	if setup.Backend == backendCluster {
 		nodeLanes = checker.ObservedNodes(h, setup.Nodes)
-		cluster = readCluster(h, len(nodeLanes), v.Faults)
+		l.cluster = readCluster(h, len(nodeLanes), l.faults)
 	}
-	if cluster != nil {
+	if cluster := l.cluster; cluster != nil {
 		// an election drawn replaces the instant its fault's node state
 		// marks
 		for i := range nodeLanes {
@@ -79,9 +79,19 @@ func readLanes(h history.History, setup history.Setup) lanes {
 			})
 		}
 	}
+	l.nodes = nodeLanes
+	return l
+}
+
+// readClientLanes is readLanes without the node rows (nodes and cluster
+// stay empty): what summary.md counts, which every run writes, while
+// reading the nodes' states costs as much again and only the timeline
+// draws them.
+func readClientLanes(h history.History, setup history.Setup) lanes {
+	clients := setup.Clients
+	v := checker.Read(h)
 	l := lanes{byClient: map[int]*clientLane{}, faults: v.Faults, end: v.End, fenced: v.Fenced,
-		nodes: nodeLanes, failed: map[string]int{}, leaseFrom: map[leaseKey]time.Duration{}, leases: v.Leases,
-		cluster: cluster}
+		failed: map[string]int{}, leaseFrom: map[leaseKey]time.Duration{}, leases: v.Leases}
 	for i := 0; i < clients; i++ {
 		l.lane(i)
 	}
