@@ -278,7 +278,7 @@ func faultCoverage(h history.History, faults []FaultWindow, v *View) []string {
 	}
 	if v == nil {
 		var leases []LeaseWindow
-		leases, _ = leaseWindows(h, historyEnd(h))
+		leases, _, _ = leaseWindows(h, historyEnd(h))
 		v = &View{Leases: leases}
 	}
 	var out []string

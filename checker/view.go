@@ -20,6 +20,9 @@ type View struct {
 	// Leases are the lease windows: the spans in which a client was
 	// entitled to rely on the lock, sorted by start.
 	Leases []LeaseWindow
+	// Lapses are the stretches of those windows in which a lease had run
+	// out and a later ok extend said it held (leaseValidity).
+	Lapses []Lapse
 	// Sections are the clients' stays at the resource, in the resource's
 	// own order: enter..exit, or with fencing a lease's first..last
 	// accepted write.
@@ -179,7 +182,7 @@ type Section struct {
 // Read builds the view of h.
 func Read(h history.History) View {
 	v := View{End: historyEnd(h), Faults: faultWindows(h)}
-	v.Leases, v.UnknownAcquires = leaseWindows(h, v.End)
+	v.Leases, v.UnknownAcquires, v.Lapses = leaseWindows(h, v.End)
 	v.Sections, v.Fenced = sections(h, v.End)
 	v.Failed = failedAcquires(h)
 	v.Waits = unlockWaits(h)
@@ -242,7 +245,7 @@ func leaseEvents(h history.History) (byID map[leaseID][]*history.Op, ids []lease
 //   - a release ends the innermost level's windows at its call.
 //
 // Releases with nothing open and extends of a closed lease are ignored.
-func leaseWindows(h history.History, end time.Duration) ([]LeaseWindow, int) {
+func leaseWindows(h history.History, end time.Duration) ([]LeaseWindow, int, []Lapse) {
 	byID, ids, unknown := leaseEvents(h)
 	valid := leaseValidity(byID, ids, clockCourses(h))
 	var out []LeaseWindow
@@ -293,7 +296,7 @@ func leaseWindows(h history.History, end time.Duration) ([]LeaseWindow, int) {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b LeaseWindow) int { return cmp.Compare(a.Start, b.Start) })
-	return out, unknown
+	return out, unknown, valid.lapses
 }
 
 // covers reports whether one of the spans holds instant t.

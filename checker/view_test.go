@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/history"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A notified waiter's waits are read from the attempts they led to: from
@@ -27,4 +29,25 @@ func TestViewUnlockWaits(t *testing.T) {
 	if got := Read(h).Waits; !reflect.DeepEqual(got, want) {
 		t.Errorf("waits %+v, want %+v", got, want)
 	}
+}
+
+// An ok extend after a lapse vouches for it: the lease's window runs
+// through, and the view names the stretch and the extend. An extend that
+// came while the lease was still valid vouches for nothing new.
+func TestViewLapsesVouchedByAnExtend(t *testing.T) {
+	v := Read(readHistory(t, "testdata/extend-vouches-lapse.jsonl"))
+	ms := time.Millisecond
+	assert.Equal(t, []Lapse{{Client: 0, Key: "lock", Token: "c0-1", Start: 300 * ms, End: 421 * ms, By: 421 * ms}}, v.Lapses)
+	var c0 []LeaseWindow
+	for _, w := range v.Leases {
+		if w.Client == 0 {
+			c0 = append(c0, w)
+		}
+	}
+	require.Len(t, c0, 1, "one unbroken window")
+	assert.Equal(t, 1*ms, c0[0].Start)
+	assert.Equal(t, 421*ms, c0[0].Vouched)
+
+	v = Read(readHistory(t, "testdata/extend-overlap.jsonl"))
+	assert.Empty(t, v.Lapses, "an extend inside the lease's validity")
 }

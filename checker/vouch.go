@@ -18,6 +18,21 @@ type validity struct {
 	// vouched: for an op whose spans an extend filled in, the return of
 	// the last extend that did (see leaseValidity).
 	vouched map[*history.Op]time.Duration
+	// lapses: the stretches those extends filled in.
+	lapses []Lapse
+}
+
+// Lapse is a stretch in which a lease had run out by its client's clock
+// and an ok extend that came after it said the lease had held: the claim
+// counts the client as holding throughout (leaseValidity).
+type Lapse struct {
+	Client int           `json:"client"`
+	Key    string        `json:"key"`
+	Token  string        `json:"token"`
+	Start  time.Duration `json:"start"`
+	End    time.Duration `json:"end"`
+	// By is the return of the extend that vouched for the stretch.
+	By time.Duration `json:"by"`
 }
 
 // leaseValidity computes the validity of every lease in byID. An op's own
@@ -59,8 +74,9 @@ func leaseValidity(byID map[leaseID][]*history.Op, ids []leaseID, clocks map[int
 					continue
 				}
 				if gap := (Span{prev.Return, e.Return}); gap.End > gap.Start {
-					if !coversAll(cover, gap) {
+					for _, l := range spansMissing(cover, gap) {
 						v.vouched[prev] = e.Return
+						v.lapses = append(v.lapses, Lapse{Client: id.client, Key: id.key, Token: id.token, Start: l.Start, End: l.End, By: e.Return})
 					}
 					v.spans[prev] = unionSpans(v.spans[prev], []Span{gap})
 					cover = unionSpans(cover, []Span{gap})
@@ -77,11 +93,19 @@ func leaseValidity(byID map[leaseID][]*history.Op, ids []leaseID, clocks map[int
 	return v
 }
 
-// coversAll reports whether the spans hold every instant of s.
-func coversAll(spans []Span, s Span) bool {
-	left := s.End - s.Start
+// spansMissing returns the parts of s that no span of the sorted, disjoint
+// spans holds.
+func spansMissing(spans []Span, s Span) []Span {
+	var out []Span
+	at := s.Start
 	for _, c := range clipSpans(spans, s.Start, s.End) {
-		left -= c.End - c.Start
+		if c.Start > at {
+			out = append(out, Span{at, c.Start})
+		}
+		at = max(at, c.End)
 	}
-	return left <= 0
+	if at < s.End {
+		out = append(out, Span{at, s.End})
+	}
+	return out
 }

@@ -47,6 +47,15 @@ type clientLane struct {
 	failed   []checker.FailedAcquire
 	acquires []span // ok acquires, from their call to their return
 	waits    []span // waits for the unlock message (checker.UnlockWait)
+	extends  []extendMark
+	lapses   []checker.Lapse // stretches an ok extend vouched for
+}
+
+// extendMark is one extend (a renewal) of the client's lease, at its
+// return: ok, or refused or of unknown outcome.
+type extendMark struct {
+	at time.Duration
+	ok bool
 }
 
 // span is one bar. Open: it never ended inside the history (no exit, no
@@ -99,6 +108,9 @@ func readClientLanes(h history.History, setup history.Setup) lanes {
 		lane := l.lane(w.Client)
 		lane.leases = append(lane.leases, span{start: w.Start, end: w.End, read: w.Read, open: w.Ended == checker.EndOpen})
 	}
+	for _, x := range v.Lapses {
+		l.lane(x.Client).lapses = append(l.lane(x.Client).lapses, x)
+	}
 	for _, s := range v.Sections {
 		lane := l.lane(s.Client)
 		lane.sections = append(lane.sections, span{start: s.Start, end: s.End, read: s.Read && !v.Fenced, open: s.Open})
@@ -120,6 +132,8 @@ func readClientLanes(h history.History, setup history.Setup) lanes {
 			if _, ok := l.leaseFrom[leaseKey{op.Client, op.Token}]; !ok {
 				l.leaseFrom[leaseKey{op.Client, op.Token}] = op.Call
 			}
+		case op.Kind == history.KindExtend:
+			l.lane(op.Client).extends = append(l.lane(op.Client).extends, extendMark{at: op.Return, ok: op.Outcome == history.OK})
 		case op.Kind == history.KindWrite && op.Seq > 0 && op.Outcome == history.Fail:
 			l.lane(op.Client).rejected = append(l.lane(op.Client).rejected, op.At)
 		}
@@ -152,6 +166,23 @@ type overlap struct {
 	// covered: a fenced design's leases overlapped, but its tokens grew
 	// and the resource rejected the stale writes (claim covered).
 	covered bool
+	// vouchedBy: a claim witness whose overlap lies in a lapse of client
+	// a's lease that an ok extend vouched for, that extend's return.
+	vouchedBy time.Duration
+}
+
+// vouchedBy returns the return of the extend that vouched for a lapse of
+// client o.a's lease overlapping o (a claim witness), or 0.
+func (l lanes) vouchedBy(o overlap) time.Duration {
+	if o.check != vocab.CheckClaim || l.byClient[o.a] == nil {
+		return 0
+	}
+	for _, x := range l.byClient[o.a].lapses {
+		if x.Start < o.end && o.start < x.End {
+			return x.By
+		}
+	}
+	return 0
 }
 
 // starved reports whether the witness is a starved client's (liveness):

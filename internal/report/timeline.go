@@ -214,6 +214,9 @@ func newTimeline(ctx context.Context, in Run) (*timeline, error) {
 		lanes:    readLanes(in.History, in.Setup),
 		overlaps: zoomFirst(overlaps(in.Check), in.Zoom),
 	}
+	for i := range t.overlaps {
+		t.overlaps[i].vouchedBy = t.lanes.vouchedBy(t.overlaps[i])
+	}
 	for _, c := range t.lanes.clients {
 		t.rows = append(t.rows, row{kind: rowClient, id: c, label: fmt.Sprintf("client %d", c)})
 	}

@@ -98,6 +98,19 @@ func (b clientBars) Plot(c draw.Canvas, pl *plot.Plot) {
 		for _, s := range lane.leases {
 			drawSpan(c, tx, ty, s, y+leaseY, leaseH, tint(hue, 0.55), tint(hue, 0.2))
 		}
+		for _, x := range lane.lapses {
+			x0, x1, ok := xSpan(c, tx, x.Start, x.End, px(2))
+			if !ok {
+				continue
+			}
+			drawLapse(c, x0, x1, ty(y+leaseY-leaseH/2), ty(y+leaseY+leaseH/2))
+		}
+		for _, e := range lane.extends {
+			if e.at < b.p.lo || e.at > b.p.hi {
+				continue
+			}
+			drawExtend(c, tx(ms(e.at)), ty(y+leaseY), e.ok, hue)
+		}
 		for _, s := range lane.sections {
 			fill := hue
 			if s.read {
@@ -224,6 +237,37 @@ func drawAttempt(c draw.Canvas, tx, ty func(float64) vg.Length, a span, y float6
 	c.StrokeLine2(line, x0, ym, x1, ym)
 	c.StrokeLine2(line, x0, ym-h, x0, ym+h)
 	c.StrokeLine2(line, x1, ym-h, x1, ym+h)
+}
+
+// drawLapse draws, over the lease bar, a stretch in which the lease had
+// run out and a later ok extend said it held: white with a dashed red
+// edge, since the claim counts the client as holding there.
+func drawLapse(c draw.Canvas, x0, x1, y0, y1 vg.Length) {
+	c.SetColor(white)
+	c.Fill(rect(x0, y0, x1, y1))
+	c.SetLineStyle(draw.LineStyle{Color: red, Width: px(1.5), Dashes: []vg.Length{px(4), px(2)}})
+	c.Stroke(rect(x0, y0, x1, y1))
+}
+
+// drawExtend marks an extend's return on the lease bar: a diamond, filled
+// in the client's colour when it came back ok, hollow grey when refused or
+// of unknown outcome.
+func drawExtend(c draw.Canvas, x, y vg.Length, ok bool, hue color.RGBA) {
+	r := px(5)
+	var d vg.Path
+	d.Move(vg.Point{X: x, Y: y + r})
+	d.Line(vg.Point{X: x + r, Y: y})
+	d.Line(vg.Point{X: x, Y: y - r})
+	d.Line(vg.Point{X: x - r, Y: y})
+	d.Close()
+	var fill, edge color.Color = hue, shade(hue, 0.4)
+	if !ok {
+		fill, edge = white, grey
+	}
+	c.SetColor(fill)
+	c.Fill(d)
+	c.SetLineStyle(draw.LineStyle{Color: edge, Width: px(1)})
+	c.Stroke(d)
 }
 
 // drawWait draws a wait for the unlock message on the lease bar's level:
@@ -423,6 +467,10 @@ func witnessLabel(o overlap) string {
 	case o.disjoint:
 		return fmt.Sprintf("witness 1: %s: client %d / client %d", o.check, o.a, o.b)
 	}
+	if o.vouchedBy > 0 {
+		return fmt.Sprintf("witness 1: overlap client %d / client %d (%s): client %d's lease had run out, its extend at %s said it held",
+			o.a, o.b, o.check, o.a, msNumber(o.vouchedBy)+" ms")
+	}
 	return fmt.Sprintf("witness 1: overlap client %d / client %d (%s)", o.a, o.b, o.check)
 }
 
@@ -463,10 +511,15 @@ func (t *timeline) legendItems() []legendItem {
 		{"lease claimed (granted → release or expiry)", bar(7, tint(hue, 0.55), tint(hue, 0.2))},
 		{section, bar(16, hue, hue)},
 	}
-	var rejected, refused, unknown, read, open, waits bool
+	var rejected, refused, unknown, read, open, waits, extendOK, extendNot, lapses bool
 	for _, l := range t.lanes.byClient {
 		rejected = rejected || len(l.rejected) > 0
 		waits = waits || len(l.waits) > 0
+		lapses = lapses || len(l.lapses) > 0
+		for _, e := range l.extends {
+			extendOK = extendOK || e.ok
+			extendNot = extendNot || !e.ok
+		}
 		for _, f := range l.failed {
 			refused = refused || f.Outcome == "fail"
 			unknown = unknown || f.Outcome != "fail"
@@ -481,6 +534,23 @@ func (t *timeline) legendItems() []legendItem {
 	}
 	if read {
 		items = append(items, legendItem{"read section (shared)", bar(16, tint(hue, 0.8), hue)})
+	}
+	diamond := func(ok bool) func(draw.Canvas, vg.Rectangle) {
+		return func(c draw.Canvas, b vg.Rectangle) {
+			drawExtend(c, (b.Min.X+b.Max.X)/2, (b.Min.Y+b.Max.Y)/2, ok, hue)
+		}
+	}
+	if extendOK {
+		items = append(items, legendItem{"extend (renewal) came back ok", diamond(true)})
+	}
+	if extendNot {
+		items = append(items, legendItem{"extend refused or of unknown outcome", diamond(false)})
+	}
+	if lapses {
+		items = append(items, legendItem{"lease ran out, then an ok extend said it held: the claim counts it held", func(c draw.Canvas, b vg.Rectangle) {
+			mid := (b.Min.Y + b.Max.Y) / 2
+			drawLapse(c, b.Min.X, b.Max.X, mid-px(3.5), mid+px(3.5))
+		}})
 	}
 	if refused {
 		items = append(items, legendItem{"failed acquire attempt, with its reason", bar(7, tint(grey, 0.55), grey)})
