@@ -720,7 +720,7 @@ func (db *RedisDB) streamGroup(key, group string) (*streamGroup, error) {
 
 // fastForward proceeds the current timestamp with duration, works as a time machine
 func (db *RedisDB) fastForward(duration time.Duration) {
-	for _, key := range db.allKeys() {
+	for _, key := range db.keysWithTTL() {
 		if value, ok := db.ttl[key]; ok {
 			db.ttl[key] = value - duration
 			db.checkTTL(key)
@@ -731,6 +731,33 @@ func (db *RedisDB) fastForward(duration time.Duration) {
 			db.checkHashFieldTTL(key, duration)
 		}
 	}
+}
+
+// keysWithTTL returns, sorted, the keys fastForward acts on: the keys
+// with a TTL and the keys with a hash field TTL. The other keys are left
+// as they are by every step of fastForward, which runs on every command
+// when the TTLs follow the clock, so listing only these keeps it
+// proportional to the keys that can expire.
+func (db *RedisDB) keysWithTTL() []string {
+	if len(db.ttl) == 0 && len(db.hashTTLs) == 0 {
+		return nil
+	}
+	res := make([]string, 0, len(db.ttl)+len(db.hashTTLs))
+	for k := range db.ttl {
+		if _, ok := db.keys[k]; ok {
+			res = append(res, k)
+		}
+	}
+	for k := range db.hashTTLs {
+		if _, dup := db.ttl[k]; dup {
+			continue
+		}
+		if _, ok := db.keys[k]; ok {
+			res = append(res, k)
+		}
+	}
+	sort.Strings(res) // To make things deterministic.
+	return res
 }
 
 func (db *RedisDB) checkHashFieldTTL(key string, duration time.Duration) {

@@ -188,26 +188,18 @@ func (s *Server) servePeer(c net.Conn) {
 		}
 	}()
 
-	readCh := make(chan []string)
-
-	go func() {
-		defer close(readCh)
-
-		for {
-			args, err := readArray(r)
-			if err != nil {
-				peer.Close()
-				return
-			}
-
-			readCh <- args
+	// One goroutine reads a command and runs it, then reads the next: a
+	// hand-off to a second goroutine would cost a wake-up per command. A
+	// client gone while its blocking command (BLPOP and the like) waits is
+	// seen when the command returns.
+	for {
+		args, err := readArray(r)
+		if err != nil {
+			peer.Close()
+			return
 		}
-	}()
-
-	for args := range readCh {
 		s.Dispatch(peer, args)
 		peer.Flush()
-
 		if peer.Closed() {
 			c.Close()
 		}
