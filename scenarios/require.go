@@ -129,7 +129,7 @@ func (s *Scenario) checkRequirement(i int) error {
 }
 
 // unmet lists the requirements that apply to algo and did not happen in h.
-// v is h's View, nil when it is still to be read.
+// read is h's View, nil when it is still to be read.
 func (s *Scenario) unmet(algo string, h history.History, read *checker.View) []string {
 	if len(s.Require) == 0 {
 		return nil
