@@ -28,12 +28,20 @@ func Warnings(h history.History, clients int) []string {
 // CheckWithWarnings is Check and Warnings of one history, reading its
 // View once for both and computing the warnings beside the check.
 func CheckWithWarnings(h history.History, cfg Config, clients int) (Result, []string) {
+	r, ws, _ := CheckWithWarningsView(h, cfg, clients)
+	return r, ws
+}
+
+// CheckWithWarningsView is CheckWithWarnings that also gives the View it
+// read, for a caller that reads more of h (a report's lanes, a
+// scenario's requirements); the caller reads it and does not change it.
+func CheckWithWarningsView(h history.History, cfg Config, clients int) (Result, []string, View) {
 	began := time.Now()
 	v := Read(h)
 	ws := make(chan []string, 1)
 	go func() { ws <- warnings(h, clients, &v) }()
 	r := check(h, cfg, v, began)
-	return r, <-ws
+	return r, <-ws, v
 }
 
 // warnings is Warnings with h's View when the caller has read it (nil:

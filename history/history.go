@@ -248,10 +248,20 @@ type History struct {
 }
 
 // WriteJSONL writes one JSON object per line.
+// A record of the usual shape is encoded by appendFast, any other by
+// encoding/json: the same bytes either way.
 func (h History) WriteJSONL(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
+	var line []byte
 	for i := range h.Ops {
+		var ok bool
+		if line, ok = appendFast(line[:0], &h.Ops[i]); ok {
+			if _, err := bw.Write(line); err != nil {
+				return fmt.Errorf("history: op %d: %w", i, err)
+			}
+			continue
+		}
 		if err := enc.Encode(&h.Ops[i]); err != nil {
 			return fmt.Errorf("history: op %d: %w", i, err)
 		}

@@ -160,7 +160,7 @@ func ExecutePlan(ctx context.Context, s *scenarios.Scenario, p scenarios.Plan, o
 	res.Notes = append(notes, res.Notes...)
 	in := checked(res, o.CheckTimeout)
 	in.Scenario, in.ScenarioYAML, in.Machine, in.Zoom = s.Name, p.YAML, Machine(), o.Zoom
-	in.Unplayed = s.Unplayed(algo, res.History)
+	in.Unplayed = s.UnplayedView(algo, res.History, in.View)
 	checks := scenarios.CheckVerdicts(in.Check)
 	// p.Expect is the zero Expectation when nothing is expected.
 	in.Misses = p.Expect.Misses(in.Check.Verdict, checks)
@@ -212,11 +212,12 @@ func ExecutePlan(ctx context.Context, s *scenarios.Scenario, p scenarios.Plan, o
 // checked is res checked (checker.Check, bounded by checkTimeout, keeping
 // what check.html draws) as the report takes it, its warnings read once.
 func checked(res *sim.Result, checkTimeout time.Duration) report.Run {
+	r, ws, v := checker.CheckWithWarningsView(res.History, checkConfig(res, checkTimeout, true), res.Config.Clients)
 	return report.Run{
 		Algorithm: res.Config.Algorithm,
 		Setup:     resultSetup(res), History: res.History, Started: res.Started, Wall: res.Wall,
 		Notes: res.Notes, Incomplete: res.Incomplete,
-		Check: check(res, checkTimeout, true), Warnings: checker.Warnings(res.History, res.Config.Clients),
+		Check: r, Warnings: ws, View: &v,
 	}
 }
 

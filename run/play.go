@@ -30,5 +30,10 @@ func Quiet(ctx context.Context, spec sim.Spec, checkTimeout time.Duration) (*sim
 // check is checker.Check of res's history; verbose keeps what check.html
 // draws.
 func check(res *sim.Result, timeout time.Duration, verbose bool) checker.Result {
-	return checker.Check(res.History, checker.Config{Fencing: res.Config.Fencing(), Timeout: timeout, Verbose: verbose})
+	return checker.Check(res.History, checkConfig(res, timeout, verbose))
+}
+
+// checkConfig is how res's history is checked.
+func checkConfig(res *sim.Result, timeout time.Duration, verbose bool) checker.Config {
+	return checker.Config{Fencing: res.Config.Fencing(), Timeout: timeout, Verbose: verbose}
 }

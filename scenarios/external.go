@@ -5,6 +5,7 @@ package scenarios
 // addresses and clearing locksim's keys before a run.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -85,6 +86,31 @@ func (s *Scenario) Plan(algo string, w Servers) (Plan, error) {
 		return p, err
 	}
 	return p, nil
+}
+
+// WithSeed is p as Plan gives it for the same scenario with its seed
+// set to seed: the configuration's seed and the seed line of its
+// scenario.yaml, the only parts of a plan the seed reaches. A caller that
+// runs one pair under many seeds (the matrix's repeats) resolves it once
+// and takes each run's plan from it (TestPlanWithSeed compares the two on
+// every catalogue pair). ok is false when p's YAML does not hold its
+// seed on exactly one top-level line; p's caller then plans again.
+func (p Plan) WithSeed(seed uint64) (Plan, bool) {
+	if p.Skipped != "" {
+		return p, true
+	}
+	old := []byte("\nseed: " + strconv.FormatUint(p.Config.Seed, 10) + "\n")
+	i := bytes.Index(p.YAML, old)
+	if i < 0 || bytes.Contains(p.YAML[i+len(old)-1:], old) {
+		return Plan{}, false
+	}
+	repl := "\nseed: " + strconv.FormatUint(seed, 10) + "\n"
+	y := make([]byte, 0, len(p.YAML)-len(old)+len(repl))
+	y = append(y, p.YAML[:i]...)
+	y = append(y, repl...)
+	y = append(y, p.YAML[i+len(old):]...)
+	p.YAML, p.Config.Seed = y, seed
+	return p, true
 }
 
 // RunConfig is Config(algo) as a run on w carries it out: on the

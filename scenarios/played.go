@@ -14,6 +14,13 @@ import (
 // promises: checker.FaultsUnacted), or a requirement did not happen. A
 // fault marked optional may stay idle. Empty: the run played it.
 func (s *Scenario) Unplayed(algo string, h history.History) []string {
+	return s.UnplayedView(algo, h, nil)
+}
+
+// UnplayedView is Unplayed with h's View when the caller has read it
+// (checker.CheckWithWarningsView); nil: it is read when a requirement
+// needs it.
+func (s *Scenario) UnplayedView(algo string, h history.History, v *checker.View) []string {
 	needed := func(id int) bool {
 		if id < 1 || id > len(s.Faults) {
 			return false // a random nemesis's own rounds
@@ -38,5 +45,5 @@ func (s *Scenario) Unplayed(algo string, h history.History) []string {
 			out = append(out, u.String())
 		}
 	}
-	return append(out, s.unmet(algo, h)...)
+	return append(out, s.unmet(algo, h, v)...)
 }

@@ -129,11 +129,16 @@ func (s *Scenario) checkRequirement(i int) error {
 }
 
 // unmet lists the requirements that apply to algo and did not happen in h.
-func (s *Scenario) unmet(algo string, h history.History) []string {
+// read is h's View, nil when it is still to be read.
+func (s *Scenario) unmet(algo string, h history.History, read *checker.View) []string {
 	if len(s.Require) == 0 {
 		return nil
 	}
-	v := checker.Read(h)
+	if read == nil {
+		v := checker.Read(h)
+		read = &v
+	}
+	v := *read
 	var out []string
 	for i, r := range s.Require {
 		if len(r.Designs) > 0 && !names(r.Designs, algo) {

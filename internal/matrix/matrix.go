@@ -395,6 +395,7 @@ func runJobs(ctx context.Context, cfg Config, root string, jobs []job, cells []C
 	}
 
 	pics := newPictures(ctx, len(cells), jobs)
+	plans := make([]cellPlan, len(cells))
 	queue := make(chan job)
 	var wg sync.WaitGroup
 	var interrupted error
@@ -403,7 +404,7 @@ func runJobs(ctx context.Context, cfg Config, root string, jobs []job, cells []C
 		go func() {
 			defer wg.Done()
 			for j := range queue {
-				r, err := runOne(ctx, cfg, root, j, pics.rule(j.cell, j.run))
+				r, err := runOne(ctx, cfg, root, j, &plans[j.cell], pics.rule(j.cell, j.run))
 				if pics.leads(j.cell, j.run) {
 					verdict := r.Verdict
 					if r.Error != "" {
@@ -444,21 +445,51 @@ feed:
 	return nil
 }
 
+// cellPlan is a cell's pair resolved once (scenarios.Scenario.Plan) by
+// its first run to start; every run of the cell takes its own plan from
+// it with its seed (scenarios.Plan.WithSeed), since the runs of a pair
+// differ only in their seed.
+type cellPlan struct {
+	once sync.Once
+	plan scenarios.Plan
+	ok   bool
+}
+
+// of is the plan of job j on w, false when the pair does not resolve
+// (the run then plans itself and reports why).
+func (c *cellPlan) of(j job, w scenarios.Servers) (scenarios.Plan, bool) {
+	c.once.Do(func() {
+		p, err := j.s.Plan(j.algo, w)
+		c.plan, c.ok = p, err == nil
+	})
+	if !c.ok {
+		return scenarios.Plan{}, false
+	}
+	return c.plan.WithSeed(deref(j.s.Seed))
+}
+
 // runOne executes one job into root/runs/<algo>/: one results root per
 // design, so that the designs' runs of a scenario, which share seeds and
 // may share a start second, never compete for a run directory name.
-func runOne(ctx context.Context, cfg Config, root string, j job, pictures func(run.Outcome) report.Pictures) (CellRun, error) {
+func runOne(ctx context.Context, cfg Config, root string, j job, plan *cellPlan, pictures func(run.Outcome) report.Pictures) (CellRun, error) {
 	r := CellRun{Run: j.run, Seed: deref(j.s.Seed)}
 	start := time.Now()
-	o, err := run.Execute(ctx, j.s, j.algo, run.Options{
+	o := run.Options{
 		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Timeout: cfg.Timeout, RealTime: cfg.RealTime,
 		Servers:  scenarios.Servers{Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy},
 		Pictures: pictures,
-	})
+	}
+	var out run.Outcome
+	var err error
+	if p, ok := plan.of(j, o.Servers); ok {
+		out, err = run.ExecutePlan(ctx, j.s, p, o)
+	} else {
+		out, err = run.Execute(ctx, j.s, j.algo, o)
+	}
 	r.WallMS = float64(time.Since(start)) / float64(time.Millisecond)
-	r.Verdict, r.Checks, r.AsExpected, r.Notes, r.Unplayed = o.Verdict, o.Checks, o.AsExpected && err == nil, o.Notes, o.Unplayed
-	if o.Dir != "" {
-		if rel, rerr := filepath.Rel(root, o.Dir); rerr == nil {
+	r.Verdict, r.Checks, r.AsExpected, r.Notes, r.Unplayed = out.Verdict, out.Checks, out.AsExpected && err == nil, out.Notes, out.Unplayed
+	if out.Dir != "" {
+		if rel, rerr := filepath.Rel(root, out.Dir); rerr == nil {
 			r.Dir = filepath.ToSlash(rel)
 		}
 	}

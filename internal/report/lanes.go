@@ -71,9 +71,10 @@ type span struct {
 const backendCluster = "redis-cluster"
 
 // readLanes reads everything the timeline draws: the clients' lanes
-// (readClientLanes) and the node rows.
-func readLanes(h history.History, setup history.Setup) lanes {
-	l := readClientLanes(h, setup)
+// (readClientLanes) and the node rows; v is h's View, nil when it is
+// still to be read.
+func readLanes(h history.History, setup history.Setup, v *checker.View) lanes {
+	l := readClientLanes(h, setup, v)
 	nodeLanes := checker.Nodes(h, setup.Nodes)
 	if setup.Backend == backendCluster {
 		nodeLanes = checker.ObservedNodes(h, setup.Nodes)
@@ -96,9 +97,13 @@ func readLanes(h history.History, setup history.Setup) lanes {
 // stay empty): what summary.md counts, which every run writes, while
 // reading the nodes' states costs as much again and only the timeline
 // draws them.
-func readClientLanes(h history.History, setup history.Setup) lanes {
+func readClientLanes(h history.History, setup history.Setup, read *checker.View) lanes {
 	clients := setup.Clients
-	v := checker.Read(h)
+	if read == nil {
+		v := checker.Read(h)
+		read = &v
+	}
+	v := *read
 	l := lanes{byClient: map[int]*clientLane{}, faults: v.Faults, end: v.End, fenced: v.Fenced,
 		failed: map[string]int{}, leaseFrom: map[leaseKey]time.Duration{}, leases: v.Leases}
 	for i := 0; i < clients; i++ {

@@ -30,7 +30,7 @@ func (r NodeRow) Content() bool { return r.Holds+r.States+r.Clocks > 0 }
 // NodeRows lays out the node rows of a run's timeline, as the chart
 // draws them.
 func NodeRows(h history.History, cfg history.Setup) []NodeRow {
-	l := readLanes(h, cfg)
+	l := readLanes(h, cfg, nil)
 	return l.layoutNodes(cfg)
 }
 

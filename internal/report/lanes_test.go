@@ -28,7 +28,7 @@ func TestLanesLeases(t *testing.T) {
 	b.acquire(2, 500, 501, history.OK, "t2", 0)
 	b.acquire(2, 600, 601, history.Fail, "", 0)
 	b.acquire(2, 700, 705, history.Unknown, "", 0)
-	l := readLanes(history.History{Ops: b.ops}, history.Setup{Clients: 4, Nodes: 1})
+	l := readLanes(history.History{Ops: b.ops}, history.Setup{Clients: 4, Nodes: 1}, nil)
 
 	assert.Equal(t, []int{0, 1, 2, 3}, l.clients, "a client that did nothing still has its row")
 	assert.Equal(t, msd(705), l.end)
@@ -53,7 +53,7 @@ func TestLanesEnterExit(t *testing.T) {
 	b.ops = append(b.ops, history.Op{Kind: history.KindEnter, Client: 2, Key: "lock", Mode: "read", Call: msd(60), Return: msd(61), Outcome: history.OK, At: msd(60), Seq: 99})
 	b.ops = append(b.ops, history.Op{Kind: history.KindExit, Client: 2, Key: "lock", Mode: "read", Call: msd(70), Return: msd(71), Outcome: history.OK, At: msd(70), Seq: 100})
 	b.probe(80, 90, history.OK)
-	l := readLanes(history.History{Ops: b.ops}, history.Setup{Clients: 2, Nodes: 1})
+	l := readLanes(history.History{Ops: b.ops}, history.Setup{Clients: 2, Nodes: 1}, nil)
 
 	assert.False(t, l.fenced)
 	assert.Equal(t, []span{{start: msd(10), end: msd(30)}}, l.byClient[0].sections)
@@ -63,7 +63,7 @@ func TestLanesEnterExit(t *testing.T) {
 }
 
 func TestLanesFencedWrites(t *testing.T) {
-	l := readLanes(fencedPause(), history.Setup{Clients: 2, Nodes: 1})
+	l := readLanes(fencedPause(), history.Setup{Clients: 2, Nodes: 1}, nil)
 	require.True(t, l.fenced)
 	assert.Equal(t, []span{{start: msd(3), end: msd(3)}}, l.byClient[0].sections, "one accepted write")
 	assert.Equal(t, []time.Duration{msd(902)}, l.byClient[0].rejected)

@@ -64,6 +64,10 @@ type Run struct {
 	// acted and which of its requirements did not happen: the run did not
 	// play the scenario, so it cannot meet its expectation.
 	Unplayed []string
+	// View is History's checker.View when the caller has read it
+	// (checker.CheckWithWarningsView), for the summary and the timeline
+	// to read instead of reading it again; nil: they read it.
+	View *checker.View
 	// Pictures is how many of the run's pictures the report draws; the
 	// zero value draws them all. Drawing costs more than a run in virtual
 	// time, so callers that make many runs draw less for the runs nobody

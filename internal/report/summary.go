@@ -23,7 +23,7 @@ const maxSummaryWitnesses = 3
 // without opening anything else, linking to what backs it.
 func writeSummary(w io.Writer, in Run) error {
 	r := in.Check
-	l := readClientLanes(in.History, in.Setup)
+	l := readClientLanes(in.History, in.Setup, in.View)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s — %s\n\n", in.Scenario, in.Algorithm)
 	switch {

@@ -211,7 +211,7 @@ type drawnEvent struct {
 func newTimeline(ctx context.Context, in Run) (*timeline, error) {
 	t := &timeline{
 		ctx:      ctx,
-		lanes:    readLanes(in.History, in.Setup),
+		lanes:    readLanes(in.History, in.Setup, in.View),
 		overlaps: zoomFirst(overlaps(in.Check), in.Zoom),
 	}
 	for i := range t.overlaps {
