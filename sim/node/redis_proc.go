@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/locksim/locksim/internal/ports"
 )
 
 const (
@@ -21,7 +23,6 @@ const (
 	readyTimeout   = 5 * time.Second
 	logTailLines   = 15
 	logTailBytes   = 4096
-	addrInUseText  = "Address already in use"
 	readyPollEvery = 5 * time.Millisecond
 	// restartBound is how long a restart keeps trying its port while some
 	// other program holds it; restartRetryEvery spaces the tries.
@@ -75,7 +76,7 @@ func startRedisProc(ctx context.Context, bin string, port int, dir string, p Per
 // startProc starts bin with args (a redis-server or a redis-sentinel that
 // listens on port and logs into dir) and waits until it answers PING.
 func startProc(ctx context.Context, bin string, args []string, port int, dir string) (*redisProc, error) {
-	marks := logMarks(dir)
+	marks := ports.LogMarks(dir, redisStdioName, redisLogName)
 	stdio, err := os.OpenFile(filepath.Join(dir, redisStdioName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open redis-server output file: %w", err)
@@ -109,7 +110,7 @@ func startProc(ctx context.Context, bin string, args []string, port int, dir str
 
 	if err := proc.waitReady(ctx, port); err != nil {
 		proc.kill()
-		if portTakenSince(dir, marks) {
+		if ports.TakenSince(dir, marks, redisStdioName, redisLogName) {
 			err = fmt.Errorf("%w: %w", errPortTaken, err)
 		}
 		return nil, fmt.Errorf("%s on port %d: %w%s", filepath.Base(bin), port, err, lastLogLine(dir))
@@ -219,40 +220,6 @@ func (p *redisProc) alive() bool {
 	default:
 		return true
 	}
-}
-
-// logMarks is how long each of the server's logs in dir is, so that a
-// failed start reads only what it wrote itself.
-func logMarks(dir string) map[string]int64 {
-	marks := map[string]int64{}
-	for _, name := range []string{redisStdioName, redisLogName} {
-		if st, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			marks[name] = st.Size()
-		}
-	}
-	return marks
-}
-
-// portTakenSince reports whether the server wrote, after marks, that its
-// port was in use.
-func portTakenSince(dir string, marks map[string]int64) bool {
-	for _, name := range []string{redisStdioName, redisLogName} {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			continue
-		}
-		from := marks[name]
-		if st, err := f.Stat(); err == nil && st.Size()-from > logTailBytes {
-			from = st.Size() - logTailBytes
-		}
-		b := make([]byte, logTailBytes)
-		n, _ := f.ReadAt(b, from)
-		_ = f.Close()
-		if strings.Contains(string(b[:n]), addrInUseText) {
-			return true
-		}
-	}
-	return false
 }
 
 // freePort asks the kernel for a free loopback port, for a server that

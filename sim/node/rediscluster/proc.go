@@ -25,7 +25,6 @@ const (
 	readyPollEvery = 5 * time.Millisecond
 	termGrace      = 500 * time.Millisecond
 	logTailBytes   = 4096
-	addrInUseText  = "Address already in use"
 	// busOffset is how far above its port a node's own bus listens: the
 	// cluster's default (cluster-port is left unset).
 	busOffset = 10000
@@ -83,7 +82,7 @@ func serverArgs(port int, dir string, nodeTimeout time.Duration, fullCoverage bo
 // startProc starts bin with args, listening on port and logging into dir,
 // and waits until it answers PING.
 func startProc(ctx context.Context, bin string, args []string, port int, dir string) (*proc, error) {
-	marks := logMarks(dir)
+	marks := ports.LogMarks(dir, stdioName, logName)
 	stdio, err := os.OpenFile(filepath.Join(dir, stdioName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open server output file: %w", err)
@@ -114,7 +113,7 @@ func startProc(ctx context.Context, bin string, args []string, port int, dir str
 	}()
 	if err := p.waitReady(ctx, port); err != nil {
 		p.kill()
-		if portTakenSince(dir, marks) {
+		if ports.TakenSince(dir, marks, stdioName, logName) {
 			err = fmt.Errorf("%w: %w", errPortTaken, err)
 		}
 		return nil, fmt.Errorf("%s on port %d: %w%s", filepath.Base(bin), port, err, lastLogLine(dir))
@@ -241,40 +240,6 @@ func (p *proc) alive() bool {
 // for as long as the cluster runs.
 func reservePorts() (*ports.Reservation, error) {
 	return ports.Reserve(busOffset)
-}
-
-// logMarks is how long each of the server's logs in dir is, so that a
-// failed start reads only what it wrote itself.
-func logMarks(dir string) map[string]int64 {
-	marks := map[string]int64{}
-	for _, name := range []string{stdioName, logName} {
-		if st, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			marks[name] = st.Size()
-		}
-	}
-	return marks
-}
-
-// portTakenSince reports whether the server wrote, after marks, that a
-// port of its was in use.
-func portTakenSince(dir string, marks map[string]int64) bool {
-	for _, name := range []string{stdioName, logName} {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			continue
-		}
-		from := marks[name]
-		if st, err := f.Stat(); err == nil && st.Size()-from > logTailBytes {
-			from = st.Size() - logTailBytes
-		}
-		b := make([]byte, logTailBytes)
-		n, _ := f.ReadAt(b, from)
-		_ = f.Close()
-		if strings.Contains(string(b[:n]), addrInUseText) {
-			return true
-		}
-	}
-	return false
 }
 
 // lastLogLine is the last line the server wrote, for an error message that
