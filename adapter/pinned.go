@@ -14,25 +14,32 @@ import (
 
 // RedsyncVersions are the published versions of go-redsync/redsync that
 // run as redsync@<version>, each pinned by adapter/go/redsync/pins/<version>:
-// v4.3.0 (go-redis v8, before Mutex.Until: an application checks the lock
+// v4.0.3 (go-redis v8; an extend counts a node's 0, the script's answer
+// that the key is not this mutex's, as a success, so ExtendContext says
+// extended whoever holds the key, go-redsync/redsync PR #61), v4.0.4 (its
+// fix), v4.3.0 (go-redis v8, before Mutex.Until: an application checks the lock
 // with Valid), v4.4.1 (Mutex.Until, Valid deprecated for it, and an extend whose replies come after
 // the expiry fails), v4.12.0 (an extend that hits a node error releases the
 // lock on every node), v4.12.1 (its fix) and v4.18.0 (the version the
 // in-process design "redsync" links).
-var RedsyncVersions = []string{"v4.3.0", "v4.4.1", "v4.12.0", "v4.12.1", "v4.18.0"}
+var RedsyncVersions = []string{"v4.0.3", "v4.0.4", "v4.3.0", "v4.4.1", "v4.12.0", "v4.12.1", "v4.18.0"}
 
 // redsyncPin is the adapter build of one redsync version: go-redis v8
-// before redsync had a go-redis v9 pool, and the validity check of its
-// time (valid_query.go before Mutex.Until, valid_until.go after).
+// before redsync had a go-redis v9 pool, the validity check of its
+// time (valid_query.go before Mutex.Until, valid_until.go after), and how
+// it learns a mutex's token (value_gen.go before Mutex.Value and
+// WithValue, value_method.go after).
 func redsyncPin(version string) GoPin {
-	lib, valid := "lib_goredis9.go", "valid_until.go"
+	lib, valid, value := "lib_goredis9.go", "valid_until.go", "value_method.go"
 	switch version {
+	case "v4.0.3", "v4.0.4":
+		lib, valid, value = "lib_goredis8.go", "valid_query.go", "value_gen.go"
 	case "v4.3.0":
 		lib, valid = "lib_goredis8.go", "valid_query.go"
 	case "v4.4.1":
 		lib = "lib_goredis8.go"
 	}
-	return GoPin{Library: "redsync", Version: version, Files: []string{"main.go", lib, valid}}
+	return GoPin{Library: "redsync", Version: version, Files: []string{"main.go", lib, valid, value}}
 }
 
 func init() {

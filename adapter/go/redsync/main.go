@@ -7,7 +7,8 @@
 //
 // locksim builds it once per version into its cache, with the go.mod and
 // go.sum of pins/<version>; the files it copies for that version select the
-// go-redis generation and whether the library exposes Mutex.Until.
+// go-redis generation, whether the library exposes Mutex.Until, and
+// whether it reports a mutex's token (Mutex.Value) or the adapter draws it.
 package main
 
 import (
@@ -120,27 +121,33 @@ func (a *adapter) acquire(req request, t0 time.Time) reply {
 		redsync.WithTries(1),
 		redsync.WithDriftFactor(a.drift),
 	}, timeoutOption(a.nodeT, ttl)...)
-	m := a.rs.NewMutex(req.Key, opts...)
+	m, value := newMutex(a.rs, req.Key, opts)
 	// one try, so the library sends its unlock round to every node before
 	// it returns a failure: a definite no, as locksim's redlock design
 	// treats a failed round
 	if err := m.LockContext(context.Background()); err != nil {
 		return reply{Result: "refused", Error: err.Error()}
 	}
-	a.held[m.Value()] = m
-	return reply{Result: "ok", Token: m.Value(), ValidityMs: validity(m, t0)}
+	a.held[value()] = m
+	return reply{Result: "ok", Token: value(), ValidityMs: validity(m, t0)}
 }
 
+// mutex is the library's mutex for the request's token: the one this
+// process locked, else one the version makes for a token it is handed
+// (adopt), or nil where it cannot.
 func (a *adapter) mutex(req request) *redsync.Mutex {
 	if m, ok := a.held[req.Token]; ok {
 		return m
 	}
 	ttl := time.Duration(req.TTLms) * time.Millisecond
-	return a.rs.NewMutex(req.Key, redsync.WithValue(req.Token), redsync.WithExpiry(max(ttl, time.Millisecond)))
+	return adopt(a.rs, req.Key, req.Token, max(ttl, time.Millisecond))
 }
 
 func (a *adapter) extend(req request, t0 time.Time) reply {
 	m := a.mutex(req)
+	if m == nil {
+		return reply{Result: "refused", Error: "not held by this client"}
+	}
 	ok, err := m.ExtendContext(context.Background())
 	if ok {
 		return reply{Result: "ok", ValidityMs: validity(m, t0)}
@@ -168,6 +175,9 @@ func (a *adapter) check(req request) reply {
 func (a *adapter) release(req request) reply {
 	m := a.mutex(req)
 	delete(a.held, req.Token)
+	if m == nil {
+		return reply{Result: "refused", Error: "not held by this client"}
+	}
 	ok, err := m.UnlockContext(context.Background())
 	if ok {
 		return reply{Result: "ok"}
