@@ -45,6 +45,10 @@ type Options struct {
 	// Zoom names the check whose first witness the timeline zooms on
 	// (report.Run.Zoom); empty: the first witness of any check.
 	Zoom string
+	// NoLinks leaves the scenario's latest links where they are: the
+	// caller points them itself (report.UpdateLink), as a matrix does
+	// once for a pair's last run instead of once for every run.
+	NoLinks bool
 }
 
 // VirtualTime reports whether a run of cfg with o goes in virtual time:
@@ -194,7 +198,7 @@ func ExecutePlan(ctx context.Context, s *scenarios.Scenario, p scenarios.Plan, o
 		return out, fmt.Errorf("%w: write report: %w", sim.ErrHarness, err)
 	}
 	out.Dir = dir
-	if !out.Incomplete {
+	if !out.Incomplete && !o.NoLinks {
 		// latest-<design> is the design's newest run, latest the newest
 		// of any design (the last one written).
 		for _, link := range []string{report.LatestFor(algo), report.LatestLink} {

@@ -57,6 +57,9 @@ func FreeName(base string) (string, error) {
 type Dir struct {
 	parent string
 	path   string
+	// synced holds the files WriteNew wrote and synced, by path, which
+	// Publish need not open and sync again.
+	synced map[string]bool
 }
 
 // NewDir starts a directory that will be published in parent (created if
@@ -82,25 +85,40 @@ func NewDir(parent, name string) (*Dir, error) {
 func (d *Dir) Path() string { return d.path }
 
 // WriteNew writes the new file name (it must not exist) in the directory
-// through a buffer, so a failing writer leaves no file behind. It does not
-// sync: Publish syncs every file once before the rename, which is what
-// makes the result durable, and a second sync per file cost a matrix of
-// thousands of runs as much as its writes.
+// through a buffer, so a failing writer leaves no file behind, and syncs
+// it before closing it: Publish, which must publish complete files, then
+// need not open it again to sync it (a matrix of thousands of runs
+// spends as much on opening, syncing and closing its files as on writing
+// them).
 func (d *Dir) WriteNew(name string, write func(io.Writer) error) error {
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(d.path, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	path := filepath.Join(d.path, name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(buf.Bytes())
+	if err == nil {
+		err = syncFile(f)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if d.synced == nil {
+		d.synced = map[string]bool{}
+	}
+	d.synced[path] = true
+	return nil
 }
+
+// syncFile syncs a file WriteNew wrote; tests count the calls.
+var syncFile = func(f *os.File) error { return f.Sync() }
 
 // Discard removes everything written: a failed or interrupted result
 // leaves nothing that looks like one.
@@ -119,10 +137,14 @@ func (d *Dir) Publish(final string, replaceEmpty bool) error {
 // which synced it): synced lists them, as paths relative to Path, and
 // they are not synced a second time. A matrix holds thousands of run
 // directories; syncing each of their files again would cost it seconds.
+// The files WriteNew wrote were synced as it wrote them.
 func (d *Dir) PublishSynced(final string, replaceEmpty bool, synced []string) error {
-	skip := make(map[string]bool, len(synced))
+	skip := make(map[string]bool, len(synced)+len(d.synced))
 	for _, rel := range synced {
 		skip[filepath.Join(d.path, filepath.FromSlash(rel))] = true
+	}
+	for path := range d.synced {
+		skip[path] = true
 	}
 	if err := syncTree(d.path, skip); err != nil {
 		return err
@@ -152,15 +174,18 @@ func (d *Dir) PublishSynced(final string, replaceEmpty bool, synced []string) er
 }
 
 // syncTree syncs every regular file and directory under root but the
-// directories in skip (and what they hold), so that a rename that
+// paths in skip (a directory with what it holds), so that a rename that
 // publishes root publishes complete files.
 func syncTree(root string, skip map[string]bool) error {
 	return filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if e.IsDir() && skip[path] {
-			return filepath.SkipDir
+		if skip[path] {
+			if e.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		if !e.IsDir() && !e.Type().IsRegular() {
 			return nil

@@ -108,19 +108,27 @@ func TestPublishSynced(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(d.Path(), rel)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(d.Path(), rel), []byte(rel), 0o644))
 	}
-	var synced []string
-	old := syncPath
+	var synced, written []string
+	old, oldFile := syncPath, syncFile
 	syncPath = func(path string) error {
 		rel, err := filepath.Rel(d.Path(), path)
 		require.NoError(t, err)
 		synced = append(synced, filepath.ToSlash(rel))
 		return old(path)
 	}
-	t.Cleanup(func() { syncPath = old })
+	syncFile = func(f *os.File) error {
+		written = append(written, filepath.Base(f.Name()))
+		return oldFile(f)
+	}
+	t.Cleanup(func() { syncPath, syncFile = old, oldFile })
+	require.NoError(t, d.WriteNew("m.md", func(w io.Writer) error { _, err := io.WriteString(w, "m"); return err }))
+	assert.Equal(t, []string{"m.md"}, written, "WriteNew syncs what it wrote")
 	final := filepath.Join(parent, "m")
 	require.NoError(t, d.PublishSynced(final, false, []string{"runs/a/run1", "runs/b/run1"}))
 	sort.Strings(synced)
-	assert.Equal(t, []string{".", "m.json", "runs", "runs/a", "runs/a/run2", "runs/a/run2/h.jsonl", "runs/b"}, synced)
+	assert.Equal(t, []string{".", "m.json", "runs", "runs/a", "runs/a/run2", "runs/a/run2/h.jsonl", "runs/b"}, synced,
+		"every file but those WriteNew synced and the directories published already")
+	assert.Equal(t, []string{"m.md"}, written, "each file is synced once")
 	b, err := os.ReadFile(filepath.Join(final, "runs", "b", "run1", "h.jsonl"))
 	require.NoError(t, err)
 	assert.Equal(t, "runs/b/run1/h.jsonl", string(b), "a directory not synced again is published with the rest")

@@ -396,6 +396,7 @@ func runJobs(ctx context.Context, cfg Config, root string, jobs []job, cells []C
 
 	pics := newPictures(ctx, len(cells), jobs)
 	plans := make([]cellPlan, len(cells))
+	links := newCellLinks(len(cells), jobs)
 	queue := make(chan job)
 	var wg sync.WaitGroup
 	var interrupted error
@@ -404,13 +405,16 @@ func runJobs(ctx context.Context, cfg Config, root string, jobs []job, cells []C
 		go func() {
 			defer wg.Done()
 			for j := range queue {
-				r, err := runOne(ctx, cfg, root, j, &plans[j.cell], pics.rule(j.cell, j.run))
+				r, linkDir, err := runOne(ctx, cfg, root, j, &plans[j.cell], pics.rule(j.cell, j.run))
 				if pics.leads(j.cell, j.run) {
 					verdict := r.Verdict
 					if r.Error != "" {
 						verdict = ""
 					}
 					pics.firstDone(j.cell, verdict)
+				}
+				if lerr := links.done(j.cell, j.algo, linkDir); lerr != nil && r.Error == "" {
+					r.Error = lerr.Error()
 				}
 				mu.Lock()
 				cells[j.cell].Runs[j.run] = r
@@ -436,6 +440,9 @@ feed:
 	}
 	close(queue)
 	wg.Wait()
+	// The pairs whose runs did not all finish point their links at the
+	// last run that did, as a run does when nothing comes after it.
+	links.rest()
 	if interrupted != nil {
 		return interrupted
 	}
@@ -468,19 +475,82 @@ func (c *cellPlan) of(j job, w scenarios.Servers) (scenarios.Plan, bool) {
 	return c.plan.WithSeed(deref(j.s.Seed))
 }
 
+// cellLinks points each pair's latest links (report.LatestFor its design,
+// and report.LatestLink) at the last of its runs to finish whole, once,
+// when its last run is done: what the runs' own updates would leave, for
+// two links per pair instead of two per run.
+type cellLinks struct {
+	mu sync.Mutex
+	// left[c] counts the runs of cell c still to finish; last[c] is the
+	// directory of its last run that finished whole ("" for none), algo[c]
+	// its design.
+	left       []int
+	last, algo []string
+}
+
+func newCellLinks(cells int, jobs []job) *cellLinks {
+	l := &cellLinks{left: make([]int, cells), last: make([]string, cells), algo: make([]string, cells)}
+	for _, j := range jobs {
+		l.left[j.cell]++
+		l.algo[j.cell] = j.algo
+	}
+	return l
+}
+
+// done records that a run of cell finished, dir the directory its links
+// may point at ("" when they must not: the run did not finish whole), and
+// points them when it was the cell's last.
+func (l *cellLinks) done(cell int, algo, dir string) error {
+	l.mu.Lock()
+	l.left[cell]--
+	if dir != "" {
+		l.last[cell] = dir
+	}
+	last := l.last[cell]
+	if l.left[cell] > 0 || last == "" {
+		l.mu.Unlock()
+		return nil
+	}
+	l.last[cell] = "" // pointed: rest leaves it
+	l.mu.Unlock()
+	return pointLinks(algo, last)
+}
+
+// rest points the links of the cells whose runs did not all finish (an
+// interrupted matrix) at their last run that finished whole.
+func (l *cellLinks) rest() {
+	for c, dir := range l.last {
+		if dir != "" {
+			_ = pointLinks(l.algo[c], dir) // the matrix is interrupted: its runs are what it keeps
+		}
+	}
+}
+
+// pointLinks points the scenario's latest-<design> and latest at the run
+// directory dir, as run.ExecutePlan does for a run of its own.
+func pointLinks(algo, dir string) error {
+	for _, link := range []string{report.LatestFor(algo), report.LatestLink} {
+		if err := report.UpdateLink(filepath.Dir(dir), link, filepath.Base(dir)); err != nil {
+			return fmt.Errorf("%w: %w", sim.ErrHarness, err)
+		}
+	}
+	return nil
+}
+
 // runOne executes one job into root/runs/<algo>/: one results root per
 // design, so that the designs' runs of a scenario, which share seeds and
 // may share a start second, never compete for a run directory name.
-func runOne(ctx context.Context, cfg Config, root string, j job, plan *cellPlan, pictures func(run.Outcome) report.Pictures) (CellRun, error) {
-	r := CellRun{Run: j.run, Seed: deref(j.s.Seed)}
+// linkDir is the run's directory when it finished whole, for the pair's
+// latest links (cellLinks), else "".
+func runOne(ctx context.Context, cfg Config, root string, j job, plan *cellPlan, pictures func(run.Outcome) report.Pictures) (r CellRun, linkDir string, err error) {
+	r = CellRun{Run: j.run, Seed: deref(j.s.Seed)}
 	start := time.Now()
 	o := run.Options{
 		Out: filepath.Join(root, "runs", j.algo), CheckTimeout: cfg.CheckTimeout, Timeout: cfg.Timeout, RealTime: cfg.RealTime,
 		Servers:  scenarios.Servers{Addrs: cfg.Addrs, Toxiproxy: cfg.Toxiproxy},
-		Pictures: pictures,
+		Pictures: pictures, NoLinks: true,
 	}
 	var out run.Outcome
-	var err error
 	if p, ok := plan.of(j, o.Servers); ok {
 		out, err = run.ExecutePlan(ctx, j.s, p, o)
 	} else {
@@ -493,10 +563,13 @@ func runOne(ctx context.Context, cfg Config, root string, j job, plan *cellPlan,
 			r.Dir = filepath.ToSlash(rel)
 		}
 	}
+	if out.Dir != "" && !out.Incomplete {
+		linkDir = out.Dir
+	}
 	if err != nil {
 		r.Error = err.Error()
 	}
-	return r, err
+	return r, linkDir, err
 }
 
 // summarize derives each cell's verdict and agreement from its runs, and

@@ -137,6 +137,14 @@ func TestMatrixSmall(t *testing.T) {
 		}
 		assert.Equal(t, agreed, c.Agreed, key)
 		assert.Equal(t, agreed == 2, c.AsExpected, key)
+		// The scenario's links in the design's runs point at one of the
+		// pair's runs, the one the design's last run left.
+		scenarioDir := filepath.Dir(filepath.Join(back.Dir, filepath.FromSlash(c.Runs[0].Dir)))
+		for _, link := range []string{report.LatestFor(c.Algorithm), report.LatestLink} {
+			target, err := os.Readlink(filepath.Join(scenarioDir, link))
+			require.NoError(t, err, "%s: %s", key, link)
+			assert.True(t, slices.ContainsFunc(c.Runs, func(r matrix.CellRun) bool { return filepath.Base(r.Dir) == target }), "%s: %s -> %s", key, link, target)
+		}
 	}
 	assert.Equal(t, differ, back.Totals.Differ)
 	assert.Len(t, events, 1+8, "a start, then one progress event per run")
