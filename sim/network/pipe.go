@@ -26,8 +26,8 @@ import (
 // The two ends are a client's and a server's: the client end tells a peer
 // that closed the way a TCP socket does (SyscallConn, below).
 func memPipe(s *vtime.Scheduler, link string) (client, server net.Conn) {
-	up := &pipeHalf{sched: s, key: link + "/up", keyBuf: []byte(link + "/up#"), ready: make(chan struct{}, 1)}
-	down := &pipeHalf{sched: s, key: link + "/down", keyBuf: []byte(link + "/down#"), ready: make(chan struct{}, 1)}
+	up := newPipeHalf(s, link+"/up")
+	down := newPipeHalf(s, link+"/down")
 	a := &pipeEnd{rd: down, wr: up, link: link, closed: make(chan struct{})}
 	b := &pipeEnd{rd: up, wr: down, link: link, closed: make(chan struct{})}
 	return a, b
@@ -35,8 +35,9 @@ func memPipe(s *vtime.Scheduler, link string) (client, server net.Conn) {
 
 // pipeHalf is one direction of a memPipe.
 type pipeHalf struct {
-	sched *vtime.Scheduler
-	key   string
+	sched   *vtime.Scheduler
+	key     string
+	deliver func() // deliverNext, bound once: a method value made per post is an allocation
 
 	mu      sync.Mutex
 	sent    int      // chunks posted, for their keys
@@ -59,6 +60,12 @@ func (h *pipeHalf) relayTo(f func(chunk []byte)) {
 	h.mu.Unlock()
 }
 
+func newPipeHalf(s *vtime.Scheduler, key string) *pipeHalf {
+	h := &pipeHalf{sched: s, key: key, keyBuf: []byte(key + "#"), ready: make(chan struct{}, 1)}
+	h.deliver = h.deliverNext
+	return h
+}
+
 func (h *pipeHalf) post(chunk []byte) {
 	h.mu.Lock()
 	if f := h.relay; f != nil {
@@ -74,8 +81,8 @@ func (h *pipeHalf) post(chunk []byte) {
 	h.sched.Post(key, h.deliver)
 }
 
-// deliver moves the oldest chunk in transit to the reader.
-func (h *pipeHalf) deliver() {
+// deliverNext moves the oldest chunk in transit to the reader.
+func (h *pipeHalf) deliverNext() {
 	h.mu.Lock()
 	if len(h.transit) > 0 {
 		c := h.transit[0]
@@ -220,8 +227,10 @@ func (e *pipeEnd) SetReadDeadline(t time.Time) error {
 		return nil // Read sees it has passed
 	}
 	gen := e.rGen
-	key := e.rd.key + "/deadline#" + strconv.Itoa(gen)
 	e.rTimer = time.AfterFunc(d, func() {
+		// The key is built only for a deadline that passes: most are
+		// set again before they do.
+		key := e.rd.key + "/deadline#" + strconv.Itoa(gen)
 		e.rd.sched.Post(key, func() {
 			e.mu.Lock()
 			if e.rGen == gen {
