@@ -117,7 +117,15 @@ type pipeEnd struct {
 	rDeadline time.Time
 	rGen      int  // SetReadDeadline calls, to tell a stale timer
 	rExpired  bool // the deadline's expiry was delivered
+	// rTimer calls readDeadlinePassed; made once, reset for every
+	// deadline. rArmed: it is set for the deadline of call rArmGen and
+	// was not stopped since. rFiring: the calls whose timer had fired when
+	// the next call stopped it, oldest first, each one's callback yet to
+	// run.
 	rTimer    *time.Timer
+	rArmed    bool
+	rArmGen   int
+	rFiring   []int
 	wDeadline time.Time
 }
 
@@ -195,9 +203,7 @@ func (e *pipeEnd) Close() error {
 	}
 	e.isClosed = true
 	close(e.closed)
-	if e.rTimer != nil {
-		e.rTimer.Stop()
-	}
+	e.disarmLocked()
 	e.mu.Unlock()
 	e.wr.post(nil)
 	return nil
@@ -215,10 +221,7 @@ func (e *pipeEnd) SetReadDeadline(t time.Time) error {
 	defer e.mu.Unlock()
 	e.rGen++
 	e.rDeadline, e.rExpired = t, false
-	if e.rTimer != nil {
-		e.rTimer.Stop()
-		e.rTimer = nil
-	}
+	e.disarmLocked()
 	if t.IsZero() || e.isClosed {
 		return nil
 	}
@@ -226,21 +229,54 @@ func (e *pipeEnd) SetReadDeadline(t time.Time) error {
 	if d <= 0 {
 		return nil // Read sees it has passed
 	}
-	gen := e.rGen
-	e.rTimer = time.AfterFunc(d, func() {
-		// The key is built only for a deadline that passes: most are
-		// set again before they do.
-		key := e.rd.key + "/deadline#" + strconv.Itoa(gen)
-		e.rd.sched.Post(key, func() {
-			e.mu.Lock()
-			if e.rGen == gen {
-				e.rExpired = true
-			}
-			e.mu.Unlock()
-			e.rd.signal()
-		})
-	})
+	e.rArmed, e.rArmGen = true, e.rGen
+	if e.rTimer == nil {
+		e.rTimer = time.AfterFunc(d, e.readDeadlinePassed)
+	} else {
+		e.rTimer.Reset(d)
+	}
 	return nil
+}
+
+// disarmLocked stops the read deadline's timer, under e.mu; a timer that
+// has fired already has its callback on the way, which is told which
+// call's deadline it was (rFiring).
+func (e *pipeEnd) disarmLocked() {
+	if !e.rArmed {
+		return
+	}
+	e.rArmed = false
+	if !e.rTimer.Stop() {
+		e.rFiring = append(e.rFiring, e.rArmGen)
+	}
+}
+
+// readDeadlinePassed is the read deadline timer's callback: the passing of
+// the deadline of one SetReadDeadline call is posted under
+// "<link>/<direction>/deadline#<call>", and marks the read expired if no
+// later call replaced that deadline by the time it is picked.
+func (e *pipeEnd) readDeadlinePassed() {
+	e.mu.Lock()
+	var gen int
+	if len(e.rFiring) > 0 {
+		gen = e.rFiring[0]
+		e.rFiring = e.rFiring[1:]
+	} else {
+		gen = e.rArmGen
+		e.rArmed = false
+	}
+	e.mu.Unlock()
+	// The key is built only for a deadline that passes: most are set
+	// again before they do.
+	key := e.rd.key + "/deadline#" + strconv.Itoa(gen)
+	e.rd.sched.Post(key, func() {
+		e.mu.Lock()
+		if e.rGen == gen {
+			e.rExpired = true
+		}
+		e.mu.Unlock()
+		e.rd.signal()
+	})
 }
 
 func (e *pipeEnd) SetWriteDeadline(t time.Time) error {
