@@ -38,7 +38,8 @@ func closedChan() chan struct{} {
 }
 
 // Pass blocks while the gate is paused. It returns ErrCrashed once the client
-// crashed and ctx's error if ctx ends first; an open gate passes.
+// crashed and ctx's error if ctx ends first; an open gate passes unless
+// ctx has ended.
 func (g *Gate) Pass(ctx context.Context) error {
 	for {
 		g.mu.Lock()
@@ -55,10 +56,10 @@ func (g *Gate) Pass(ctx context.Context) error {
 			return ErrCrashed
 		}
 		if open {
-			// An open gate passes, whether or not ctx has ended: a select
-			// over both would choose at random, and a run of one seed
-			// would not replay.
-			return nil
+			// Told apart before any select: a select over an open gate
+			// and an ended ctx would choose at random, and a run of one
+			// seed would not replay.
+			return ctx.Err()
 		}
 		select {
 		case <-wait:
