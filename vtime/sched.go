@@ -33,10 +33,13 @@ type Scheduler struct {
 	rnd     *rand.Rand
 	pending []event
 	stopped bool
-	wake    chan struct{}
-	done    chan struct{}
-	exited  chan struct{}
-	picks   int
+	// idle: the loop found nothing pending and waits for wake; only then
+	// does a post need to send on wake.
+	idle   bool
+	wake   chan struct{}
+	done   chan struct{}
+	exited chan struct{}
+	picks  int
 }
 
 type event struct {
@@ -74,10 +77,14 @@ func (s *Scheduler) Post(key string, act func()) {
 		return
 	}
 	s.pending = append(s.pending, event{key, act})
+	idle := s.idle
+	s.idle = false
 	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
+	if idle {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -188,6 +195,7 @@ func (s *Scheduler) loop() {
 			return
 		}
 		if len(s.pending) == 0 {
+			s.idle = true
 			s.mu.Unlock()
 			select {
 			case <-s.wake:
