@@ -168,11 +168,11 @@ func (c *Client) takeWait() time.Duration {
 	return from
 }
 
-// run cycles until stop closes, the client crashes or ctx ends.
-func (c *Client) run(ctx context.Context, stop <-chan struct{}) {
+// run cycles until stop ends, the client crashes or ctx ends.
+func (c *Client) run(ctx, stop context.Context) {
 	for {
 		select {
-		case <-stop:
+		case <-stop.Done():
 			return
 		default:
 		}
@@ -188,7 +188,7 @@ func (c *Client) run(ctx context.Context, stop <-chan struct{}) {
 // cycle is acquire -> check -> enter -> hold -> exit -> release. It returns
 // an error only when the client must stop (crashed, or ctx ended); a lock
 // that could not be had just ends the cycle.
-func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
+func (c *Client) cycle(ctx, stop context.Context) error {
 	cfg := c.w.cfg
 	key := cfg.LockKey(c.rnd.IntN(cfg.Keys))
 	read := cfg.ReadRatio > 0 && c.rnd.Float64() < cfg.ReadRatio
@@ -200,13 +200,7 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 	}
 	// Waiting for the lock ends when the run's duration is over.
 	actx, cancel := context.WithCancel(ctx)
-	go func() {
-		select {
-		case <-stop:
-			cancel()
-		case <-actx.Done():
-		}
-	}()
+	unhook := context.AfterFunc(stop, cancel)
 	// The end of the run stops the waiting between attempts, never an
 	// attempt in progress: cutting setnx-expire between its SETNX and its
 	// EXPIRE would leave a key without TTL that no fault put there.
@@ -223,6 +217,7 @@ func (c *Client) cycle(ctx context.Context, stop <-chan struct{}) error {
 	}
 	l, err := lock.WaitFor(actx, c.locker, inFull, key, cfg.Options.Retry, c.Clock, c.rnd)
 	cut := actx.Err() != nil
+	unhook()
 	cancel()
 	wait.WaitFrom = c.takeWait() // a wait for the message that the run's end or a crash cut short
 	c.recordWait(wait, l, err, cut)

@@ -38,13 +38,15 @@ func closedChan() chan struct{} {
 }
 
 // Pass blocks while the gate is paused. It returns ErrCrashed once the client
-// crashed and ctx's error if ctx ends first.
+// crashed and ctx's error if ctx ends first; an open gate passes unless
+// ctx has ended.
 func (g *Gate) Pass(ctx context.Context) error {
 	for {
 		g.mu.Lock()
 		crashed, wait := g.crashed, g.resume
+		open := isClosed(wait)
 		key := ""
-		if g.sched != nil && !isClosed(wait) {
+		if g.sched != nil && !open {
 			// Numbered when it begins to wait, in the run's order.
 			g.waits++
 			key = g.name + "#" + strconv.Itoa(g.waits)
@@ -52,6 +54,12 @@ func (g *Gate) Pass(ctx context.Context) error {
 		g.mu.Unlock()
 		if crashed {
 			return ErrCrashed
+		}
+		if open {
+			// Told apart before any select: a select over an open gate
+			// and an ended ctx would choose at random, and a run of one
+			// seed would not replay.
+			return ctx.Err()
 		}
 		select {
 		case <-wait:

@@ -133,7 +133,9 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	// past that they are cut off (a hung node cannot hang the harness).
 	runCtx, cancel := context.WithTimeout(ctx, cfg.Duration+cfg.Grace)
 	defer cancel()
-	stop := make(chan struct{})
+	// stop ends when the run's duration is over.
+	stop, closeStop := context.WithCancel(context.WithoutCancel(ctx))
+	defer closeStop()
 	var wg sync.WaitGroup
 	sched.arm()
 	for i, c := range w.clients {
@@ -151,7 +153,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 		}()
 	}
 	_ = newSleeper(w.sched, "run").sleep(ctx, cfg.Duration) // or until ctx ends
-	close(stop)
+	closeStop()
 	healErr := sched.healAll()
 	wg.Wait()
 	for _, c := range w.clients {

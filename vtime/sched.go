@@ -33,10 +33,13 @@ type Scheduler struct {
 	rnd     *rand.Rand
 	pending []event
 	stopped bool
-	wake    chan struct{}
-	done    chan struct{}
-	exited  chan struct{}
-	picks   int
+	// idle: the loop found nothing pending and waits for wake; only then
+	// does a post need to send on wake.
+	idle   bool
+	wake   chan struct{}
+	done   chan struct{}
+	exited chan struct{}
+	picks  int
 }
 
 type event struct {
@@ -74,10 +77,14 @@ func (s *Scheduler) Post(key string, act func()) {
 		return
 	}
 	s.pending = append(s.pending, event{key, act})
+	idle := s.idle
+	s.idle = false
 	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
+	if idle {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -108,14 +115,10 @@ func (s *Scheduler) Sleep(ctx context.Context, key string, d time.Duration) erro
 			return ctx.Err()
 		}
 	}
-	var once sync.Once
-	woke := make(chan bool, 1) // true: by ctx
-	fire := func(byCtx bool) func() {
-		return func() { once.Do(func() { woke <- byCtx }) }
-	}
-	t := time.AfterFunc(d, func() { s.Post(key, fire(false)) })
-	stop := context.AfterFunc(ctx, func() { s.Post(key+"!", fire(true)) })
-	byCtx := <-woke
+	w := &sleeper{s: s, key: key, woke: make(chan bool, 1)}
+	t := time.AfterFunc(d, w.timerEnded)
+	stop := context.AfterFunc(ctx, w.ctxEnded)
+	byCtx := <-w.woke
 	t.Stop()
 	stop()
 	if byCtx {
@@ -123,6 +126,21 @@ func (s *Scheduler) Sleep(ctx context.Context, key string, d time.Duration) erro
 	}
 	return nil
 }
+
+// sleeper is one Sleep: what its timer's and its context's ends post, and
+// the first of them to be picked wakes it; its state is one allocation,
+// its callbacks method values.
+type sleeper struct {
+	s    *Scheduler
+	key  string
+	once sync.Once
+	woke chan bool // true: by ctx
+}
+
+func (w *sleeper) timerEnded() { w.s.Post(w.key, w.byTimer) }
+func (w *sleeper) ctxEnded()   { w.s.Post(w.key+"!", w.byCtx) }
+func (w *sleeper) byTimer()    { w.once.Do(func() { w.woke <- false }) }
+func (w *sleeper) byCtx()      { w.once.Do(func() { w.woke <- true }) }
 
 // AfterFunc calls f in its own goroutine after d, once the scheduler has
 // picked key; Stop on the returned timer keeps it from being posted.
@@ -177,6 +195,7 @@ func (s *Scheduler) loop() {
 			return
 		}
 		if len(s.pending) == 0 {
+			s.idle = true
 			s.mu.Unlock()
 			select {
 			case <-s.wake:

@@ -26,8 +26,8 @@ import (
 // The two ends are a client's and a server's: the client end tells a peer
 // that closed the way a TCP socket does (SyscallConn, below).
 func memPipe(s *vtime.Scheduler, link string) (client, server net.Conn) {
-	up := &pipeHalf{sched: s, key: link + "/up", keyBuf: []byte(link + "/up#"), ready: make(chan struct{}, 1)}
-	down := &pipeHalf{sched: s, key: link + "/down", keyBuf: []byte(link + "/down#"), ready: make(chan struct{}, 1)}
+	up := newPipeHalf(s, link+"/up")
+	down := newPipeHalf(s, link+"/down")
 	a := &pipeEnd{rd: down, wr: up, link: link, closed: make(chan struct{})}
 	b := &pipeEnd{rd: up, wr: down, link: link, closed: make(chan struct{})}
 	return a, b
@@ -35,8 +35,9 @@ func memPipe(s *vtime.Scheduler, link string) (client, server net.Conn) {
 
 // pipeHalf is one direction of a memPipe.
 type pipeHalf struct {
-	sched *vtime.Scheduler
-	key   string
+	sched   *vtime.Scheduler
+	key     string
+	deliver func() // deliverNext, bound once: a method value made per post is an allocation
 
 	mu      sync.Mutex
 	sent    int      // chunks posted, for their keys
@@ -59,6 +60,12 @@ func (h *pipeHalf) relayTo(f func(chunk []byte)) {
 	h.mu.Unlock()
 }
 
+func newPipeHalf(s *vtime.Scheduler, key string) *pipeHalf {
+	h := &pipeHalf{sched: s, key: key, keyBuf: []byte(key + "#"), ready: make(chan struct{}, 1)}
+	h.deliver = h.deliverNext
+	return h
+}
+
 func (h *pipeHalf) post(chunk []byte) {
 	h.mu.Lock()
 	if f := h.relay; f != nil {
@@ -74,8 +81,8 @@ func (h *pipeHalf) post(chunk []byte) {
 	h.sched.Post(key, h.deliver)
 }
 
-// deliver moves the oldest chunk in transit to the reader.
-func (h *pipeHalf) deliver() {
+// deliverNext moves the oldest chunk in transit to the reader.
+func (h *pipeHalf) deliverNext() {
 	h.mu.Lock()
 	if len(h.transit) > 0 {
 		c := h.transit[0]
@@ -110,7 +117,15 @@ type pipeEnd struct {
 	rDeadline time.Time
 	rGen      int  // SetReadDeadline calls, to tell a stale timer
 	rExpired  bool // the deadline's expiry was delivered
+	// rTimer calls readDeadlinePassed; made once, reset for every
+	// deadline. rArmed: it is set for the deadline of call rArmGen and
+	// was not stopped since. rFiring: the calls whose timer had fired when
+	// the next call stopped it, oldest first, each one's callback yet to
+	// run.
 	rTimer    *time.Timer
+	rArmed    bool
+	rArmGen   int
+	rFiring   []int
 	wDeadline time.Time
 }
 
@@ -188,9 +203,7 @@ func (e *pipeEnd) Close() error {
 	}
 	e.isClosed = true
 	close(e.closed)
-	if e.rTimer != nil {
-		e.rTimer.Stop()
-	}
+	e.disarmLocked()
 	e.mu.Unlock()
 	e.wr.post(nil)
 	return nil
@@ -208,10 +221,7 @@ func (e *pipeEnd) SetReadDeadline(t time.Time) error {
 	defer e.mu.Unlock()
 	e.rGen++
 	e.rDeadline, e.rExpired = t, false
-	if e.rTimer != nil {
-		e.rTimer.Stop()
-		e.rTimer = nil
-	}
+	e.disarmLocked()
 	if t.IsZero() || e.isClosed {
 		return nil
 	}
@@ -219,19 +229,54 @@ func (e *pipeEnd) SetReadDeadline(t time.Time) error {
 	if d <= 0 {
 		return nil // Read sees it has passed
 	}
-	gen := e.rGen
-	key := e.rd.key + "/deadline#" + strconv.Itoa(gen)
-	e.rTimer = time.AfterFunc(d, func() {
-		e.rd.sched.Post(key, func() {
-			e.mu.Lock()
-			if e.rGen == gen {
-				e.rExpired = true
-			}
-			e.mu.Unlock()
-			e.rd.signal()
-		})
-	})
+	e.rArmed, e.rArmGen = true, e.rGen
+	if e.rTimer == nil {
+		e.rTimer = time.AfterFunc(d, e.readDeadlinePassed)
+	} else {
+		e.rTimer.Reset(d)
+	}
 	return nil
+}
+
+// disarmLocked stops the read deadline's timer, under e.mu; a timer that
+// has fired already has its callback on the way, which is told which
+// call's deadline it was (rFiring).
+func (e *pipeEnd) disarmLocked() {
+	if !e.rArmed {
+		return
+	}
+	e.rArmed = false
+	if !e.rTimer.Stop() {
+		e.rFiring = append(e.rFiring, e.rArmGen)
+	}
+}
+
+// readDeadlinePassed is the read deadline timer's callback: the passing of
+// the deadline of one SetReadDeadline call is posted under
+// "<link>/<direction>/deadline#<call>", and marks the read expired if no
+// later call replaced that deadline by the time it is picked.
+func (e *pipeEnd) readDeadlinePassed() {
+	e.mu.Lock()
+	var gen int
+	if len(e.rFiring) > 0 {
+		gen = e.rFiring[0]
+		e.rFiring = e.rFiring[1:]
+	} else {
+		gen = e.rArmGen
+		e.rArmed = false
+	}
+	e.mu.Unlock()
+	// The key is built only for a deadline that passes: most are set
+	// again before they do.
+	key := e.rd.key + "/deadline#" + strconv.Itoa(gen)
+	e.rd.sched.Post(key, func() {
+		e.mu.Lock()
+		if e.rGen == gen {
+			e.rExpired = true
+		}
+		e.mu.Unlock()
+		e.rd.signal()
+	})
 }
 
 func (e *pipeEnd) SetWriteDeadline(t time.Time) error {

@@ -31,7 +31,7 @@ type relay struct {
 	mu    sync.Mutex
 	queue []relayed   // arrived, not yet handed on, by due time; its array is reused
 	last  time.Time   // when the latest queued chunk is due
-	timer *time.Timer // armed for queue[0]
+	timer *time.Timer // calls fire; armed for queue[0] while queue is not empty
 	// sending is held while handing chunks on, so that two timers'
 	// hand-offs never interleave.
 	sending sync.Mutex
@@ -91,9 +91,20 @@ func (r *relay) hold(now time.Time, delay time.Duration, chunk []byte, end bool)
 	r.last = due
 	r.queue = append(r.queue, relayed{due: due, chunk: chunk, end: end})
 	if len(r.queue) == 1 {
-		r.timer = time.AfterFunc(due.Sub(now), r.fire)
+		r.arm(due.Sub(now))
 	}
 	r.mu.Unlock()
+}
+
+// arm sets the timer to call fire after d, under mu. The relay's one
+// timer is reset each time (it is not pending then: the queue was empty, or
+// fire runs from it), not made anew.
+func (r *relay) arm(d time.Duration) {
+	if r.timer == nil {
+		r.timer = time.AfterFunc(d, r.fire)
+		return
+	}
+	r.timer.Reset(d)
 }
 
 // fire hands on every queued chunk that is due, in order, and arms the
@@ -112,9 +123,7 @@ func (r *relay) fire() {
 	clear(r.queue[rest:]) // no chunk held twice
 	r.queue = r.queue[:rest]
 	if len(r.queue) > 0 {
-		r.timer = time.AfterFunc(r.queue[0].due.Sub(now), r.fire)
-	} else {
-		r.timer = nil
+		r.arm(r.queue[0].due.Sub(now))
 	}
 	r.mu.Unlock()
 	out := r.out
@@ -146,5 +155,5 @@ func (r *relay) stop() {
 	if r.timer != nil {
 		r.timer.Stop()
 	}
-	r.queue, r.timer = nil, nil
+	r.queue = nil
 }

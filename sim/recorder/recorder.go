@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -37,9 +38,12 @@ func (r *Recorder) Add(op history.Op) {
 	r.mu.Unlock()
 }
 
-// History returns a copy of what was recorded so far.
+// History returns what was recorded so far. It shares the recorder's
+// array up to its length, not a copy (a run's history is hundreds of
+// kilobytes): operations added later go past it, and neither side
+// changes an operation once recorded.
 func (r *Recorder) History() history.History {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return history.History{Ops: append([]history.Op(nil), r.ops...)}
+	return history.History{Ops: slices.Clip(r.ops)}
 }

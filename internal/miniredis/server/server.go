@@ -288,6 +288,7 @@ type Peer struct {
 	onDisconnect []func()    // list of callbacks
 	mu           sync.Mutex  // for Block()
 	ClientName   string      // client name set by CLIENT SETNAME
+	wr           Writer      // what Block hands out, under mu
 }
 
 func NewPeer(w *bufio.Writer) *Peer {
@@ -327,7 +328,10 @@ func (c *Peer) OnDisconnect(f func()) {
 func (c *Peer) Block(f func(*Writer)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	f(&Writer{c.w, c.Resp3})
+	// One Writer per peer, set anew for each block: a Writer made per
+	// block escapes to the heap, an allocation per reply.
+	c.wr = Writer{c.w, c.Resp3}
+	f(&c.wr)
 }
 
 // WriteError writes a redis 'Error'
