@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locksim/locksim/lock"
+	"github.com/locksim/locksim/vocab"
 )
 
 // RedsyncVersions are the published versions of go-redsync/redsync that
@@ -225,6 +226,51 @@ func rueidislockInfo(version string) lock.Info {
 			return newLocker(name, Command{Argv: []string{bin}}, nodes, o)
 		},
 		Like: "setpx", Process: true, Peer: true, Expires: true,
+		Unavailable: once(func() string {
+			if _, err := pin.Build(); err != nil {
+				return err.Error()
+			}
+			return ""
+		}),
+	}
+}
+
+// RedislockVersions are the published versions of github.com/bsm/redislock
+// that run as redislock@<version>, each pinned by adapter/go/redislock/pins
+// over go-redis v9.19.0: v0.9.4 (Lock.Refresh takes Options and ignores its
+// RetryStrategy: one attempt, whose transient error is the caller's,
+// bsm/redislock PR #83) and v0.10.0 (PR #88: Refresh retries a transient
+// error by the strategy, within one TTL; the version the in-process design
+// "redislock" links).
+var RedislockVersions = []string{"v0.9.4", "v0.10.0"}
+
+func init() {
+	must(lock.RegisterPinned(lock.Pinned{Library: "redislock", Versions: RedislockVersions, New: redislockInfo}))
+}
+
+// redislockInfo is the design redislock@version: the library's lock in a
+// Go child per client, on node 0. locksim's watchdog renews it through the
+// library's Refresh, to which the child hands a retry strategy, as an
+// application that renews a long hold does.
+func redislockInfo(version string) lock.Info {
+	pin := GoPin{Library: "redislock", Version: version, Files: []string{"main.go"}}
+	name := "redislock@" + version
+	return lock.Info{
+		Name:     name,
+		Summary:  fmt.Sprintf("github.com/bsm/redislock %s in a Go child per client: Obtain (a Lua SET if absent with the TTL) with one try on node 0, Refresh with LinearBackoff at the retry delay, Release", version),
+		Weakness: "as redislock: one master, so a failover or a restart without fsync loses the key; no fencing; its child reads the system clock, so client clock faults do not reach it",
+		Source:   fmt.Sprintf("github.com/bsm/redislock %s (redislock.go); adapter/go/redislock, pinned by pins/%s", version, version),
+		New: func(nodes []redis.UniversalClient, o lock.Options) (lock.Locker, error) {
+			bin, err := pin.Build()
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", lock.ErrNoStart, err)
+			}
+			return newLocker(name, Command{Argv: []string{bin}}, nodes, o)
+		},
+		Like: "redislock", Process: true, Peer: true, Expires: true, Extendable: true, Watchdog: true,
+		// locksim's watchdog runs beside the child and passes its points
+		// (lock.StartWatchdog), so a fault can start as a renewal is sent
+		Points: []lock.Point{vocab.PointWatchdogRenew, vocab.PointWatchdogRenewed, vocab.PointWatchdogLost},
 		Unavailable: once(func() string {
 			if _, err := pin.Build(); err != nil {
 				return err.Error()

@@ -181,8 +181,8 @@ func wildOwn(corpus []*scenarios.Scenario) []string {
 // name@version) whose catalogue runs differ from what they inherit from
 // their Like, with the reason.
 var familiesUnasserted = map[string]string{
-	"redsync@v4.0.3": "its unlock has the flaw go-redsync/redsync PR #61 fixed in v4.0.4 (it counts the release script's 0 as a success), so a release after expiry says released: unlock-after-expiry, counted safe for redsync, is not played (its stale release is never refused) and says nothing of this version ([scenarios/wild/README.md](../scenarios/wild/README.md#go-libraries-redsync-and-rueidislock))",
-	"rueidislock": "the library extends its key on its own timers while the holder's process runs, which setpx (its Like, whose expectations it inherits) does not, so delayed-write and watchdog-long-hold-no-watchdog are safe, their moment never reached, where setpx's are unsafe; and its check asks the library's context, which a process frozen past its TTL still finds alive when it wakes, so gc-pause-before-check can be unsafe at v1.0.71 ([scenarios/wild/README.md](../scenarios/wild/README.md#rueidislock-and-the-catalogue))",
+	"redsync@v4.0.3": "its unlock has the flaw go-redsync/redsync PR #61 fixed in v4.0.4 (it counts the release script's 0 as a success), so a release after expiry says released: unlock-after-expiry, counted safe for redsync, is not played (its stale release is never refused) and says nothing of this version ([scenarios/wild/README.md](../scenarios/wild/README.md#go-libraries-redsync-rueidislock-and-redislock))",
+	"rueidislock":    "the library extends its key on its own timers while the holder's process runs, which setpx (its Like, whose expectations it inherits) does not, so delayed-write and watchdog-long-hold-no-watchdog are safe, their moment never reached, where setpx's are unsafe; and its check asks the library's context, which a process frozen past its TTL still finds alive when it wakes, so gc-pause-before-check can be unsafe at v1.0.71 ([scenarios/wild/README.md](../scenarios/wild/README.md#rueidislock-and-the-catalogue))",
 }
 
 const notReplayed = `
@@ -206,6 +206,11 @@ const notReplayed = `
   the release throws "Lost mutex", by default an unhandled rejection that
   ends the process. After the release: no lock is held, and the refresh
   runs on locksim's watchdog, which the release stops first.
+- bsm/redislock PR #31, #32, #58, #71, #92 and issue #79: the retry
+  strategies' shared counters, an exponential backoff that kept its
+  first wait, an error's wording on a timed-out Obtain, and a re-obtain
+  by custom token; none changes a verdict at a published version
+  ([scenarios/wild/README.md](../scenarios/wild/README.md)).
 - redisson/redisson #1763, #5761, #5256, #7272 and the redis/redis-py
   reports that do not apply to 4.3.4: each with its reason in
   [scenarios/wild/README.md](../scenarios/wild/README.md).

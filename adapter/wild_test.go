@@ -55,11 +55,12 @@ func TestWildCorpus(t *testing.T) {
 }
 
 // TestPinnedVersions: every pinned version resolves as a process design
-// that behaves like its library's reference (redsync, redlock), and an
+// that behaves like its library's reference (redsync, redlock, redislock), and an
 // unknown version is one line listing the pinned ones.
 func TestPinnedVersions(t *testing.T) {
 	like := map[string]string{"redsync": "redsync", "node-redlock": "redlock", "rueidislock": "setpx",
-		"redis-semaphore": "setpx", "redis-semaphore-redlock": "redlock", "sesame-redlock": "redlock"}
+		"redis-semaphore": "setpx", "redis-semaphore-redlock": "redlock", "sesame-redlock": "redlock",
+		"redislock": "redislock"}
 	for _, n := range lock.PinnedNames() {
 		i, err := lock.Lookup(n)
 		lib, _, _ := strings.Cut(n, "@")
