@@ -54,26 +54,14 @@ func init() {
 func redsyncInfo(version string) lock.Info {
 	pin := redsyncPin(version)
 	name := "redsync@" + version
-	build := once(func() string {
-		if _, err := pin.Build(); err != nil {
-			return err.Error()
-		}
-		return ""
-	})
 	return lock.Info{
 		Name:     name,
 		Summary:  fmt.Sprintf("github.com/go-redsync/redsync/v4 %s in a Go child per client: Redlock on every node, one try per acquire; the watchdog renews through ExtendContext", version),
 		Weakness: "as redsync at this version; its child reads the system clock, so client clock faults do not reach it",
 		Source:   fmt.Sprintf("github.com/go-redsync/redsync/v4 %s (mutex.go); adapter/go/redsync, pinned by pins/%s", version, version),
-		New: func(nodes []redis.UniversalClient, o lock.Options) (lock.Locker, error) {
-			bin, err := pin.Build()
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", lock.ErrNoStart, err)
-			}
-			return newLocker(name, Command{Argv: []string{bin}}, nodes, o)
-		},
-		Like: "redsync", Process: true, Peer: true, MultiNode: true, Expires: true, Extendable: true, Watchdog: true,
-		Unavailable: build,
+		New:      pin.newLocker(name),
+		Like:     "redsync", Process: true, Peer: true, MultiNode: true, Expires: true, Extendable: true, Watchdog: true,
+		Unavailable: pin.unavailable(),
 	}
 }
 
@@ -218,20 +206,9 @@ func rueidislockInfo(version string) lock.Info {
 		Summary:  fmt.Sprintf("github.com/redis/rueidis/rueidislock %s in a Go child per client: SET NX PXAT on one key of node 0, extended by the library's own timers, watched by client-side caching", version),
 		Weakness: "one Redis: a restart without the key or a failover loses the lock; the library's context is cancelled on a loss, but work already under way goes on; needs RESP3 CLIENT TRACKING (not on miniredis)",
 		Source:   fmt.Sprintf("github.com/redis/rueidis %s (rueidislock/lock.go); adapter/go/rueidislock, pinned by pins/%s", version, version),
-		New: func(nodes []redis.UniversalClient, o lock.Options) (lock.Locker, error) {
-			bin, err := pin.Build()
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", lock.ErrNoStart, err)
-			}
-			return newLocker(name, Command{Argv: []string{bin}}, nodes, o)
-		},
-		Like: "setpx", Process: true, Peer: true, Expires: true,
-		Unavailable: once(func() string {
-			if _, err := pin.Build(); err != nil {
-				return err.Error()
-			}
-			return ""
-		}),
+		New:      pin.newLocker(name),
+		Like:     "setpx", Process: true, Peer: true, Expires: true,
+		Unavailable: pin.unavailable(),
 	}
 }
 
@@ -260,22 +237,34 @@ func redislockInfo(version string) lock.Info {
 		Summary:  fmt.Sprintf("github.com/bsm/redislock %s in a Go child per client: Obtain (a Lua SET if absent with the TTL) with one try on node 0, Refresh with LinearBackoff at the retry delay, Release", version),
 		Weakness: "as redislock: one master, so a failover or a restart without fsync loses the key; no fencing; its child reads the system clock, so client clock faults do not reach it",
 		Source:   fmt.Sprintf("github.com/bsm/redislock %s (redislock.go); adapter/go/redislock, pinned by pins/%s", version, version),
-		New: func(nodes []redis.UniversalClient, o lock.Options) (lock.Locker, error) {
-			bin, err := pin.Build()
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", lock.ErrNoStart, err)
-			}
-			return newLocker(name, Command{Argv: []string{bin}}, nodes, o)
-		},
-		Like: "redislock", Process: true, Peer: true, Expires: true, Extendable: true, Watchdog: true,
+		New:      pin.newLocker(name),
+		Like:     "redislock", Process: true, Peer: true, Expires: true, Extendable: true, Watchdog: true,
 		// locksim's watchdog runs beside the child and passes its points
 		// (lock.StartWatchdog), so a fault can start as a renewal is sent
-		Points: []lock.Point{vocab.PointWatchdogRenew, vocab.PointWatchdogRenewed, vocab.PointWatchdogLost},
-		Unavailable: once(func() string {
-			if _, err := pin.Build(); err != nil {
-				return err.Error()
-			}
-			return ""
-		}),
+		Points:      []lock.Point{vocab.PointWatchdogRenew, vocab.PointWatchdogRenewed, vocab.PointWatchdogLost},
+		Unavailable: pin.unavailable(),
 	}
+}
+
+// newLocker is a pinned Go design's New: the adapter built on first use
+// (lock.ErrNoStart when it cannot be), a child per client named name.
+func (p GoPin) newLocker(name string) func([]redis.UniversalClient, lock.Options) (lock.Locker, error) {
+	return func(nodes []redis.UniversalClient, o lock.Options) (lock.Locker, error) {
+		bin, err := p.Build()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", lock.ErrNoStart, err)
+		}
+		return newLocker(name, Command{Argv: []string{bin}}, nodes, o)
+	}
+}
+
+// unavailable is a pinned Go design's Unavailable: why its adapter does
+// not build, asked once ("" when it builds).
+func (p GoPin) unavailable() func() string {
+	return once(func() string {
+		if _, err := p.Build(); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
 }
