@@ -38,6 +38,9 @@ func noHook(context.Context, Event) error { return nil }
 // reports each one after the fact (package adapter's "extended" event).
 // Since it is told after the fact, it is no point: no fault fires at it
 // and no pause holds it (Options.Renewed, not the hook, receives it).
+// The watchdog tells its own renewals of unknown outcome the same way,
+// since its points report only the ones that extended the lock or found
+// it gone.
 type Renewal struct {
 	Lease *Lease
 	// Sent is no later than when the library sent the renewal, by the

@@ -41,8 +41,10 @@ type Options struct {
 	Wait  Wait
 	Clock Clock
 	Hook  Hook
-	// Renewed is told of each renewal a design's lock library made on its
-	// own timers, out of the client's reach (Renewal) [nothing].
+	// Renewed is told of each renewal that reaches no point (Renewal): one
+	// a design's lock library made on its own timers, out of the client's
+	// reach, and a watchdog renewal whose outcome is unknown (it timed
+	// out, or the release stopped it first) [nothing].
 	Renewed func(Renewal)
 	// Seed seeds the design's own random choices (retry jitter); 0 keeps a
 	// fixed default so runs stay reproducible.

@@ -55,7 +55,8 @@ func (e erred) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Process
 // TestWatchdogAfterAFailedRenewal: one renewal fails with an error (an
 // unknown outcome). reentrant's watchdog renews again a period later and
 // keeps the lock; reentrant-renewal-gives-up's sends nothing more, and the
-// lock expires at the last renewal's TTL (redisson/redisson #775).
+// lock expires at the last renewal's TTL (redisson/redisson #775). Both
+// tell the failed renewal as a renewal of unknown outcome.
 func TestWatchdogAfterAFailedRenewal(t *testing.T) {
 	for _, c := range []struct {
 		design string
@@ -70,7 +71,9 @@ func TestWatchdogAfterAFailedRenewal(t *testing.T) {
 			cl.AddHook(failed)
 			t.Cleanup(func() { _ = cl.Close() })
 			renewed := make(chan struct{}, 16)
-			o := lock.Options{Owner: "a", TTL: ttlRW, NodeTimeout: 5 * time.Second, Clock: w.clk}
+			told := make(chan lock.Renewal, 16)
+			o := lock.Options{Owner: "a", TTL: ttlRW, NodeTimeout: 5 * time.Second, Clock: w.clk,
+				Renewed: func(r lock.Renewal) { told <- r }}
 			watchdogRW(renewed)(&o)
 			a, err := lock.New(c.design, []redis.UniversalClient{cl}, o)
 			require.NoError(t, err)
@@ -89,6 +92,17 @@ func TestWatchdogAfterAFailedRenewal(t *testing.T) {
 			case <-failed:
 			case <-time.After(5 * time.Second):
 				t.Fatal("the renewal did not fail")
+			}
+			// No point reports a renewal of unknown outcome: it is told
+			// through Options.Renewed, so the history keeps it.
+			select {
+			case r := <-told:
+				require.Same(t, l, r.Lease)
+				require.Error(t, r.Err)
+				require.NotErrorIs(t, r.Err, lock.ErrNotHeld)
+				require.False(t, r.Sent.IsZero(), "when it was sent")
+			case <-time.After(5 * time.Second):
+				t.Fatal("the failed renewal was not told")
 			}
 			w.m.Del("k")
 			w.m.HSet("k", "a", "1")

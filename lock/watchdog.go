@@ -16,6 +16,10 @@ func StartWatchdog(o Options, l *Lease, renew func(context.Context) error) {
 	startWatchdog(o.Defaulted(), l, renew, variant{})
 }
 
+// errCutByRelease is the outcome of a renewal that the lease's release
+// stopped before its answer came.
+var errCutByRelease = errors.New("the release stopped the watchdog before the renewal's answer")
+
 // startWatchdog renews l every TTL/3 (client clock) until the lease is
 // released or renewal is refused. Each renewal first passes the hook, so a
 // paused client's watchdog pauses with it and a crashed one's stops: a
@@ -40,21 +44,30 @@ func startWatchdog(o Options, l *Lease, renew func(context.Context) error, v var
 			if o.Hook(ctx, Event{Point: vocab.PointWatchdogRenew, Key: l.Key, Lease: l}) != nil {
 				return
 			}
+			sent := o.Clock.Now()
 			err := renew(ctx)
 			switch {
 			case err == nil:
 				if o.Hook(ctx, Event{Point: vocab.PointWatchdogRenewed, Key: l.Key, Lease: l}) != nil {
 					return
 				}
+				continue
 			case errors.Is(err, ErrNotHeld):
 				_ = o.Hook(ctx, Event{Point: vocab.PointWatchdogLost, Key: l.Key, Lease: l})
 				return
-			case ctx.Err() != nil:
-				return
-			case v.renewalGivesUp:
+			}
+			// Any other error is an unknown outcome: the renewal may have
+			// landed. No point reports it, so it is told as a renewal
+			// (Options.Renewed) and kept in the history.
+			if ctx.Err() != nil {
+				o.Renewed(Renewal{Lease: l, Sent: sent, Err: errCutByRelease})
 				return
 			}
-			// Any other error is an unknown outcome: try again next period.
+			o.Renewed(Renewal{Lease: l, Sent: sent, Err: err})
+			if v.renewalGivesUp {
+				return
+			}
+			// Try again next period.
 		}
 	}()
 	l.mu.Lock()
