@@ -206,10 +206,10 @@ const notReplayed = `
   the release throws "Lost mutex", by default an unhandled rejection that
   ends the process. After the release: no lock is held, and the refresh
   runs on locksim's watchdog, which the release stops first.
-- bsm/redislock PR #31, #32, #58, #71, #92 and issue #79: the retry
-  strategies' shared counters, an exponential backoff that kept its
-  first wait, an error's wording on a timed-out Obtain, and a re-obtain
-  by custom token; none changes a verdict at a published version
+- bsm/redislock PR #31, #32, #58, #71, #92 and issue #79: retry
+  strategies that share their counters, an exponential backoff that
+  keeps its first wait, an error's wording on a timed-out Obtain, and a
+  re-obtain by custom token; none changes a verdict at a published version
   ([scenarios/wild/README.md](../scenarios/wild/README.md)).
 - redisson/redisson #1763, #5761, #5256, #7272 and the redis/redis-py
   reports that do not apply to 4.3.4: each with its reason in

@@ -17,6 +17,8 @@ type Acquirer func(ctx context.Context, key string) (*Lease, error)
 // or ctx ends. It is the articles' polling tryLock, shared by every design.
 // rnd may be nil for no jitter. The last error is wrapped on giving up.
 func Blocking(ctx context.Context, acquire Acquirer, key string, p RetryPolicy, clk Clock, rnd *rand.Rand) (*Lease, error) {
+	// Bounded by p.MaxTries and by ctx: every round sleeps at least
+	// minRetryWait on clk, and the sleep ends when ctx does.
 	for try := 1; ; try++ {
 		l, err := acquire(ctx, key)
 		if err == nil || !errors.Is(err, ErrNotAcquired) {
@@ -26,6 +28,11 @@ func Blocking(ctx context.Context, acquire Acquirer, key string, p RetryPolicy, 
 			return nil, fmt.Errorf("%w after %d tries", err, try)
 		}
 		wait := p.Interval
+		if wait <= 0 {
+			// A policy that New did not check (it refuses a negative
+			// interval and defaults a zero one) must not spin on the node.
+			wait = minRetryWait
+		}
 		if rnd != nil && p.Jitter > 0 {
 			wait += time.Duration(rnd.Int64N(int64(p.Jitter)))
 		}
@@ -34,6 +41,11 @@ func Blocking(ctx context.Context, acquire Acquirer, key string, p RetryPolicy, 
 		}
 	}
 }
+
+// minRetryWait is the shortest wait between two refused attempts, polled
+// or notified: every retry loop sleeps at least this long on its clock,
+// which ends the sleep when ctx ends, so none spins.
+const minRetryWait = time.Millisecond
 
 // newRand makes a design's own seeded random source.
 func newRand(seed uint64) *rand.Rand {

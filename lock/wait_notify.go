@@ -86,6 +86,9 @@ func (b *base) blockNotify(ctx context.Context, acquire Acquirer, key string, p 
 		}
 	}()
 	subscribedOnce := false
+	// Bounded by p.MaxTries and by ctx: every round but the one right
+	// after the first subscribe sleeps at least minRetryWait on clk, and
+	// the sleep ends when ctx does.
 	for try := 1; ; try++ {
 		l, err := acquire(ctx, key)
 		if err == nil || !errors.Is(err, ErrNotAcquired) {
@@ -103,9 +106,9 @@ func (b *base) blockNotify(ctx context.Context, acquire Acquirer, key string, p 
 				continue
 			}
 		}
-		// At least minNotifyWait: a refusal while the key reads as gone
+		// At least minRetryWait: a refusal while the key reads as gone
 		// (it expired or was released in between) must not spin.
-		wait := max(b.holderTTL(ctx, key, err), minNotifyWait)
+		wait := max(b.holderTTL(ctx, key, err), minRetryWait)
 		if noFallback.Load() {
 			wait = 24 * time.Hour // the mutant: only a message wakes it
 		}
@@ -123,10 +126,6 @@ func (b *base) blockNotify(ctx context.Context, acquire Acquirer, key string, p 
 // PTTL: a lost message leaves it waiting for ever. The liveness check
 // must catch it.
 var noFallback atomic.Bool
-
-// minNotifyWait is the shortest wait between two refused attempts of a
-// notified waiter.
-const minNotifyWait = time.Millisecond
 
 // sleepOrMessage waits d on clk, cut short by a message on channel. A nil
 // or broken sub only sleeps.
