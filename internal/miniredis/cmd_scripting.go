@@ -137,8 +137,6 @@ func (m *Miniredis) runLuaScript(c *server.Peer, sha, script string, readOnly bo
 	}()
 	globals := l.G.Global
 
-	// set global variable KEYS
-	keysTable := l.NewTable()
 	keysS, args := args[0], args[1:]
 	keysLen, err := strconv.Atoi(keysS)
 	if err != nil {
@@ -154,14 +152,18 @@ func (m *Miniredis) runLuaScript(c *server.Peer, sha, script string, readOnly bo
 		return false
 	}
 	keys, args := args[:keysLen], args[keysLen:]
+	// locksim patch: KEYS and ARGV are made as large as they are (upstream's
+	// NewTable reserves 32 slots and a 32-entry map for each, on every call);
+	// a script sees the same tables.
+	keysTable := l.CreateTable(len(keys), 0)
 	for i, k := range keys {
-		l.RawSet(keysTable, lua.LNumber(i+1), lua.LString(k))
+		keysTable.RawSetInt(i+1, lua.LString(k))
 	}
 	globals.RawSetString("KEYS", keysTable)
 
-	argvTable := l.NewTable()
+	argvTable := l.CreateTable(len(args), 0)
 	for i, a := range args {
-		l.RawSet(argvTable, lua.LNumber(i+1), lua.LString(a))
+		argvTable.RawSetInt(i+1, lua.LString(a))
 	}
 	globals.RawSetString("ARGV", argvTable)
 
@@ -216,6 +218,12 @@ func compile(script string) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, err
 	}
+	// locksim patch: the chunk's Lua 5.0 "arg" table, which gopher-lua
+	// builds on every call of a vararg function, is not made for the
+	// script's own chunk. A chunk has no local of that name (only nested
+	// functions get one), so no script can reach the table; real Redis
+	// runs the body as a plain function, which has none either.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
 	parsedScripts.Store(script, proto)
 	return proto, nil
 }

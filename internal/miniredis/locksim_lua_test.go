@@ -71,3 +71,39 @@ func TestLuaModuleActsOnTheCallAtHand(t *testing.T) {
 		}
 	}
 }
+
+// TestLuaKeysArgvAsLarge checks what a script sees of KEYS and ARGV, made
+// as large as they are, and that a nested vararg function keeps Lua 5.1's
+// arg table.
+func TestLuaKeysArgvAsLarge(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	m := NewMiniRedis()
+	if err := m.StartAddr("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	cl := redis.NewClient(&redis.Options{Addr: m.Addr(), DisableIdentity: true, MaxRetries: -1})
+	defer cl.Close()
+	for _, tc := range []struct {
+		src  string
+		keys []string
+		args []any
+		want any
+	}{
+		{`return #KEYS .. "/" .. #ARGV`, nil, nil, "0/0"},
+		{`return #KEYS .. "/" .. #ARGV`, []string{"a", "b", "c"}, []any{"x"}, "3/1"},
+		{`return KEYS[3] .. ARGV[2] .. tostring(KEYS[4])`, []string{"a", "b", "c"}, []any{"x", "y"}, "cynil"},
+		{`KEYS[5] = "e"; KEYS.n = 9; ARGV[1] = "z"; return KEYS[5] .. KEYS.n .. ARGV[1] .. #ARGV`, []string{"a"}, []any{"x", "y"}, "e9z2"},
+		{`local n = 0; for i, k in ipairs(KEYS) do n = n + i end; for k, v in pairs(ARGV) do n = n + 10 end; return n`, []string{"a", "b"}, []any{"x", "y", "z"}, int64(33)},
+		{`local function f(...) return arg.n .. arg[2] end; return f("p", "q")`, nil, nil, "2q"},
+		{`return table.concat(ARGV, ",")`, nil, []any{"1", "2", "3"}, "1,2,3"},
+	} {
+		for range 2 { // a fresh state, then a pooled one
+			got, err := cl.Eval(ctx, tc.src, tc.keys, tc.args...).Result()
+			if err != nil || got != tc.want {
+				t.Fatalf("%s: got %#v, %v; want %#v", tc.src, got, err, tc.want)
+			}
+		}
+	}
+}
