@@ -13,6 +13,8 @@ import (
 
 	"git.sr.ht/~sbinet/gg"
 	"github.com/golang/freetype/raster"
+	xdraw "golang.org/x/image/draw"
+	"golang.org/x/image/math/f64"
 	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -52,6 +54,7 @@ func newPNGCanvas(w, h vg.Length) *pngCanvas {
 	img := image.NewRGBA(image.Rect(0, 0, int(pw+0.5), int(ph+0.5)))
 	ctx := gg.NewContextForRGBA(img)
 	ctx.SetLineCapButt()
+	ctx.SetInterpolator(glyphInterp{})
 	ctx.InvertY()
 	c := &pngCanvas{
 		Canvas: vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi)),
@@ -188,6 +191,29 @@ func (p *opaquePainter) Paint(ss []raster.Span, done bool) {
 			copy(row[n:], row[:n])
 		}
 	}
+}
+
+// glyphInterp is gg's interpolator, bilinear, with the shortcut
+// x/image's approximate interpolators take and its exact one does not: a
+// transform that only moves by whole pixels is a copy. gg draws every glyph
+// of a text through its interpolator, and a timeline's texts are all drawn
+// upright at whole-pixel offsets, where bilinear sampling lands on the
+// glyph's own pixels and gives the copy's pixels.
+type glyphInterp struct{}
+
+func (glyphInterp) Transform(dst xdraw.Image, s2d f64.Aff3, src image.Image, sr image.Rectangle, op xdraw.Op, opts *xdraw.Options) {
+	if s2d[0] == 1 && s2d[1] == 0 && s2d[3] == 0 && s2d[4] == 1 {
+		dx, dy := int(s2d[2]), int(s2d[5])
+		if float64(dx) == s2d[2] && float64(dy) == s2d[5] {
+			xdraw.Copy(dst, image.Point{X: sr.Min.X + dx, Y: sr.Min.Y + dy}, src, sr, op, opts)
+			return
+		}
+	}
+	xdraw.BiLinear.Transform(dst, s2d, src, sr, op, opts)
+}
+
+func (glyphInterp) Scale(dst xdraw.Image, dr image.Rectangle, src image.Image, sr image.Rectangle, op xdraw.Op, opts *xdraw.Options) {
+	xdraw.BiLinear.Scale(dst, dr, src, sr, op, opts)
 }
 
 // pngEncoder is the encoder of an image encodePNG does not take.

@@ -8,8 +8,11 @@ import (
 	"image/png"
 	"testing"
 
+	"git.sr.ht/~sbinet/gg"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	xdraw "golang.org/x/image/draw"
+	"golang.org/x/image/math/f64"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -34,15 +37,14 @@ func pngFixtures(t *testing.T) map[string]Run {
 }
 
 // The PNG canvas draws exactly the pixels of vgimg's own canvas, which
-// it stands in for to paint opaque fills for less.
+// it stands in for to paint opaque fills for less, given the same glyph
+// interpolator (TestGlyphInterp compares that with gg's own).
 func TestPNGCanvasDrawsVgimgPixels(t *testing.T) {
 	for name, in := range pngFixtures(t) {
 		t.Run(name, func(t *testing.T) {
 			tl, err := newTimeline(context.Background(), in)
 			require.NoError(t, err)
-			plain := vgimg.NewWith(vgimg.UseWH(tl.w, tl.h), vgimg.UseDPI(dpi))
-			tl.draw(draw.New(plain))
-			want := plain.Image().(*image.RGBA)
+			want := vgimgPixels(tl, glyphInterp{})
 
 			fast := newPNGCanvas(tl.w, tl.h)
 			tl.draw(draw.New(fast))
@@ -57,6 +59,70 @@ func TestPNGCanvasDrawsVgimgPixels(t *testing.T) {
 				t.Fatalf("%d of %d bytes differ from vgimg's", diff, len(want.Pix))
 			}
 		})
+	}
+}
+
+// vgimgPixels is the timeline drawn by vgimg's canvas, its text through
+// interp.
+func vgimgPixels(tl *timeline, interp xdraw.Interpolator) *image.RGBA {
+	pw, ph := tl.w/vg.Inch*vg.Length(dpi), tl.h/vg.Inch*vg.Length(dpi)
+	img := image.NewRGBA(image.Rect(0, 0, int(pw+0.5), int(ph+0.5)))
+	ctx := gg.NewContextForRGBA(img) // as vgimg makes its own
+	ctx.SetLineCapButt()
+	ctx.InvertY()
+	ctx.SetInterpolator(interp)
+	plain := vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))
+	tl.draw(draw.New(plain))
+	return plain.Image().(*image.RGBA)
+}
+
+// glyphInterp copies what moves by whole pixels, within rounding of gg's
+// bilinear interpolation (at most 1 in 255 on a few edge pixels of the
+// glyphs), and leaves every other transform to it, pixel for pixel.
+func TestGlyphInterp(t *testing.T) {
+	for name, in := range pngFixtures(t) {
+		t.Run(name, func(t *testing.T) {
+			tl, err := newTimeline(context.Background(), in)
+			require.NoError(t, err)
+			bilinear, copied := vgimgPixels(tl, xdraw.BiLinear), vgimgPixels(tl, glyphInterp{})
+			diff, most := 0, 0
+			for i := range bilinear.Pix {
+				if d := int(bilinear.Pix[i]) - int(copied.Pix[i]); d != 0 {
+					diff, most = diff+1, max(most, d, -d)
+				}
+			}
+			assert.LessOrEqual(t, most, 1, "largest difference")
+			assert.Less(t, diff, len(bilinear.Pix)/10000, "bytes off by one")
+		})
+	}
+	glyph := image.NewAlpha(image.Rect(0, 0, 7, 9))
+	for i := range glyph.Pix {
+		glyph.Pix[i] = uint8(i * 37)
+	}
+	red := image.NewUniform(color.RGBA{R: 200, A: 255})
+	for _, s2d := range []f64.Aff3{
+		{1, 0, 3, 0, 1, 4},      // whole pixels: a copy
+		{1, 0, 3.5, 0, 1, 4.25}, // a fraction of one
+		{0, -1, 12, 1, 0, 2},    // turned a quarter
+	} {
+		want, got := image.NewRGBA(image.Rect(0, 0, 20, 20)), image.NewRGBA(image.Rect(0, 0, 20, 20))
+		opts := &xdraw.Options{SrcMask: glyph}
+		xdraw.BiLinear.Transform(want, s2d, red, glyph.Rect, xdraw.Over, opts)
+		glyphInterp{}.Transform(got, s2d, red, glyph.Rect, xdraw.Over, opts)
+		most := 0
+		for i := range want.Pix {
+			d := int(want.Pix[i]) - int(got.Pix[i])
+			most = max(most, d, -d)
+		}
+		assert.LessOrEqual(t, most, 1, "%v: largest difference", s2d)
+		if s2d[2] != 3 { // not a copy: gg's own pixels
+			assert.Equal(t, want.Pix, got.Pix, "%v", s2d)
+		}
+		copied := image.NewRGBA(want.Rect)
+		xdraw.Copy(copied, image.Point{X: 3, Y: 4}, red, glyph.Rect, xdraw.Over, opts)
+		if s2d[2] == 3 {
+			assert.Equal(t, copied.Pix, got.Pix, "a whole-pixel move is a copy")
+		}
 	}
 }
 
