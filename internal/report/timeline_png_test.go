@@ -170,7 +170,25 @@ func TestEncodePNG(t *testing.T) {
 	require.NoError(t, err)
 	c := newPNGCanvas(tl.w, tl.h)
 	tl.draw(draw.New(c))
-	for _, m := range []*image.RGBA{c.img, translucent()} {
+	ms := []*image.RGBA{c.img, translucent()}
+	// Narrow images, each opaque and with one pixel not: the first, the
+	// last, one in the middle.
+	for w := 1; w <= 5; w++ {
+		for _, clear := range []int{-1, 0, w*3 - 1, w + 1} {
+			m := image.NewRGBA(image.Rect(0, 0, w, 3))
+			for i := range m.Pix {
+				m.Pix[i] = byte(i*29 + w)
+			}
+			for i := 3; i < len(m.Pix); i += 4 {
+				m.Pix[i] = 255
+			}
+			if clear >= 0 {
+				copy(m.Pix[4*clear:], []byte{0, 0, 0, 0}) // transparent
+			}
+			ms = append(ms, m)
+		}
+	}
+	for _, m := range ms {
 		var buf bytes.Buffer
 		require.NoError(t, encodePNG(&buf, m))
 		back, err := png.Decode(&buf)
