@@ -245,7 +245,10 @@ func encodePNG(w io.Writer, m *image.RGBA) error {
 	}
 	row := make([]byte, 1+3*width) // filter byte 0: none
 	for y := range height {
-		rgbRow(row[1:], m.Pix[y*m.Stride:y*m.Stride+4*width])
+		src := m.Pix[y*m.Stride : y*m.Stride+4*width]
+		for x, j := 0, 1; x < len(src); x, j = x+4, j+3 {
+			row[j], row[j+1], row[j+2] = src[x], src[x+1], src[x+2]
+		}
 		if _, err := z.Write(row); err != nil {
 			return err
 		}
@@ -263,36 +266,14 @@ func encodePNG(w io.Writer, m *image.RGBA) error {
 	return bw.Flush()
 }
 
-// rgbRow copies the RGB of each RGBA pixel of src into dst (3 bytes a
-// pixel): a pixel's 4 bytes at a time, each write's fourth byte
-// overwritten by the next pixel's red, the last pixel byte by byte.
-func rgbRow(dst, src []byte) {
-	n := len(src) / 4
-	if n == 0 {
-		return
-	}
-	dst, src = dst[:3*n], src[:4*n]
-	for i := 0; i < n-1; i++ {
-		binary.LittleEndian.PutUint32(dst[3*i:], binary.LittleEndian.Uint32(src[4*i:]))
-	}
-	copy(dst[3*n-3:], src[4*n-4:4*n-1])
-}
-
-// opaque reports whether every pixel of m has alpha 0xff, two pixels at
-// a time.
 func opaque(m *image.RGBA) bool {
-	const alphas = 0xff000000ff000000
 	width := m.Rect.Dx()
 	for y := range m.Rect.Dy() {
 		src := m.Pix[y*m.Stride : y*m.Stride+4*width]
-		x := 0
-		for ; x+8 <= len(src); x += 8 {
-			if binary.LittleEndian.Uint64(src[x:])&alphas != alphas {
+		for x := 3; x < len(src); x += 4 {
+			if src[x] != 0xff {
 				return false
 			}
-		}
-		if x < len(src) && src[x+3] != 0xff {
-			return false
 		}
 	}
 	return true
