@@ -78,6 +78,17 @@ func (vm *luaVM) intact() bool {
 	return first == vm.fields[0].key && after == lua.LNil
 }
 
+// ScriptCall reports whether c is a peer made for one redis.call inside a
+// Lua script: those are dispatched through the server's pre-hook as well,
+// while the script holds the server lock.
+//
+// locksim patch: upstream marks them only in its unexported per-connection
+// state.
+func ScriptCall(c *server.Peer) bool {
+	ctx, ok := c.Ctx.(*connCtx)
+	return ok && ctx.nested
+}
+
 // newLuaState is a Lua state as upstream's runLuaScript prepared it, less
 // what belongs to one call (KEYS, ARGV, the call the redis module acts on).
 func newLuaState() *luaVM {
