@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/locksim/locksim/lock"
@@ -101,7 +102,8 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 		res.Notes = appendNew(res.Notes, n.Emulated()...)
 	}
 
-	rec := recorder.New()
+	seen := int(opsSeen.Load())
+	rec := recorder.NewSized(seen + seen/4)
 	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: newResource(rec), sched: vtime.SchedulerFrom(ctx)}
 	sched := newSchedule(w, cfg.Faults)
 	cluster.Redirected(func(client int, event, detail string) {
@@ -170,6 +172,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 	obs.Stop()
 	recordSentinels(rec, cluster.SentinelEvents())
 	res.History = rec.History()
+	opsSeen.Store(int64(len(res.History.Ops)))
 	res.Notes = append(res.Notes, crossSlotNotes(cfg.Algorithm, res.History)...)
 	res.Wall = time.Since(started) // the bubble's when virtual; Run corrects it
 	if ctx.Err() != nil {
@@ -215,3 +218,9 @@ func recordSentinels(rec *recorder.Recorder, evs []node.SentinelEvent) {
 			Event: ev.Event, Detail: ev.Detail, Source: network.SentinelEnd(ev.Sentinel).String()})
 	}
 }
+
+// opsSeen is how many operations the latest run recorded: the next run's
+// recorder starts with room for a quarter more, as runs one after another
+// (an exploration's, a matrix's) record about as many. It sizes an array,
+// nothing else.
+var opsSeen atomic.Int64

@@ -5,6 +5,7 @@ import (
 
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -16,9 +17,12 @@ type schedule struct {
 	mu     sync.Mutex
 	faults []*scheduled
 	counts map[pointKey]int
-	timers []*time.Timer
-	errs   []error
-	closed bool
+	// watched are the points some fault starts or stops at: visits of
+	// the others are not counted, as no trigger reads them.
+	watched []history.Point
+	timers  []*time.Timer
+	errs    []error
+	closed  bool
 }
 
 type pointKey struct {
@@ -43,6 +47,12 @@ func newSchedule(w *World, plans []Planned) *schedule {
 	s := &schedule{w: w, counts: map[pointKey]int{}}
 	for i, p := range plans {
 		s.faults = append(s.faults, &scheduled{id: i + 1, plan: p})
+		if p.Start.OnPoint() {
+			s.watched = append(s.watched, p.Start.Point)
+		}
+		if p.Until != nil && p.Until.OnPoint() {
+			s.watched = append(s.watched, p.Until.Point)
+		}
 	}
 	return s
 }
@@ -62,6 +72,9 @@ func (s *schedule) arm() {
 // reached is called by a client at every point, before its gate: a fault it
 // triggers is in force before the client takes its next step.
 func (s *schedule) reached(client int, point history.Point) {
+	if !slices.Contains(s.watched, point) {
+		return // no trigger is at point (s.watched is fixed)
+	}
 	s.mu.Lock()
 	k, all := pointKey{client, point}, pointKey{NoClient, point}
 	s.counts[k]++

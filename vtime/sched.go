@@ -117,10 +117,22 @@ func (s *Scheduler) Sleep(ctx context.Context, key string, d time.Duration) erro
 	}
 	w := &sleeper{s: s, key: key, woke: make(chan bool, 1)}
 	t := time.AfterFunc(d, w.timerEnded)
-	stop := context.AfterFunc(ctx, w.ctxEnded)
-	byCtx := <-w.woke
+	// ctx's end is posted once if ctx ends before the sleep is over: by
+	// the sleeping goroutine, which ctx's end wakes, or at its wake-up by
+	// the timer. (A context.AfterFunc would post the same, from a
+	// goroutine of its own, at the cost of a registration with ctx and
+	// its removal on every sleep.)
+	var byCtx bool
+	select {
+	case byCtx = <-w.woke:
+		if ctx.Err() != nil {
+			w.ctxEnded()
+		}
+	case <-ctx.Done():
+		w.ctxEnded()
+		byCtx = <-w.woke
+	}
 	t.Stop()
-	stop()
 	if byCtx {
 		return ctx.Err()
 	}

@@ -45,24 +45,48 @@ var luaStates = sync.Pool{New: func() interface{} { return newLuaState() }}
 type luaVM struct {
 	l      *lua.LState
 	call   *luaCall
-	mod    *lua.LTable           // the redis module, the globals redis and server
-	fields map[string]lua.LValue // what mod holds
+	mod    *lua.LTable // the redis module, the globals redis and server
+	fields []luaField  // what mod holds, in the order mod.Next gives it
+}
+
+// luaField is one field of the redis module: its name, as a key, its value.
+type luaField struct {
+	name     string
+	key, val lua.LValue
 }
 
 // intact reports whether vm's redis module holds what it was built with,
 // and nothing else: a script that changed it leaves a state not reused.
+// Every field must hold its value. What a script adds to the table goes
+// either to its array part, whose entries mod.Next gives before any other
+// key, or after every key mod had (a table lists its other keys in the
+// order they were first set, a key deleted and set again in its first
+// place): the walk must begin at the first field and end at the last.
+// Unlike ForEach, the check allocates nothing and hashes no key as an
+// interface but the last.
 func (vm *luaVM) intact() bool {
 	if vm.l.GetMetatable(vm.mod) != lua.LNil {
 		return false
 	}
-	n, ok := 0, true
-	vm.mod.ForEach(func(k, v lua.LValue) {
-		n++
-		name, isString := k.(lua.LString)
-		want, found := vm.fields[string(name)]
-		ok = ok && isString && found && want == v
-	})
-	return ok && n == len(vm.fields)
+	for _, f := range vm.fields {
+		if vm.mod.RawGetString(f.name) != f.val {
+			return false
+		}
+	}
+	first, _ := vm.mod.Next(lua.LNil)
+	after, _ := vm.mod.Next(vm.fields[len(vm.fields)-1].key)
+	return first == vm.fields[0].key && after == lua.LNil
+}
+
+// ScriptCall reports whether c is a peer made for one redis.call inside a
+// Lua script: those are dispatched through the server's pre-hook as well,
+// while the script holds the server lock.
+//
+// locksim patch: upstream marks them only in its unexported per-connection
+// state.
+func ScriptCall(c *server.Peer) bool {
+	ctx, ok := c.Ctx.(*connCtx)
+	return ok && ctx.nested
 }
 
 // newLuaState is a Lua state as upstream's runLuaScript prepared it, less
@@ -105,17 +129,17 @@ func newLuaState() *luaVM {
 	_ = doScript(l, protectGlobals)
 	l.SetTop(0)
 
-	vm := &luaVM{l: l, call: &luaCall{}, fields: map[string]lua.LValue{}}
+	vm := &luaVM{l: l, call: &luaCall{}}
 	redisFuncs, redisConstants := mkLua(vm.call)
 	vm.mod = l.CreateTable(0, len(redisFuncs)+len(redisConstants))
 	for fname, fn := range redisFuncs {
-		vm.fields[fname] = l.NewFunction(fn)
+		vm.mod.RawSetString(fname, l.NewFunction(fn))
 	}
 	for k, v := range redisConstants {
-		vm.fields[k] = v
-	}
-	for k, v := range vm.fields {
 		vm.mod.RawSetString(k, v)
+	}
+	for k, v := vm.mod.Next(lua.LNil); k != lua.LNil; k, v = vm.mod.Next(k) {
+		vm.fields = append(vm.fields, luaField{string(k.(lua.LString)), k, v})
 	}
 	return vm
 }

@@ -59,13 +59,15 @@ func TestLuaModuleActsOnTheCallAtHand(t *testing.T) {
 		`redis.LOG_DEBUG = 7; return 1`,
 		`setmetatable(redis, {__index = function() return 'meta' end}); return 1`,
 		`server.call = nil; return 1`,
+		`redis[1] = 'x'; return 1`,
+		`redis[2.5] = 'y'; return 1`,
 	} {
 		if _, err := eval(cls[0], src, nil); err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
 		for _, cl := range cls {
-			got, err := eval(cl, `return tostring(redis.call('PING')['ok']) .. tostring(redis.extra) .. tostring(redis.missing) .. redis.LOG_DEBUG .. tostring(server.call == redis.call)`, nil)
-			if err != nil || got != "PONGnilnil0true" {
+			got, err := eval(cl, `return tostring(redis.call('PING')['ok']) .. tostring(redis.extra) .. tostring(redis.missing) .. redis.LOG_DEBUG .. tostring(server.call == redis.call) .. tostring(redis[1]) .. tostring(redis[2.5])`, nil)
+			if err != nil || got != "PONGnilnil0truenilnil" {
 				t.Fatalf("after %s: got %v, %v; want the module as built", src, got, err)
 			}
 		}

@@ -42,7 +42,7 @@ type pipeHalf struct {
 	mu      sync.Mutex
 	sent    int      // chunks posted, for their keys
 	keyBuf  []byte   // "<key>#", then a key being built
-	transit [][]byte // posted, not yet delivered; nil is a close
+	transit [][]byte // posted, not yet delivered; nil is a close; its array is reused
 	buf     []byte   // delivered, not yet read
 	eof     bool     // the writer's close was delivered
 	ready   chan struct{}
@@ -86,7 +86,11 @@ func (h *pipeHalf) deliverNext() {
 	h.mu.Lock()
 	if len(h.transit) > 0 {
 		c := h.transit[0]
-		h.transit = h.transit[1:]
+		// Shifted down, not resliced: the next post appends into the
+		// same array (mostly one chunk is in transit).
+		n := copy(h.transit, h.transit[1:])
+		h.transit[n] = nil
+		h.transit = h.transit[:n]
 		if c == nil {
 			h.eof = true
 		} else if !h.eof && len(h.buf) == 0 {

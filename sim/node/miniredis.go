@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -156,17 +155,8 @@ func (n *miniNode) preHook(p *server.Peer, cmd string, args ...string) bool {
 
 // scriptCall reports whether p is a peer miniredis made for one redis.call
 // inside a Lua script: those are dispatched through the pre-hook as well,
-// while the script holds the server lock. miniredis marks them only in its
-// unexported per-connection state (connCtx.nested), hence the reflection;
-// TestLuaRunsOnEveryBackend deadlocks if a miniredis upgrade changes that.
-func scriptCall(p *server.Peer) bool {
-	v := reflect.ValueOf(p.Ctx)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return false
-	}
-	f := v.Elem().FieldByName("nested")
-	return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
-}
+// while the script holds the server lock.
+func scriptCall(p *server.Peer) bool { return miniredis.ScriptCall(p) }
 
 // pushClock hands the node clock to miniredis; the next database access
 // expires what the clock's advance has killed.

@@ -12,8 +12,8 @@ import (
 	"github.com/locksim/locksim/lock/locktest"
 )
 
-// scriptCall reads miniredis internals; if an upgrade changes them, this
-// fails plainly instead of the node deadlocking on its first Lua script.
+// scriptCall must tell a script's inner calls from the script's own
+// command, or the node deadlocks on its first Lua script.
 func TestScriptCallSpotsLuaInnerCalls(t *testing.T) {
 	m := miniredis.NewMiniRedis()
 	if err := m.StartAddr("127.0.0.1:0"); err != nil {

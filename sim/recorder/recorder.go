@@ -20,6 +20,13 @@ type Recorder struct {
 // New starts true time now.
 func New() *Recorder { return &Recorder{origin: time.Now()} }
 
+// NewSized starts true time now, with room for n operations: a run's
+// history grown from nothing is copied a dozen times on the way, each
+// copy zeroed, and an operation is a few hundred bytes.
+func NewSized(n int) *Recorder {
+	return &Recorder{origin: time.Now(), ops: make([]history.Op, 0, max(n, 0))}
+}
+
 // Restart moves true time 0 to now, before anything was recorded: the run
 // begins once its clients are ready (a process design's children take
 // seconds to start on a loaded machine).

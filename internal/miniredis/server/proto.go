@@ -13,7 +13,7 @@ var ErrProtocol = errors.New("invalid request")
 
 // client always sends arrays with bulk strings
 func readArray(rd *bufio.Reader) ([]string, error) {
-	line, err := rd.ReadString('\n')
+	line, err := readLine(rd)
 	if err != nil {
 		return nil, err
 	}
@@ -25,12 +25,16 @@ func readArray(rd *bufio.Reader) ([]string, error) {
 	default:
 		return nil, ErrProtocol
 	case '*':
-		l, err := strconv.Atoi(line[1 : len(line)-2])
+		l, err := strconv.Atoi(string(line[1 : len(line)-2]))
 		if err != nil {
 			return nil, err
 		}
 		// l can be -1
 		var fields []string
+		if l > 0 {
+			// locksim patch: room for the usual command at once.
+			fields = make([]string, 0, min(l, 16))
+		}
 		for ; l > 0; l-- {
 			s, err := readString(rd)
 			if err != nil {
@@ -42,8 +46,24 @@ func readArray(rd *bufio.Reader) ([]string, error) {
 	}
 }
 
+// readLine reads a line up to its '\n', which it holds, as ReadString
+// does; the line is valid until the next read.
+//
+// locksim patch: upstream reads every line with ReadString, a string
+// made for each header of a command and of each of its arguments.
+func readLine(rd *bufio.Reader) ([]byte, error) {
+	line, err := rd.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		// Longer than the buffer: the rest as upstream read it.
+		head := append([]byte(nil), line...)
+		rest, err := rd.ReadString('\n')
+		return append(head, rest...), err
+	}
+	return line, err
+}
+
 func readString(rd *bufio.Reader) (string, error) {
-	line, err := rd.ReadString('\n')
+	line, err := readLine(rd)
 	if err != nil {
 		return "", err
 	}
@@ -62,13 +82,21 @@ func readString(rd *bufio.Reader) (string, error) {
 		return string(line[1 : len(line)-2]), nil
 	case '$':
 		// bulk strings are: `$5\r\nhello\r\n`
-		length, err := strconv.Atoi(line[1 : len(line)-2])
+		length, err := strconv.Atoi(string(line[1 : len(line)-2]))
 		if err != nil {
 			return "", err
 		}
 		if length < 0 {
 			// -1 is a nil response
 			return "", nil
+		}
+		if rd.Buffered() >= length+2 {
+			// locksim patch: a string already in the buffer is made from
+			// it, where upstream copied it out first.
+			b, _ := rd.Peek(length + 2)
+			s := string(b[:length])
+			_, _ = rd.Discard(length + 2)
+			return s, nil
 		}
 		var (
 			buf = make([]byte, length+2)
