@@ -15,17 +15,7 @@ import (
 func TestLuaModuleActsOnTheCallAtHand(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var cls []*redis.Client
-	for range 2 {
-		m := NewMiniRedis()
-		if err := m.StartAddr("127.0.0.1:0"); err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
-		cl := redis.NewClient(&redis.Options{Addr: m.Addr(), DisableIdentity: true, MaxRetries: -1})
-		defer cl.Close()
-		cls = append(cls, cl)
-	}
+	cls := []*redis.Client{startClient(t), startClient(t)}
 	eval := func(cl *redis.Client, src string, keys []string, args ...any) (any, error) {
 		return cl.Eval(ctx, src, keys, args...).Result()
 	}
@@ -80,13 +70,7 @@ func TestLuaModuleActsOnTheCallAtHand(t *testing.T) {
 func TestLuaKeysArgvAsLarge(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	m := NewMiniRedis()
-	if err := m.StartAddr("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	cl := redis.NewClient(&redis.Options{Addr: m.Addr(), DisableIdentity: true, MaxRetries: -1})
-	defer cl.Close()
+	cl := startClient(t)
 	for _, tc := range []struct {
 		src  string
 		keys []string
@@ -108,4 +92,17 @@ func TestLuaKeysArgvAsLarge(t *testing.T) {
 			}
 		}
 	}
+}
+
+// startClient starts a server on a loopback port and returns a client of
+// it; both are closed when t ends.
+func startClient(t *testing.T) *redis.Client {
+	m := NewMiniRedis()
+	if err := m.StartAddr("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	cl := redis.NewClient(&redis.Options{Addr: m.Addr(), DisableIdentity: true, MaxRetries: -1})
+	t.Cleanup(func() { _ = cl.Close() })
+	return cl
 }
