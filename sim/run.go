@@ -102,7 +102,7 @@ func run(ctx context.Context, cfg Config, started time.Time) (*Result, error) {
 		res.Notes = appendNew(res.Notes, n.Emulated()...)
 	}
 
-	seen := int(opsSeen.Load())
+	seen := int(min(opsSeen.Load(), maxOpsRoom))
 	rec := recorder.NewSized(seen + seen/4)
 	w := &World{cfg: cfg, rec: rec, cluster: cluster, res: newResource(rec), sched: vtime.SchedulerFrom(ctx)}
 	sched := newSchedule(w, cfg.Faults)
@@ -222,5 +222,10 @@ func recordSentinels(rec *recorder.Recorder, evs []node.SentinelEvent) {
 // opsSeen is how many operations the latest run recorded: the next run's
 // recorder starts with room for a quarter more, as runs one after another
 // (an exploration's, a matrix's) record about as many. It sizes an array,
-// nothing else.
+// nothing else. The room is bounded by maxOpsRoom, so that one long run
+// does not make every later one reserve its size.
 var opsSeen atomic.Int64
+
+// maxOpsRoom bounds the operations a run's recorder makes room for at its
+// start (about 6 MB).
+const maxOpsRoom = 1 << 14
